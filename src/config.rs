@@ -1,0 +1,310 @@
+/*!
+`mneme-gate.yaml`: where the memory file, the suites and the baseline are,
+and the retrieval profile, read with serde-saphyr.
+
+Unknown keys are refused with the line they are on, so a typo (`weigths:`)
+can never silently leave a default in force. Paths are relative to the
+folder of the configuration file. Command-line flags override the file; see
+[`Settings::resolve`].
+*/
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use crate::profile::{Family, Milli, Profile};
+
+/// The default configuration file name, looked up in the working folder.
+pub const CONFIG_FILE: &str = "mneme-gate.yaml";
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    pub memory: Option<String>,
+    pub scenarios: Option<OneOrMany>,
+    pub baseline: Option<String>,
+    pub retrieval: Option<RetrievalConfig>,
+    pub gate: Option<GateConfig>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetrievalConfig {
+    pub profile: Option<Spanned<String>>,
+    pub k: Option<Spanned<i64>>,
+    pub min_score: Option<Spanned<f64>>,
+    pub weights: Option<WeightsConfig>,
+    pub tag_boost: Option<Spanned<f64>>,
+    pub min_token_len: Option<Spanned<i64>>,
+    pub stem: Option<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WeightsConfig {
+    pub title: Option<Spanned<f64>>,
+    pub tags: Option<Spanned<f64>>,
+    pub constraint: Option<Spanned<f64>>,
+    pub anti_patterns: Option<Spanned<f64>>,
+    pub content: Option<Spanned<f64>>,
+}
+
+/// The gate's rules; filled by the gate stage. Empty for now, and strict:
+/// an unknown rule is an error, not a no-op.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GateConfig {}
+
+/// A problem with the configuration or the flags, with a place if known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub path: Option<PathBuf>,
+    pub line: Option<u64>,
+    pub column: Option<u64>,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.path, self.line, self.column) {
+            (Some(p), Some(l), Some(c)) => write!(f, "{}:{l}:{c}: {}", p.display(), self.message),
+            (Some(p), _, _) => write!(f, "{}: {}", p.display(), self.message),
+            _ => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl ConfigError {
+    pub fn usage(message: impl Into<String>) -> Self {
+        ConfigError { path: None, line: None, column: None, message: message.into() }
+    }
+
+    fn at<T>(path: &Path, spanned: &Spanned<T>, message: String) -> Self {
+        let loc = spanned.referenced;
+        let (line, column) = if loc.line() > 0 { (Some(loc.line()), Some(loc.column())) } else { (None, None) };
+        ConfigError { path: Some(path.to_path_buf()), line, column, message }
+    }
+}
+
+/// A configuration file as read, with the folder its paths are relative to.
+#[derive(Debug, Default)]
+pub struct Config {
+    pub path: Option<PathBuf>,
+    pub file: ConfigFile,
+}
+
+impl Config {
+    /// Reads `explicit` if given (it must exist), else `mneme-gate.yaml` in
+    /// the working folder if there is one, else an empty configuration.
+    pub fn discover(explicit: Option<&Path>) -> Result<Config, ConfigError> {
+        let path = match explicit {
+            Some(p) => p.to_path_buf(),
+            None => {
+                let p = PathBuf::from(CONFIG_FILE);
+                if !p.is_file() {
+                    return Ok(Config::default());
+                }
+                p
+            }
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| ConfigError {
+            path: Some(path.clone()),
+            line: None,
+            column: None,
+            message: format!("cannot read the configuration file: {e}"),
+        })?;
+        Config::parse(&path, &text)
+    }
+
+    pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        let file: ConfigFile = if text.trim().is_empty() {
+            ConfigFile::default()
+        } else {
+            serde_saphyr::from_str(text).map_err(|e| {
+                let loc = e.location();
+                let message = e.without_snippet().to_string();
+                let message = message.lines().next().unwrap_or("invalid YAML").to_string();
+                ConfigError {
+                    path: Some(path.to_path_buf()),
+                    line: loc.map(|l| l.line()).filter(|&l| l > 0),
+                    column: loc.map(|l| l.column()).filter(|&c| c > 0),
+                    message: format!("{message} (see README: Configuration)"),
+                }
+            })?
+        };
+        Ok(Config { path: Some(path.to_path_buf()), file })
+    }
+
+    /// A path from the file, made relative to the file's folder.
+    pub fn resolve_path(&self, p: &str) -> PathBuf {
+        let rel = Path::new(p);
+        match self.path.as_ref().and_then(|c| c.parent()) {
+            Some(dir) if rel.is_relative() && !dir.as_os_str().is_empty() => dir.join(rel),
+            _ => rel.to_path_buf(),
+        }
+    }
+
+    fn where_(&self) -> PathBuf {
+        self.path.clone().unwrap_or_else(|| PathBuf::from(CONFIG_FILE))
+    }
+
+    /// The effective profile: the named profile of `cli_profile`, or else of
+    /// the file's `retrieval.profile` with the file's overrides, then `--k`.
+    ///
+    /// A profile named on the command line is taken as published: the
+    /// file's overrides belong to the profile the file names, so
+    /// `--profile mneme` reproduces Mneme whatever the file tunes.
+    pub fn profile(&self, cli_profile: Option<&str>, cli_k: Option<usize>) -> Result<Profile, ConfigError> {
+        let path = self.where_();
+        let retrieval = self.file.retrieval.as_ref();
+        let mut profile = match cli_profile {
+            Some(name) => Profile::named(
+                Family::parse(name)
+                    .ok_or_else(|| ConfigError::usage(format!("unknown profile `{name}`: use `default` or `mneme`")))?,
+            ),
+            None => {
+                let named = retrieval.and_then(|r| r.profile.as_ref());
+                let family = match named {
+                    None => Family::Default,
+                    Some(s) => Family::parse(&s.value).ok_or_else(|| {
+                        ConfigError::at(&path, s, format!("unknown profile `{}`: use `default` or `mneme`", s.value))
+                    })?,
+                };
+                let mut p = Profile::named(family);
+                if let Some(r) = retrieval {
+                    apply_overrides(&path, r, &mut p)?;
+                }
+                p
+            }
+        };
+        if let Some(k) = cli_k {
+            if k == 0 {
+                return Err(ConfigError::usage("--k must be at least 1"));
+            }
+            profile.k = k;
+        }
+        Ok(profile)
+    }
+}
+
+fn milli(path: &Path, key: &str, v: &Spanned<f64>) -> Result<Milli, ConfigError> {
+    Milli::from_f64(v.value)
+        .map_err(|e| ConfigError::at(path, v, format!("`{key}`: {e}; use at most three decimal places")))
+}
+
+fn apply_overrides(path: &Path, r: &RetrievalConfig, p: &mut Profile) -> Result<(), ConfigError> {
+    if let Some(k) = &r.k {
+        if k.value < 1 || k.value > 1_000_000 {
+            return Err(ConfigError::at(
+                path,
+                k,
+                format!("`retrieval.k` must be between 1 and 1000000, found {}", k.value),
+            ));
+        }
+        p.k = k.value as usize;
+    }
+    if let Some(v) = &r.min_score {
+        p.min_score = milli(path, "retrieval.min_score", v)?;
+    }
+    if let Some(v) = &r.tag_boost {
+        p.tag_boost = milli(path, "retrieval.tag_boost", v)?;
+    }
+    if let Some(v) = &r.min_token_len {
+        if v.value < 1 || v.value > 64 {
+            return Err(ConfigError::at(
+                path,
+                v,
+                format!("`retrieval.min_token_len` must be between 1 and 64, found {}", v.value),
+            ));
+        }
+        p.min_token_len = v.value as usize;
+    }
+    if let Some(stem) = r.stem {
+        p.stem = stem;
+    }
+    if let Some(w) = &r.weights {
+        let slots = [
+            (&w.title, &mut p.weights.title, "title"),
+            (&w.tags, &mut p.weights.tags, "tags"),
+            (&w.constraint, &mut p.weights.constraint, "constraint"),
+            (&w.anti_patterns, &mut p.weights.anti_patterns, "anti_patterns"),
+            (&w.content, &mut p.weights.content, "content"),
+        ];
+        for (given, slot, name) in slots {
+            if let Some(v) = given {
+                *slot = milli(path, &format!("retrieval.weights.{name}"), v)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(Path::new("mneme-gate.yaml"), text)
+    }
+
+    #[test]
+    fn reads_paths_and_overrides() {
+        let c = parse("memory: fixtures/m.json\nscenarios: scenarios/\nbaseline: reports/b.json\nretrieval:\n  profile: default\n  k: 5\n  min_score: 0.5\n  weights:\n    title: 4\n    content: 0.25\n  tag_boost: 0\n  min_token_len: 2\n  stem: true\ngate: {}\n").unwrap();
+        assert_eq!(c.file.memory.as_deref(), Some("fixtures/m.json"));
+        assert!(matches!(c.file.scenarios, Some(OneOrMany::One(_))));
+        let p = c.profile(None, None).unwrap();
+        assert_eq!(
+            (p.k, p.min_score, p.weights.title, p.weights.content, p.tag_boost, p.min_token_len, p.stem),
+            (5, Milli(500), Milli(4000), Milli(250), Milli(0), 2, true)
+        );
+        assert_eq!(p.weights.tags, Milli(2500));
+        assert_eq!(c.profile(None, Some(7)).unwrap().k, 7);
+        // A profile named on the command line is taken as published.
+        let m = c.profile(Some("mneme"), None).unwrap();
+        assert_eq!(m, Profile::named(Family::Mneme));
+    }
+
+    #[test]
+    fn unknown_keys_point_at_their_line() {
+        let e = parse("memory: m.json\nretrieval:\n  weigths:\n    title: 2\n").unwrap_err();
+        assert_eq!(e.line, Some(3), "{e}");
+        assert!(e.message.contains("weigths"), "{e}");
+        let e = parse("memory: m.json\nsuites: x\n").unwrap_err();
+        assert_eq!(e.line, Some(2), "{e}");
+    }
+
+    #[test]
+    fn bad_values_point_at_their_line() {
+        let e = parse("retrieval:\n  weights:\n    title: 1.0005\n").unwrap().profile(None, None).unwrap_err();
+        assert_eq!((e.line, e.column), (Some(3), Some(12)), "{e}");
+        assert!(e.message.contains("three decimal places"));
+        let e = parse("retrieval:\n  profile: bm25\n").unwrap().profile(None, None).unwrap_err();
+        assert_eq!(e.line, Some(2));
+        let e = parse("retrieval:\n  k: 0\n").unwrap().profile(None, None).unwrap_err();
+        assert!(e.message.contains("between 1"), "{e}");
+        let e = parse("retrieval: [1, 2\n").unwrap_err();
+        assert!(e.line.is_some(), "{e}");
+        assert!(parse("").unwrap().profile(Some("nope"), None).is_err());
+        assert!(parse("").unwrap().profile(None, Some(0)).is_err());
+    }
+
+    #[test]
+    fn paths_are_relative_to_the_file() {
+        let c = Config::parse(Path::new("conf/mneme-gate.yaml"), "memory: m.json\n").unwrap();
+        assert_eq!(c.resolve_path("m.json"), Path::new("conf/m.json"));
+        assert_eq!(c.resolve_path("/abs/m.json"), Path::new("/abs/m.json"));
+        let here = Config::parse(Path::new("mneme-gate.yaml"), "").unwrap();
+        assert_eq!(here.resolve_path("m.json"), Path::new("m.json"));
+    }
+}

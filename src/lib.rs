@@ -1,0 +1,17 @@
+/*!
+mneme-gate: the CI governance gate and benchmark runner for decision
+retrieval. The pipeline reads top to bottom, each stage taking plain data
+from the one before it: [`memory`] → [`retrieval`] → [`context`] → (suites,
+verdicts, metrics and reports in later stages) → [`cli`], the only module
+that prints. [`error`] maps every failure to a message and an exit code.
+*/
+
+pub mod cli;
+pub mod config;
+pub mod context;
+pub mod error;
+pub mod json;
+pub mod memory;
+pub mod profile;
+pub mod retrieval;
+pub mod tokenize;

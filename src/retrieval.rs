@@ -1,0 +1,789 @@
+/*!
+Layer 1: the deterministic retriever (spec §2-7).
+
+[`Index::build`] does all per-corpus work once: it tokenises every field of
+every pool decision, interns the tokens, builds postings that carry the
+summed field weight of a token in a decision, indexes each tag's token set,
+and compiles every scope glob into one `GlobSet`. A query then costs work
+proportional to its tokens and the decisions they touch.
+
+Scores are integer thousandths ([`Milli`]); ties are broken by pool order;
+nothing here depends on hashing order, threads or the clock.
+
+[`Index::explain`] answers *why* for one query from the same stored token
+sets, record by record, so that an explanation can never disagree with a
+ranking.
+*/
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use globset::{GlobSet, GlobSetBuilder};
+use serde::Serialize;
+
+use crate::memory::{Decision, Excluded, Memory};
+use crate::profile::{Family, Field, Milli, Profile};
+use crate::tokenize::{normalise_path, Tokenizer};
+
+/// FxHash (the rustc hasher): fast for short keys; iteration order is never
+/// observed, so it cannot affect results.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut buf = [0u8; 8];
+            buf[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(buf));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(i as u64);
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.add(i as u64);
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+pub type FxBuild = BuildHasherDefault<FxHasher>;
+
+/// What the agent is doing: the task text and, optionally, the file it edits.
+#[derive(Debug, Clone, Copy)]
+pub struct Query<'a> {
+    pub task: &'a str,
+    pub file: Option<&'a str>,
+}
+
+/// One retrieved decision: its pool position and score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hit {
+    pub pool: usize,
+    pub score: Milli,
+}
+
+/// The outcome of one query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Retrieval {
+    /// Retrieved decisions, best first, at most `k`.
+    pub hits: Vec<Hit>,
+    /// The query had no tokens (the empty-query rule applied).
+    pub empty_query: bool,
+}
+
+impl Retrieval {
+    /// Why nothing was retrieved, in words, when nothing was.
+    pub fn why_empty(&self, profile: &Profile) -> Option<String> {
+        if !self.hits.is_empty() {
+            return None;
+        }
+        Some(if self.empty_query {
+            match profile.family {
+                Family::Default => format!(
+                    "the query has no tokens: every word is a stopword or shorter than {} characters, so profile `default` retrieves nothing",
+                    profile.min_token_len
+                ),
+                Family::Mneme => "the query has no tokens and no decision is in scope".to_string(),
+            }
+        } else {
+            format!("no in-scope decision scored above min_score {}", profile.min_score)
+        })
+    }
+}
+
+/// The per-corpus index. Build once, query many times, from many threads.
+#[derive(Debug)]
+pub struct Index {
+    profile: Profile,
+    tokenizer: Tokenizer,
+    decisions: Vec<Decision>,
+    excluded: Vec<Excluded>,
+    vocab: HashMap<Box<str>, u32, FxBuild>,
+    /// Interned tokens by id, for explain.
+    words: Vec<Box<str>>,
+    /// Per decision, per field (in [`Field::ALL`] order): sorted token ids.
+    fields: Vec<[Box<[u32]>; 5]>,
+    /// Per token: (decision, Σ weight of the fields holding the token).
+    postings: Vec<Vec<(u32, i64)>>,
+    /// Per tag with a non-empty token set: its decision and token count.
+    tags: Vec<TagEntry>,
+    /// Per token: the tags whose token set holds it.
+    tag_postings: Vec<Vec<u32>>,
+    globs: GlobSet,
+    /// Per glob of `globs`: (decision, index in its `paths`).
+    glob_owner: Vec<(u32, u32)>,
+    has_scope: Vec<bool>,
+}
+
+#[derive(Debug, Clone)]
+struct TagEntry {
+    decision: u32,
+    /// Position in the decision's `tags`.
+    position: u32,
+    tokens: Box<[u32]>,
+}
+
+/// Per-query working memory, reused between queries of one thread.
+#[derive(Default)]
+pub struct Scratch {
+    score: Vec<i64>,
+    touched: Vec<u32>,
+    seen: Vec<bool>,
+    in_scope: Vec<bool>,
+    scope_marks: Vec<u32>,
+    tag_count: HashMap<u32, u32, FxBuild>,
+    query: Vec<u32>,
+    matches: Vec<usize>,
+}
+
+impl Index {
+    /// Builds the index of a loaded memory under `profile` (whose family
+    /// must be the one the memory was loaded with).
+    pub fn build(memory: Memory, profile: Profile) -> Index {
+        debug_assert_eq!(memory.family, profile.family);
+        let tokenizer = Tokenizer::new(profile.family, profile.min_token_len, profile.stem);
+        let mut index = Index {
+            tokenizer,
+            decisions: Vec::new(),
+            excluded: memory.excluded,
+            vocab: HashMap::default(),
+            words: Vec::new(),
+            fields: Vec::with_capacity(memory.pool.len()),
+            postings: Vec::new(),
+            tags: Vec::new(),
+            tag_postings: Vec::new(),
+            globs: GlobSet::empty(),
+            glob_owner: Vec::new(),
+            has_scope: Vec::with_capacity(memory.pool.len()),
+            profile,
+        };
+        let mut globs = GlobSetBuilder::new();
+        let mut pairs: Vec<(u32, i64)> = Vec::new();
+        let mut buf: Vec<u32> = Vec::new();
+        for (d, decision) in memory.pool.iter().enumerate() {
+            let d32 = d as u32;
+            let fields = Field::ALL.map(|field| {
+                buf.clear();
+                for text in field_texts(decision, field) {
+                    index.tokenize_into(text, &mut buf);
+                }
+                buf.sort_unstable();
+                buf.dedup();
+                buf.clone().into_boxed_slice()
+            });
+            pairs.clear();
+            for (field, tokens) in Field::ALL.iter().zip(fields.iter()) {
+                let w = index.profile.weights.of(*field).0;
+                pairs.extend(tokens.iter().map(|&t| (t, w)));
+            }
+            pairs.sort_unstable_by_key(|p| p.0);
+            let mut i = 0;
+            while i < pairs.len() {
+                let token = pairs[i].0;
+                let mut sum = 0;
+                while i < pairs.len() && pairs[i].0 == token {
+                    sum += pairs[i].1;
+                    i += 1;
+                }
+                index.postings[token as usize].push((d32, sum));
+            }
+            index.fields.push(fields);
+            for (position, tag) in decision.tags.iter().enumerate() {
+                buf.clear();
+                index.tokenize_into(tag, &mut buf);
+                buf.sort_unstable();
+                buf.dedup();
+                if buf.is_empty() {
+                    continue;
+                }
+                let tag_id = index.tags.len() as u32;
+                for &t in &buf {
+                    index.tag_postings[t as usize].push(tag_id);
+                }
+                index.tags.push(TagEntry {
+                    decision: d32,
+                    position: position as u32,
+                    tokens: buf.clone().into_boxed_slice(),
+                });
+            }
+            for (g, glob) in decision.globs.iter().enumerate() {
+                globs.add(glob.clone());
+                index.glob_owner.push((d32, g as u32));
+            }
+            index.has_scope.push(!decision.globs.is_empty());
+        }
+        // Every glob compiled on its own at load, so the set cannot fail;
+        // should it, scoped decisions match nothing rather than everything.
+        index.globs = globs.build().unwrap_or_else(|_| GlobSet::empty());
+        index.decisions = memory.pool;
+        index
+    }
+
+    fn tokenize_into(&mut self, text: &str, out: &mut Vec<u32>) {
+        let Index { tokenizer, vocab, words, postings, tag_postings, .. } = self;
+        tokenizer.each_token(text, &mut |token| {
+            let id = match vocab.get(token) {
+                Some(&id) => id,
+                None => {
+                    let id = words.len() as u32;
+                    vocab.insert(token.into(), id);
+                    words.push(token.into());
+                    postings.push(Vec::new());
+                    tag_postings.push(Vec::new());
+                    id
+                }
+            };
+            out.push(id);
+        });
+    }
+
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// The pool, in pool order.
+    pub fn decisions(&self) -> &[Decision] {
+        &self.decisions
+    }
+
+    pub fn decision(&self, pool: usize) -> &Decision {
+        &self.decisions[pool]
+    }
+
+    pub fn excluded(&self) -> &[Excluded] {
+        &self.excluded
+    }
+
+    pub fn tokenizer(&self) -> &Tokenizer {
+        &self.tokenizer
+    }
+
+    /// Retrieves the top `k` of the profile for one query.
+    pub fn retrieve(&self, query: Query<'_>) -> Retrieval {
+        self.retrieve_with(query, self.profile.k, &mut Scratch::default())
+    }
+
+    /// Retrieves the top `k`, reusing `scratch` between calls.
+    pub fn retrieve_with(&self, query: Query<'_>, k: usize, scratch: &mut Scratch) -> Retrieval {
+        let n = self.decisions.len();
+        if scratch.score.len() != n {
+            scratch.score = vec![0; n];
+            scratch.seen = vec![false; n];
+            scratch.in_scope = vec![false; n];
+        }
+        let path = query.file.map(normalise_path);
+        let has_tokens = self.query_tokens(query.task, path.as_deref(), &mut scratch.query);
+        self.mark_scope(path.as_deref(), scratch);
+        let in_candidates = |d: usize, s: &Scratch| path.is_none() || !self.has_scope[d] || s.in_scope[d];
+
+        let mut hits: Vec<Hit> = Vec::new();
+        if !has_tokens {
+            if self.profile.family == Family::Mneme {
+                hits.extend(
+                    (0..n).filter(|&d| in_candidates(d, scratch)).take(k).map(|pool| Hit { pool, score: Milli(1000) }),
+                );
+            }
+            self.clear_scope(scratch);
+            return Retrieval { hits, empty_query: true };
+        }
+
+        for &t in &scratch.query {
+            for &(d, w) in &self.postings[t as usize] {
+                let d = d as usize;
+                scratch.score[d] += w;
+                if !scratch.seen[d] {
+                    scratch.seen[d] = true;
+                    scratch.touched.push(d as u32);
+                }
+            }
+            for &tag in &self.tag_postings[t as usize] {
+                *scratch.tag_count.entry(tag).or_insert(0) += 1;
+            }
+        }
+        let boost = self.profile.tag_boost.0;
+        for (&tag, &count) in &scratch.tag_count {
+            let entry = &self.tags[tag as usize];
+            if count as usize == entry.tokens.len() {
+                let d = entry.decision as usize;
+                scratch.score[d] += boost;
+                if !scratch.seen[d] {
+                    scratch.seen[d] = true;
+                    scratch.touched.push(d as u32);
+                }
+            }
+        }
+        let min = self.profile.min_score.0;
+        if min < 0 {
+            // Untouched decisions score 0, which passes a negative floor.
+            hits.extend(
+                (0..n)
+                    .filter(|&d| in_candidates(d, scratch) && scratch.score[d] > min)
+                    .map(|d| Hit { pool: d, score: Milli(scratch.score[d]) }),
+            );
+        } else {
+            hits.extend(
+                scratch
+                    .touched
+                    .iter()
+                    .map(|&d| d as usize)
+                    .filter(|&d| in_candidates(d, scratch) && scratch.score[d] > min)
+                    .map(|d| Hit { pool: d, score: Milli(scratch.score[d]) }),
+            );
+        }
+        rank(&mut hits, k);
+        for &d in &scratch.touched {
+            scratch.score[d as usize] = 0;
+            scratch.seen[d as usize] = false;
+        }
+        scratch.touched.clear();
+        scratch.tag_count.clear();
+        self.clear_scope(scratch);
+        Retrieval { hits, empty_query: false }
+    }
+
+    /// Fills `out` with the sorted, unique ids of the query's known tokens;
+    /// returns whether the query had any token at all (known or not).
+    fn query_tokens(&self, task: &str, path: Option<&str>, out: &mut Vec<u32>) -> bool {
+        out.clear();
+        let mut any = false;
+        let mut add = |token: &str| {
+            any = true;
+            if let Some(&id) = self.vocab.get(token) {
+                out.push(id);
+            }
+        };
+        self.tokenizer.each_token(task, &mut add);
+        if let Some(path) = path {
+            self.tokenizer.each_token(path, &mut add);
+        }
+        out.sort_unstable();
+        out.dedup();
+        any
+    }
+
+    fn mark_scope(&self, path: Option<&str>, scratch: &mut Scratch) {
+        let Some(path) = path else { return };
+        if self.glob_owner.is_empty() {
+            return;
+        }
+        self.globs.matches_into(path, &mut scratch.matches);
+        for &g in &scratch.matches {
+            let d = self.glob_owner[g].0;
+            if !scratch.in_scope[d as usize] {
+                scratch.in_scope[d as usize] = true;
+                scratch.scope_marks.push(d);
+            }
+        }
+    }
+
+    fn clear_scope(&self, scratch: &mut Scratch) {
+        for &d in &scratch.scope_marks {
+            scratch.in_scope[d as usize] = false;
+        }
+        scratch.scope_marks.clear();
+    }
+
+    /// Explains one query record by record (spec §7).
+    pub fn explain(&self, query: Query<'_>) -> Explanation {
+        let path = query.file.map(normalise_path);
+        let mut scratch = Scratch::default();
+        let retrieval = self.retrieve_with(query, self.profile.k, &mut scratch);
+        let mut all_tokens: Vec<String> = self.tokenizer.tokens(query.task);
+        if let Some(p) = &path {
+            all_tokens.extend(self.tokenizer.tokens(p));
+        }
+        all_tokens.sort();
+        all_tokens.dedup();
+        let mut q: Vec<u32> = all_tokens.iter().filter_map(|t| self.vocab.get(t.as_str()).copied()).collect();
+        q.sort_unstable();
+        let in_q = |t: &u32| q.binary_search(t).is_ok();
+
+        // Full ranking (all candidates above min_score), to tell beyond_k apart.
+        let full = self.retrieve_with(query, usize::MAX, &mut scratch);
+        let rank_of: HashMap<usize, usize> = full.hits.iter().enumerate().map(|(i, h)| (h.pool, i + 1)).collect();
+        let retrieved: HashMap<usize, usize> =
+            retrieval.hits.iter().enumerate().map(|(i, h)| (h.pool, i + 1)).collect();
+
+        let mut records = Vec::with_capacity(self.decisions.len() + self.excluded.len());
+        for (d, decision) in self.decisions.iter().enumerate() {
+            let scope = match &path {
+                _ if !self.has_scope[d] => ScopeCheck::Unscoped,
+                None => ScopeCheck::NoPath,
+                Some(p) => match decision.globs.iter().position(|g| g.compile_matcher().is_match(p.as_str())) {
+                    Some(i) => ScopeCheck::Matched { glob: decision.paths[i].clone() },
+                    None => ScopeCheck::OutOfScope,
+                },
+            };
+            let mut fields = Vec::new();
+            let mut total = 0i64;
+            for (f, field) in Field::ALL.iter().enumerate() {
+                let matched: Vec<String> =
+                    self.fields[d][f].iter().filter(|t| in_q(t)).map(|&t| self.words[t as usize].to_string()).collect();
+                let weight = self.profile.weights.of(*field);
+                let contribution = Milli(weight.0 * matched.len() as i64);
+                total += contribution.0;
+                if !matched.is_empty() {
+                    fields.push(FieldMatch {
+                        field: *field,
+                        count: matched.len(),
+                        weight,
+                        contribution,
+                        tokens: sorted(matched),
+                    });
+                }
+            }
+            let tag_hits: Vec<String> = self
+                .tags
+                .iter()
+                .filter(|t| t.decision as usize == d && t.tokens.iter().all(in_q))
+                .map(|t| decision.tags[t.position as usize].clone())
+                .collect();
+            let tag_boost = Milli(self.profile.tag_boost.0 * tag_hits.len() as i64);
+            total += tag_boost.0;
+            let mut score = Milli(total);
+            if retrieval.empty_query && self.profile.family == Family::Mneme {
+                score = Milli(1000);
+            }
+            let rank = retrieved.get(&d).copied();
+            let reason = if rank.is_some() {
+                None
+            } else if scope == ScopeCheck::OutOfScope {
+                Some("out_of_scope")
+            } else if rank_of.contains_key(&d) || (retrieval.empty_query && self.profile.family == Family::Mneme) {
+                Some("beyond_k")
+            } else {
+                Some("below_min_score")
+            };
+            records.push(ExplainedRecord {
+                id: decision.id.clone(),
+                title: decision.title.clone(),
+                pool_order: Some(d),
+                scope,
+                fields,
+                tag_hits,
+                tag_boost,
+                score: Some(score),
+                rank,
+                reason: reason.map(str::to_string),
+                detail: None,
+            });
+        }
+        for ex in &self.excluded {
+            records.push(ExplainedRecord {
+                id: ex.id.clone(),
+                title: ex.title.clone(),
+                pool_order: None,
+                scope: ScopeCheck::NotInPool,
+                fields: Vec::new(),
+                tag_hits: Vec::new(),
+                tag_boost: Milli::ZERO,
+                score: None,
+                rank: None,
+                reason: Some(ex.reason.code().to_string()),
+                detail: Some(format!("line {}: {}", ex.line, ex.reason)),
+            });
+        }
+        let note = retrieval.why_empty(&self.profile);
+        Explanation {
+            task: query.task.to_string(),
+            file: path,
+            query_tokens: all_tokens,
+            profile: self.profile.clone(),
+            retrieved: retrieval.hits.iter().map(|h| self.decisions[h.pool].id.clone()).collect(),
+            note,
+            records,
+        }
+    }
+}
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v
+}
+
+/// Orders hits by score (highest first), then pool order, and keeps `k`.
+pub fn rank(hits: &mut Vec<Hit>, k: usize) {
+    hits.sort_unstable_by(|a, b| b.score.cmp(&a.score).then(a.pool.cmp(&b.pool)));
+    hits.truncate(k);
+}
+
+/// The texts of one canonical field of a decision.
+pub fn field_texts(decision: &Decision, field: Field) -> Vec<&str> {
+    match field {
+        Field::Title => vec![decision.title.as_str()],
+        Field::Tags => decision.tags.iter().map(String::as_str).collect(),
+        Field::Constraint => decision.constraint.iter().map(String::as_str).collect(),
+        Field::AntiPatterns => decision.anti_patterns.iter().map(String::as_str).collect(),
+        Field::Content => vec![decision.content.as_str()],
+    }
+}
+
+/// What the scope pre-filter did with one record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "result", rename_all = "snake_case")]
+pub enum ScopeCheck {
+    /// The record has no scope globs: always a candidate.
+    Unscoped,
+    /// The query has no path: scope is not checked.
+    NoPath,
+    Matched {
+        glob: String,
+    },
+    OutOfScope,
+    NotInPool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FieldMatch {
+    pub field: Field,
+    pub tokens: Vec<String>,
+    pub count: usize,
+    pub weight: Milli,
+    pub contribution: Milli,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ExplainedRecord {
+    pub id: String,
+    pub title: String,
+    pub pool_order: Option<usize>,
+    pub scope: ScopeCheck,
+    pub fields: Vec<FieldMatch>,
+    pub tag_hits: Vec<String>,
+    pub tag_boost: Milli,
+    pub score: Option<Milli>,
+    pub rank: Option<usize>,
+    /// Why it was not retrieved: `not_eligible_type`, `inactive_status`,
+    /// `duplicate_id`, `out_of_scope`, `below_min_score` or `beyond_k`.
+    pub reason: Option<String>,
+    pub detail: Option<String>,
+}
+
+/// The answer to "why these decisions?" for one query.
+#[derive(Debug, Clone, Serialize)]
+pub struct Explanation {
+    pub task: String,
+    pub file: Option<String>,
+    pub query_tokens: Vec<String>,
+    pub profile: Profile,
+    pub retrieved: Vec<String>,
+    pub note: Option<String>,
+    pub records: Vec<ExplainedRecord>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn index(text: &str, profile: Profile) -> Index {
+        let memory = Memory::parse(Path::new("m.json"), text.to_string(), profile.family);
+        assert!(!memory.has_errors(), "{:?}", memory.diagnostics);
+        Index::build(memory, profile)
+    }
+
+    fn default_index(text: &str) -> Index {
+        index(text, Profile::named(Family::Default))
+    }
+
+    fn run(ix: &Index, task: &str, file: Option<&str>) -> Vec<(String, String)> {
+        ix.retrieve(Query { task, file })
+            .hits
+            .iter()
+            .map(|h| (ix.decision(h.pool).id.clone(), h.score.to_string()))
+            .collect()
+    }
+
+    fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+        v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+    }
+
+    #[test]
+    fn each_field_has_its_weight() {
+        let ix = default_index(
+            r#"[
+            {"id": "t", "type": "rule", "title": "ledger"},
+            {"id": "g", "type": "rule", "title": "x", "tags": ["ledger"]},
+            {"id": "c", "type": "rule", "title": "x", "constraint": "ledger"},
+            {"id": "a", "type": "rule", "title": "x", "anti_patterns": ["ledger"]},
+            {"id": "n", "type": "rule", "title": "x", "content": "ledger"}
+        ]"#,
+        );
+        let got: Vec<_> = ix
+            .retrieve_with(Query { task: "ledger", file: None }, 10, &mut Scratch::default())
+            .hits
+            .iter()
+            .map(|h| (ix.decision(h.pool).id.as_str(), h.score.to_string()))
+            .collect();
+        // tags: 2.5 + tag boost 1.0
+        assert_eq!(
+            got,
+            [
+                ("g", "3.5".to_string()),
+                ("t", "3.0".into()),
+                ("c", "1.5".into()),
+                ("a", "1.5".into()),
+                ("n", "1.0".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn matches_count_distinct_tokens_per_field_and_sum_across_fields() {
+        let ix = default_index(
+            r#"[{"id": "x", "type": "rule", "title": "ledger ledger client", "content": "ledger client refunds"}]"#,
+        );
+        // title: ledger, client (2 × 3.0); content: ledger, client, refunds ∩ Q = 2 × 1.0
+        assert_eq!(run(&ix, "ledger client for refund", None), pairs(&[("x", "8.0")]));
+    }
+
+    #[test]
+    fn tag_boost_needs_every_token_of_the_tag() {
+        let ix = default_index(
+            r#"[{"id": "x", "type": "rule", "title": "t", "tags": ["payments-ledger", "ok", "payments"]}]"#,
+        );
+        // Q = {payments}: tags field 1 match (2.5) + tag "payments" hit (1.0); "ok" has no tokens.
+        assert_eq!(run(&ix, "payments", None), pairs(&[("x", "3.5")]));
+        // Q = {payments, ledger}: 2 × 2.5 + 2 hits.
+        assert_eq!(run(&ix, "ledger payments", None), pairs(&[("x", "7.0")]));
+    }
+
+    #[test]
+    fn ties_break_by_pool_order_and_k_cuts() {
+        let ix = default_index(
+            r#"{"items": [{"id": "i1", "type": "rule", "title": "cache"}, {"id": "i2", "type": "rule", "title": "cache"}],
+               "decisions": [{"id": "d1", "decision": "cache"}, {"id": "d2", "decision": "cache"}]}"#,
+        );
+        assert_eq!(run(&ix, "cache", None), pairs(&[("d1", "3.0"), ("d2", "3.0"), ("i1", "3.0")]));
+    }
+
+    #[test]
+    fn scope_filters_only_scoped_records_and_only_with_a_path() {
+        let ix = default_index(
+            r#"[{"id": "pay", "type": "rule", "title": "ledger", "scope": ["services/payments/"]},
+                {"id": "web", "type": "rule", "title": "ledger", "scope": "web/**/*.tsx"},
+                {"id": "all", "type": "rule", "title": "ledger"}]"#,
+        );
+        assert_eq!(run(&ix, "ledger", None).len(), 3);
+        let ids = |file| run(&ix, "ledger", Some(file)).into_iter().map(|p| p.0).collect::<Vec<_>>();
+        assert_eq!(ids("services/payments/refund.py"), ["pay", "all"]);
+        assert_eq!(ids(".\\web\\src\\App.tsx"), ["web", "all"]);
+        assert_eq!(ids("docs/readme.md"), ["all"]);
+    }
+
+    #[test]
+    fn path_tokens_join_the_query() {
+        let ix = default_index(r#"[{"id": "x", "type": "rule", "title": "payments refunds"}]"#);
+        assert_eq!(run(&ix, "add endpoint", Some("services/payments/refunds.py")), pairs(&[("x", "6.0")]));
+    }
+
+    #[test]
+    fn min_score_drops_scores_at_or_below_it() {
+        let mut p = Profile::named(Family::Default);
+        p.min_score = Milli(3000);
+        let ix = index(
+            r#"[{"id": "a", "type": "rule", "title": "cache"}, {"id": "b", "type": "rule", "title": "cache", "content": "cache"}]"#,
+            p,
+        );
+        assert_eq!(run(&ix, "cache", None), pairs(&[("b", "4.0")]));
+    }
+
+    #[test]
+    fn negative_min_score_admits_untouched_candidates() {
+        let mut p = Profile::named(Family::Default);
+        p.min_score = Milli(-1);
+        let ix = index(
+            r#"[{"id": "a", "type": "rule", "title": "cache"}, {"id": "b", "type": "rule", "title": "queue"}]"#,
+            p,
+        );
+        assert_eq!(run(&ix, "queue", None), pairs(&[("b", "3.0"), ("a", "0.0")]));
+    }
+
+    #[test]
+    fn empty_query_default_retrieves_nothing_and_says_why() {
+        let ix = default_index(r#"[{"id": "a", "type": "rule", "title": "cache"}]"#);
+        let r = ix.retrieve(Query { task: "do it to me", file: None });
+        assert!(r.hits.is_empty() && r.empty_query);
+        assert!(r.why_empty(ix.profile()).unwrap().contains("no tokens"));
+        // A query whose tokens are all unknown is not empty: it just matches nothing.
+        let r = ix.retrieve(Query { task: "kubernetes", file: None });
+        assert!(r.hits.is_empty() && !r.empty_query);
+    }
+
+    #[test]
+    fn empty_query_mneme_returns_pool_order_with_score_one() {
+        let ix = index(
+            r#"{"decisions": [{"id": "d1", "decision": "x"}, {"id": "d2", "decision": "y"}, {"id": "d3", "decision": "z"}, {"id": "d4", "decision": "w"}]}"#,
+            Profile::named(Family::Mneme),
+        );
+        assert_eq!(run(&ix, "do we use it?", None), pairs(&[("d1", "1.0"), ("d2", "1.0"), ("d3", "1.0")]));
+    }
+
+    #[test]
+    fn explain_agrees_with_retrieval_and_gives_one_reason() {
+        let ix = default_index(
+            r#"[{"id": "pay", "type": "rule", "title": "ledger", "scope": ["services/payments/"]},
+                {"id": "a", "type": "rule", "title": "ledger client", "tags": ["ledger"]},
+                {"id": "b", "type": "rule", "title": "ledger"},
+                {"id": "c", "type": "rule", "title": "ledger"},
+                {"id": "d", "type": "rule", "title": "ledger"},
+                {"id": "z", "type": "rule", "title": "other"},
+                {"id": "f", "type": "fact", "title": "ledger"}]"#,
+        );
+        let e = ix.explain(Query { task: "ledger client", file: Some("web/app.ts") });
+        assert_eq!(e.retrieved, ["a", "b", "c"]);
+        let summary: Vec<_> = e
+            .records
+            .iter()
+            .map(|r| (r.id.as_str(), r.rank, r.reason.as_deref(), r.score.map(|s| s.to_string())))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("pay", None, Some("out_of_scope"), Some("3.0".into())),
+                ("a", Some(1), None, Some("9.5".into())),
+                ("b", Some(2), None, Some("3.0".into())),
+                ("c", Some(3), None, Some("3.0".into())),
+                ("d", None, Some("beyond_k"), Some("3.0".into())),
+                ("z", None, Some("below_min_score"), Some("0.0".into())),
+                ("f", None, Some("not_eligible_type"), None),
+            ]
+        );
+        let a = &e.records[1];
+        assert_eq!(a.fields.len(), 2);
+        assert_eq!(a.fields[0].tokens, ["client", "ledger"]);
+        assert_eq!(a.tag_hits, ["ledger"]);
+        assert_eq!(e.records[0].scope, ScopeCheck::OutOfScope);
+    }
+
+    #[test]
+    fn retrieval_is_the_same_with_a_reused_scratch() {
+        let ix = default_index(
+            r#"[{"id": "a", "type": "rule", "title": "ledger", "tags": ["ledger"], "scope": "x/**"}, {"id": "b", "type": "rule", "title": "cache ledger"}]"#,
+        );
+        let mut scratch = Scratch::default();
+        for q in ["ledger", "cache", "ledger cache", "", "ledger"] {
+            for file in [None, Some("x/y"), Some("z")] {
+                let a = ix.retrieve_with(Query { task: q, file }, 3, &mut scratch);
+                let b = ix.retrieve(Query { task: q, file });
+                assert_eq!(a, b);
+            }
+        }
+    }
+}

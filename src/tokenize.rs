@@ -1,0 +1,193 @@
+/*!
+The tokenizers of spec §3: text in, a *set* of tokens out.
+
+Two families exist. `default` lowercases with Unicode rules, splits on
+anything that is not a Unicode letter or digit, drops short tokens and the
+English stopwords of `stopwords-en.txt`, and optionally stems (Snowball
+English, also called Porter2). `mneme` reproduces Mneme 0.10: lowercase, runs
+of ASCII `[a-z0-9]`, at least four characters, six stopwords.
+
+Token *sets* are what scoring needs; callers collect into whatever set type
+suits them (the index interns them, explain keeps the strings).
+*/
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use crate::profile::Family;
+
+const DEFAULT_STOPWORDS: &str = include_str!("stopwords-en.txt");
+const MNEME_STOPWORDS: [&str; 6] = ["add", "use", "not", "get", "set", "run"];
+
+fn default_stopwords() -> &'static HashSet<&'static str> {
+    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| DEFAULT_STOPWORDS.lines().map(str::trim).filter(|l| !l.is_empty()).collect())
+}
+
+/// A configured tokenizer. Cheap to share between threads.
+pub struct Tokenizer {
+    family: Family,
+    min_len: usize,
+    stemmer: Option<rust_stemmers::Stemmer>,
+}
+
+impl std::fmt::Debug for Tokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tokenizer")
+            .field("family", &self.family)
+            .field("min_len", &self.min_len)
+            .field("stem", &self.stemmer.is_some())
+            .finish()
+    }
+}
+
+impl Tokenizer {
+    pub fn new(family: Family, min_len: usize, stem: bool) -> Self {
+        let stemmer = stem.then(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English));
+        Tokenizer { family, min_len, stemmer }
+    }
+
+    fn is_stopword(&self, token: &str) -> bool {
+        match self.family {
+            Family::Default => default_stopwords().contains(token),
+            Family::Mneme => MNEME_STOPWORDS.contains(&token),
+        }
+    }
+
+    /// Calls `emit` for every token of `text`, in text order; a token can be
+    /// emitted more than once (the caller's set collapses duplicates).
+    pub fn each_token(&self, text: &str, emit: &mut dyn FnMut(&str)) {
+        let lowered;
+        let lower: &str = if text.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
+            lowered = text.to_lowercase();
+            &lowered
+        } else {
+            text
+        };
+        let mut keep = |token: &str| {
+            let long_enough =
+                if token.is_ascii() { token.len() >= self.min_len } else { token.chars().count() >= self.min_len };
+            if !long_enough || self.is_stopword(token) {
+                return;
+            }
+            match &self.stemmer {
+                Some(stemmer) => emit(&stemmer.stem(token)),
+                None => emit(token),
+            }
+        };
+        match self.family {
+            Family::Default => {
+                for run in lower.split(|c: char| !c.is_alphanumeric()) {
+                    if !run.is_empty() {
+                        keep(run);
+                    }
+                }
+            }
+            Family::Mneme => {
+                for run in lower.split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit())) {
+                    if !run.is_empty() {
+                        keep(run);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The token set of `text`, sorted (for display and tests).
+    pub fn tokens(&self, text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        self.each_token(text, &mut |t| out.push(t.to_string()));
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+/// Normalises a query path as spec §2 says: `\` becomes `/`, and one
+/// leading `./` is removed.
+pub fn normalise_path(path: &str) -> String {
+    let p = path.replace('\\', "/");
+    match p.strip_prefix("./") {
+        Some(rest) => rest.to_string(),
+        None => p,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn default() -> Tokenizer {
+        Tokenizer::new(Family::Default, 3, false)
+    }
+    fn mneme() -> Tokenizer {
+        Tokenizer::new(Family::Mneme, 4, false)
+    }
+
+    #[test]
+    fn default_splits_identifiers_paths_and_punctuation() {
+        assert_eq!(default().tokens("snake_case"), ["case", "snake"]);
+        assert_eq!(default().tokens("services/payments/handler.py"), ["handler", "payments", "services"]);
+        assert_eq!(default().tokens("LedgerClient.post(refund)!"), ["ledgerclient", "post", "refund"]);
+        assert_eq!(default().tokens("kebab-case-name, x.y"), ["case", "kebab", "name"]);
+    }
+
+    #[test]
+    fn default_lowercases_unicode_and_keeps_unicode_letters_and_digits() {
+        assert_eq!(default().tokens("Größe ÉTÉ naïve"), ["größe", "naïve", "été"]);
+        assert_eq!(default().tokens("数据库 连接"), ["数据库"]); // two characters are too short
+        assert_eq!(default().tokens("v2 2024 x86"), ["2024", "x86"]);
+        assert_eq!(default().tokens("€100 — 50%"), ["100"]);
+    }
+
+    #[test]
+    fn default_drops_short_tokens_and_stopwords_and_collapses_duplicates() {
+        assert_eq!(default().tokens("to be or not to be, the API of an API"), ["api"]);
+        assert_eq!(default().tokens("Should we add caching? would you"), ["add", "caching"]);
+        assert!(default().tokens("").is_empty());
+    }
+
+    #[test]
+    fn min_token_len_is_configurable() {
+        let t = Tokenizer::new(Family::Default, 2, false);
+        assert_eq!(t.tokens("db io x of"), ["db", "io"]); // "x" too short, "of" a stopword
+    }
+
+    #[test]
+    fn default_stems_only_when_asked() {
+        let t = Tokenizer::new(Family::Default, 3, true);
+        assert_eq!(t.tokens("connections connecting connected"), ["connect"]);
+        assert_eq!(t.tokens("payments"), ["payment"]);
+        assert_eq!(default().tokens("payments"), ["payments"]);
+    }
+
+    #[test]
+    fn mneme_is_ascii_four_plus_with_its_own_stopwords() {
+        assert_eq!(mneme().tokens("Should we add multi-agent support?"), ["agent", "multi", "should", "support"]);
+        assert_eq!(mneme().tokens("naïve café set get runs"), ["runs"]);
+        assert_eq!(mneme().tokens("GPT-4o OpenAI's"), ["openai"]);
+        assert_eq!(mneme().tokens("with that this"), ["that", "this", "with"]);
+    }
+
+    #[test]
+    fn mneme_lowercases_before_filtering_ascii() {
+        // U+212A KELVIN SIGN lowercases to ASCII `k`.
+        assert_eq!(mneme().tokens("\u{212A}ELVIN"), ["kelvin"]);
+    }
+
+    #[test]
+    fn stopword_list_is_the_specs() {
+        let spec = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/spec/stopwords-en.txt");
+        if let Ok(text) = std::fs::read_to_string(spec) {
+            assert_eq!(text, DEFAULT_STOPWORDS);
+        }
+        assert_eq!(default_stopwords().len(), DEFAULT_STOPWORDS.lines().filter(|l| !l.trim().is_empty()).count());
+    }
+
+    #[test]
+    fn paths_are_normalised() {
+        assert_eq!(normalise_path("./src\\a\\b.rs"), "src/a/b.rs");
+        assert_eq!(normalise_path("././x"), "./x");
+        assert_eq!(normalise_path("/abs/x"), "/abs/x");
+    }
+}
