@@ -285,7 +285,7 @@ pub fn render_explanation(e: &Explanation) -> String {
         key(ra).cmp(&key(rb)).then(a.cmp(&b))
     });
     let mut table = Table::new();
-    table.load_preset(presets::ASCII_MARKDOWN).set_content_arrangement(ContentArrangement::Disabled);
+    table.load_preset(presets::ASCII_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Disabled);
     table.set_header(vec!["rank", "id", "pool", "score", "scope", "matches", "outcome"]);
     for i in order {
         let r = &e.records[i];
@@ -299,14 +299,16 @@ pub fn render_explanation(e: &Explanation) -> String {
         let mut matches: Vec<String> = r
             .fields
             .iter()
-            .map(|f| format!("{} {}×{}={} ({})", f.field.name(), f.count, f.weight, f.contribution, f.tokens.join(" ")))
+            .map(|f| {
+                format!("{} {}×{} = {}: {}", f.field.name(), f.count, f.weight, f.contribution, f.tokens.join(" "))
+            })
             .collect();
         if !r.tag_hits.is_empty() {
-            matches.push(format!("tag hits {}={} ({})", r.tag_hits.len(), r.tag_boost, r.tag_hits.join(", ")));
+            matches.push(format!("tag hits {} = {}: {}", r.tag_hits.len(), r.tag_boost, r.tag_hits.join(", ")));
         }
         let outcome = match (&r.rank, &r.reason, &r.detail) {
             (Some(_), _, _) => "retrieved".to_string(),
-            (None, Some(reason), Some(detail)) => format!("{reason}: {detail}"),
+            (None, Some(reason), Some(detail)) => format!("{reason}\n{detail}"),
             (None, Some(reason), None) => reason.clone(),
             (None, None, _) => String::new(),
         };
@@ -317,7 +319,7 @@ pub fn render_explanation(e: &Explanation) -> String {
                 .set_alignment(CellAlignment::Right),
             Cell::new(r.score.map(|s| s.to_string()).unwrap_or_default()).set_alignment(CellAlignment::Right),
             Cell::new(scope),
-            Cell::new(if matches.is_empty() { "-".to_string() } else { matches.join("; ") }),
+            Cell::new(if matches.is_empty() { "-".to_string() } else { matches.join("\n") }),
             Cell::new(outcome),
         ]);
     }
@@ -326,14 +328,6 @@ pub fn render_explanation(e: &Explanation) -> String {
         out.push('\n');
     }
     out
-}
-
-#[derive(serde::Deserialize)]
-struct QueryLine {
-    id: serde_json::Value,
-    task: serde_json::Value,
-    #[serde(default)]
-    file: serde_json::Value,
 }
 
 #[derive(Serialize)]
@@ -356,21 +350,29 @@ struct BatchQuery {
 }
 
 fn parse_query_line(line: &str) -> Result<BatchQuery, String> {
-    let q: QueryLine = serde_json::from_str(line).map_err(|e| format!("column {}: {e}", e.column()))?;
-    let id = match q.id {
-        serde_json::Value::String(s) => s,
-        serde_json::Value::Null => return Err("missing `id` (a string)".into()),
-        other => return Err(format!("`id` must be a string, found {other}")),
+    use serde_json::Value;
+    let v: Value = serde_json::from_str(line).map_err(|e| {
+        let msg = e.to_string();
+        let msg = msg.rsplit_once(" at line ").map_or(msg.as_str(), |(m, _)| m).to_string();
+        format!("column {}: not valid JSON: {msg}", e.column())
+    })?;
+    let Value::Object(map) = v else {
+        return Err(format!("expected a JSON object {{\"id\": ..., \"task\": ...}}, found {v}"));
     };
-    let task = match q.task {
-        serde_json::Value::String(s) => s,
-        serde_json::Value::Null => return Err(format!("query \"{id}\": missing `task` (a string)")),
-        other => return Err(format!("query \"{id}\": `task` must be a string, found {other}")),
+    let id = match map.get("id") {
+        Some(Value::String(s)) => s.clone(),
+        None | Some(Value::Null) => return Err("missing `id` (a string)".into()),
+        Some(other) => return Err(format!("`id` must be a string, found {other}")),
     };
-    let file = match q.file {
-        serde_json::Value::String(s) => Some(s),
-        serde_json::Value::Null => None,
-        other => return Err(format!("query \"{id}\": `file` must be a string or null, found {other}")),
+    let task = match map.get("task") {
+        Some(Value::String(s)) => s.clone(),
+        None | Some(Value::Null) => return Err(format!("query \"{id}\": missing `task` (a string)")),
+        Some(other) => return Err(format!("query \"{id}\": `task` must be a string, found {other}")),
+    };
+    let file = match map.get("file") {
+        Some(Value::String(s)) => Some(s.clone()),
+        None | Some(Value::Null) => None,
+        Some(other) => return Err(format!("query \"{id}\": `file` must be a string or null, found {other}")),
     };
     Ok(BatchQuery { id, task, file })
 }

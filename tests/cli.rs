@@ -1,0 +1,220 @@
+//! CLI tests: the real binary on fixture folders, exit codes and snapshots.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// One run of the binary, from the crate root unless told otherwise.
+struct Run {
+    args: Vec<String>,
+    dir: PathBuf,
+    stdin: Option<String>,
+}
+
+struct Output {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn new<I: IntoIterator<Item = S>, S: AsRef<str>>(args: I) -> Run {
+        Run {
+            args: args.into_iter().map(|s| s.as_ref().to_string()).collect(),
+            dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+            stdin: None,
+        }
+    }
+
+    fn dir(mut self, dir: impl AsRef<Path>) -> Run {
+        self.dir = dir.as_ref().to_path_buf();
+        self
+    }
+
+    fn stdin(mut self, text: &str) -> Run {
+        self.stdin = Some(text.to_string());
+        self
+    }
+
+    fn run(self) -> Output {
+        use std::io::Write;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+            .args(&self.args)
+            .current_dir(&self.dir)
+            .env_remove("GITHUB_ACTIONS")
+            .env("NO_COLOR", "1")
+            .stdin(if self.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        if let Some(text) = &self.stdin {
+            child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+        }
+        let out = child.wait_with_output().unwrap();
+        Output {
+            code: out.status.code().expect("exited"),
+            stdout: String::from_utf8(out.stdout).unwrap(),
+            stderr: String::from_utf8(out.stderr).unwrap(),
+        }
+    }
+
+    fn code(self, expected: i32) -> Output {
+        let args = self.args.join(" ");
+        let out = self.run();
+        assert_eq!(out.code, expected, "`mneme-gate {args}`\nstdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
+        out
+    }
+}
+
+const SMALL: &str = "tests/fixtures/memory/small.json";
+const REFUND: [&str; 4] =
+    ["--task", "Add a refund endpoint that reverses the payment", "--file", "services/payments/refunds.py"];
+
+fn with<'a>(base: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
+    base.iter().chain(more.iter()).copied().collect()
+}
+
+#[test]
+fn context_prints_the_block() {
+    let out = Run::new(with(&["context", "--memory", SMALL], &REFUND)).code(0);
+    insta::assert_snapshot!("context_block", out.stdout);
+    assert_eq!(out.stderr, "");
+}
+
+#[test]
+fn context_json_has_ids_scores_ranks_profile_and_block() {
+    let out = Run::new(with(&["context", "--memory", SMALL, "--json"], &REFUND)).code(0);
+    insta::assert_snapshot!("context_json", out.stdout);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["retrieved"][0]["id"], "ADR-002");
+    assert_eq!(v["retrieved"][0]["score"], 14.0);
+    assert_eq!(v["profile"]["k"], 3);
+}
+
+#[test]
+fn context_with_an_empty_query_prints_nothing_and_says_why() {
+    let out = Run::new(["context", "--memory", SMALL, "--task", "do it to me"]).code(0);
+    assert_eq!(out.stdout, "");
+    assert!(out.stderr.contains("no tokens"), "{}", out.stderr);
+}
+
+#[test]
+fn explain_table_and_json() {
+    let out = Run::new(with(&["explain", "--memory", SMALL], &REFUND)).code(0);
+    insta::assert_snapshot!("explain_table", out.stdout);
+    let out = Run::new(with(&["explain", "--memory", SMALL, "--json"], &REFUND)).code(0);
+    insta::assert_snapshot!("explain_json", out.stdout);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["records"].as_array().unwrap().len(), 8, "every pool record and every record kept out");
+}
+
+#[test]
+fn explain_prints_the_effective_profile_from_the_config() {
+    let out = Run::new(with(&["--config", "tests/fixtures/config/tuned.yaml", "explain"], &REFUND)).code(0);
+    assert!(out.stdout.contains("profile: default (k=1, weights.content=10.0)"), "{}", out.stdout);
+    assert!(out.stdout.contains("retrieved: ADR-002\n") && out.stdout.contains("23.0"), "{}", out.stdout);
+}
+
+#[test]
+fn retrieve_answers_in_input_order() {
+    let out = Run::new(["retrieve", "--memory", SMALL, "--queries", "tests/fixtures/queries/small.jsonl"]).code(0);
+    insta::assert_snapshot!("retrieve_small", out.stdout);
+    let ids: Vec<String> = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, ["refund", "checkout", "terraform", "secrets", "nothing"]);
+}
+
+#[test]
+fn retrieve_reads_standard_input_and_honours_k() {
+    let out = Run::new(["retrieve", "--memory", SMALL, "--queries", "-", "--k", "1"])
+        .stdin("{\"id\": \"q\", \"task\": \"payments ledger refunds\"}\n")
+        .code(0);
+    assert_eq!(out.stdout, "{\"id\":\"q\",\"retrieved\":[{\"id\":\"ADR-002\",\"score\":14.5}]}\n");
+}
+
+#[test]
+fn retrieve_names_every_bad_line_and_exits_2() {
+    let out = Run::new(["retrieve", "--memory", SMALL, "--queries", "tests/fixtures/queries/bad.jsonl"]).code(2);
+    assert_eq!(out.stdout, "", "no partial output");
+    insta::assert_snapshot!("retrieve_bad_lines", out.stderr);
+}
+
+#[test]
+fn validate_reports_all_four_problems_and_exits_2() {
+    let out = Run::new(["validate", "--memory", "tests/fixtures/memory/broken.json"]).code(2);
+    insta::assert_snapshot!("validate_broken", out.stdout);
+    for needle in [
+        "3:90: error: trailing comma",
+        "4:5: error: missing required field `id`",
+        "5:69: error: invalid scope glob",
+        "7:5: warning: duplicate id \"A-3\"",
+    ] {
+        assert!(out.stdout.contains(needle), "{needle}\n{}", out.stdout);
+    }
+    let json = Run::new(["validate", "--memory", "tests/fixtures/memory/broken.json", "--json"]).code(2);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!((v["errors"].as_u64(), v["warnings"].as_u64()), (Some(3), Some(1)));
+}
+
+#[test]
+fn validate_warnings_fail_only_when_strict() {
+    let out = Run::new(["validate", "--memory", "tests/fixtures/memory/warnings.json"]).code(0);
+    assert!(out.stdout.contains("2 warning(s)"));
+    Run::new(["validate", "--memory", "tests/fixtures/memory/warnings.json", "--strict"]).code(2);
+    let out = Run::new(["validate", "--memory", SMALL, "--strict"]).code(0);
+    insta::assert_snapshot!("validate_small", out.stdout);
+}
+
+#[test]
+fn retrieving_commands_refuse_a_broken_memory() {
+    let out = Run::new(["context", "--memory", "tests/fixtures/memory/broken.json", "--task", "cache"]).code(2);
+    assert!(out.stderr.contains("has 3 error(s)"), "{}", out.stderr);
+    assert!(out.stderr.contains("broken.json:4:5: error: missing required field `id`"), "{}", out.stderr);
+    assert!(out.stderr.contains("mneme-gate validate --memory"), "{}", out.stderr);
+}
+
+#[test]
+fn bad_input_gets_a_clear_message_and_exit_2() {
+    let out = Run::new(["context", "--memory", "no/such.json", "--task", "x"]).code(2);
+    assert!(out.stderr.contains("cannot read the memory file no/such.json"), "{}", out.stderr);
+    let out = Run::new(["context", "--memory", SMALL, "--task", "x", "--profile", "bm25"]).code(2);
+    assert!(out.stderr.contains("unknown profile `bm25`"), "{}", out.stderr);
+    let out = Run::new(["context", "--memory", SMALL, "--task", "x", "--k", "0"]).code(2);
+    assert!(out.stderr.contains("--k must be at least 1"), "{}", out.stderr);
+    let out = Run::new(["--config", "tests/fixtures/config/typo.yaml", "context", "--task", "x"]).code(2);
+    assert!(out.stderr.contains("typo.yaml:5:"), "{}", out.stderr);
+    assert!(out.stderr.contains("weigths"), "{}", out.stderr);
+    let out = Run::new(["--config", "tests/fixtures/config/missing.yaml", "context", "--task", "x"]).code(2);
+    assert!(out.stderr.contains("missing.yaml: cannot read"), "{}", out.stderr);
+    Run::new(["frobnicate"]).code(2);
+    Run::new(["context"]).code(2);
+    let help = Run::new(["--help"]).code(0);
+    assert!(help.stdout.contains("Exit codes"));
+}
+
+#[test]
+fn memory_defaults_to_the_config_then_the_usual_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Run::new(["context", "--task", "refund"]).dir(dir.path()).code(2);
+    assert!(out.stderr.contains("no memory file"), "{}", out.stderr);
+    std::fs::create_dir(dir.path().join(".mneme")).unwrap();
+    std::fs::copy(SMALL, dir.path().join(".mneme/project_memory.json")).unwrap();
+    let out = Run::new(["context", "--task", "refund payments"]).dir(dir.path()).code(0);
+    assert!(out.stdout.contains("[ADR-002]"));
+    std::fs::write(dir.path().join("mneme-gate.yaml"), "memory: elsewhere.json\n").unwrap();
+    let out = Run::new(["context", "--task", "refund"]).dir(dir.path()).code(2);
+    assert!(out.stderr.contains("elsewhere.json"), "{}", out.stderr);
+}
+
+#[test]
+fn output_is_byte_identical_across_runs() {
+    let a = Run::new(["retrieve", "--memory", SMALL, "--queries", "tests/fixtures/queries/small.jsonl"]).code(0);
+    let b = Run::new(["retrieve", "--memory", SMALL, "--queries", "tests/fixtures/queries/small.jsonl"]).code(0);
+    assert_eq!(a.stdout, b.stdout);
+    let a = Run::new(with(&["explain", "--memory", SMALL, "--json"], &REFUND)).code(0);
+    let b = Run::new(with(&["explain", "--memory", SMALL, "--json"], &REFUND)).code(0);
+    assert_eq!(a.stdout, b.stdout);
+}
