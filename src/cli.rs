@@ -47,6 +47,27 @@ enum Command {
     Retrieve(RetrieveArgs),
     /// Check a memory file and report every problem at once.
     Validate(ValidateArgs),
+    /// Generate a seeded synthetic corpus and suite (for benchmarks).
+    #[command(hide = true)]
+    Synth(SynthArgs),
+}
+
+#[derive(Debug, Args)]
+struct SynthArgs {
+    /// Retrievable decisions in the corpus.
+    #[arg(long, default_value_t = 500)]
+    decisions: usize,
+    /// Scenarios in the suite (0: corpus only).
+    #[arg(long, default_value_t = 0)]
+    scenarios: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// `native` (YAML files) or `mneme` (benchmark folders).
+    #[arg(long, default_value = "native")]
+    layout: String,
+    /// Output folder: writes project_memory.json and, with --scenarios, scenarios/.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -129,6 +150,7 @@ fn execute(cli: Cli) -> Result<i32, Error> {
         Command::Explain(args) => explain_cmd(&config, args),
         Command::Retrieve(args) => retrieve_cmd(&config, args),
         Command::Validate(args) => validate_cmd(&config, args),
+        Command::Synth(args) => synth_cmd(args),
     }
 }
 
@@ -537,4 +559,35 @@ pub fn configured_suites(config: &Config) -> Vec<PathBuf> {
 /// Whether colour may be used on standard output.
 pub fn colour_stdout() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && io::stdout().is_terminal()
+}
+
+fn synth_cmd(args: SynthArgs) -> Result<i32, Error> {
+    use crate::synth;
+    let layout = match args.layout.as_str() {
+        "native" => synth::SuiteLayout::Native,
+        "mneme" => synth::SuiteLayout::MnemeFolders,
+        other => return Err(Error::Usage(format!("unknown --layout `{other}`: use `native` or `mneme`"))),
+    };
+    let write_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Write { path: Some(path), source }
+    };
+    std::fs::create_dir_all(&args.out).map_err(write_err(&args.out))?;
+    let corpus = synth::corpus(&synth::CorpusSpec::new(args.decisions, args.seed));
+    let memory = args.out.join("project_memory.json");
+    std::fs::write(&memory, corpus.to_json()).map_err(write_err(&memory))?;
+    if args.scenarios > 0 {
+        let mut spec = synth::SuiteSpec::new(args.scenarios, args.seed);
+        spec.mneme_pool = matches!(layout, synth::SuiteLayout::MnemeFolders);
+        let dir = args.out.join("scenarios");
+        synth::write_suite(&dir, &corpus, &spec, layout).map_err(write_err(&dir))?;
+    }
+    eprintln!(
+        "mneme-gate: wrote {} ({} decisions, {} scenarios, seed {})",
+        args.out.display(),
+        args.decisions,
+        args.scenarios,
+        args.seed
+    );
+    Ok(exit::OK)
 }

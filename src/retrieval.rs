@@ -126,8 +126,10 @@ pub struct Index {
     /// Per token: the tags whose token set holds it.
     tag_postings: Vec<Vec<u32>>,
     globs: GlobSet,
-    /// Per glob of `globs`: (decision, index in its `paths`).
-    glob_owner: Vec<(u32, u32)>,
+    /// Per distinct glob of `globs`: the decisions that carry it.
+    glob_owner: Vec<Vec<u32>>,
+    /// Per distinct glob: its compiled pattern text.
+    glob_patterns: Vec<Box<str>>,
     has_scope: Vec<bool>,
 }
 
@@ -170,10 +172,14 @@ impl Index {
             tag_postings: Vec::new(),
             globs: GlobSet::empty(),
             glob_owner: Vec::new(),
+            glob_patterns: Vec::new(),
             has_scope: Vec::with_capacity(memory.pool.len()),
             profile,
         };
         let mut globs = GlobSetBuilder::new();
+        // Many decisions share a glob (`services/payments/**`): compile each
+        // distinct pattern once.
+        let mut glob_ids: HashMap<&str, usize, FxBuild> = HashMap::default();
         let mut pairs: Vec<(u32, i64)> = Vec::new();
         let mut buf: Vec<u32> = Vec::new();
         for (d, decision) in memory.pool.iter().enumerate() {
@@ -222,9 +228,16 @@ impl Index {
                     tokens: buf.clone().into_boxed_slice(),
                 });
             }
-            for (g, glob) in decision.globs.iter().enumerate() {
-                globs.add(glob.clone());
-                index.glob_owner.push((d32, g as u32));
+            for glob in &decision.globs {
+                let id = *glob_ids.entry(glob.glob()).or_insert_with(|| {
+                    globs.add(glob.clone());
+                    index.glob_owner.push(Vec::new());
+                    index.glob_patterns.push(glob.glob().into());
+                    index.glob_owner.len() - 1
+                });
+                if index.glob_owner[id].last() != Some(&d32) {
+                    index.glob_owner[id].push(d32);
+                }
             }
             index.has_scope.push(!decision.globs.is_empty());
         }
@@ -287,7 +300,7 @@ impl Index {
             scratch.seen = vec![false; n];
             scratch.in_scope = vec![false; n];
         }
-        let path = query.file.map(normalise_path);
+        let path = query.file.map(normalise_path).filter(|p| !p.is_empty());
         let has_tokens = self.query_tokens(query.task, path.as_deref(), &mut scratch.query);
         self.mark_scope(path.as_deref(), scratch);
         let in_candidates = |d: usize, s: &Scratch| path.is_none() || !self.has_scope[d] || s.in_scope[d];
@@ -384,10 +397,11 @@ impl Index {
         }
         self.globs.matches_into(path, &mut scratch.matches);
         for &g in &scratch.matches {
-            let d = self.glob_owner[g].0;
-            if !scratch.in_scope[d as usize] {
-                scratch.in_scope[d as usize] = true;
-                scratch.scope_marks.push(d);
+            for &d in &self.glob_owner[g] {
+                if !scratch.in_scope[d as usize] {
+                    scratch.in_scope[d as usize] = true;
+                    scratch.scope_marks.push(d);
+                }
             }
         }
     }
@@ -401,7 +415,16 @@ impl Index {
 
     /// Explains one query record by record (spec §7).
     pub fn explain(&self, query: Query<'_>) -> Explanation {
-        let path = query.file.map(normalise_path);
+        let path = query.file.map(normalise_path).filter(|p| !p.is_empty());
+        // The globs that match, from the same set retrieval uses.
+        let matched_globs: Vec<&str> = match &path {
+            Some(p) => {
+                let mut m = Vec::new();
+                self.globs.matches_into(p.as_str(), &mut m);
+                m.iter().map(|&g| &*self.glob_patterns[g]).collect()
+            }
+            None => Vec::new(),
+        };
         let mut scratch = Scratch::default();
         let retrieval = self.retrieve_with(query, self.profile.k, &mut scratch);
         let mut all_tokens: Vec<String> = self.tokenizer.tokens(query.task);
@@ -425,7 +448,7 @@ impl Index {
             let scope = match &path {
                 _ if !self.has_scope[d] => ScopeCheck::Unscoped,
                 None => ScopeCheck::NoPath,
-                Some(p) => match decision.globs.iter().position(|g| g.compile_matcher().is_match(p.as_str())) {
+                Some(_) => match decision.globs.iter().position(|g| matched_globs.contains(&g.glob())) {
                     Some(i) => ScopeCheck::Matched { glob: decision.paths[i].clone() },
                     None => ScopeCheck::OutOfScope,
                 },
