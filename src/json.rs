@@ -497,22 +497,31 @@ pub struct LineIndex<'a> {
 
 impl<'a> LineIndex<'a> {
     pub fn new(text: &'a str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
-        LineIndex { text, starts }
+        LineIndex { text, starts: line_starts(text) }
     }
 
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.text.len());
-        let line = self.starts.partition_point(|&s| s <= offset) - 1;
-        let start = self.starts[line];
-        let mut end = offset;
-        while !self.text.is_char_boundary(end) {
-            end -= 1;
-        }
-        let col = self.text[start..end].chars().count() + 1;
-        (line + 1, col)
+        line_col(self.text, &self.starts, offset)
     }
+}
+
+/// The byte offset of every line start of `text`.
+pub fn line_starts(text: &str) -> Vec<usize> {
+    let mut starts = vec![0];
+    starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+    starts
+}
+
+/// 1-based line and column (in characters) of `offset`, given the
+/// [`line_starts`] of `text`.
+pub fn line_col(text: &str, starts: &[usize], offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let line = starts.partition_point(|&s| s <= offset) - 1;
+    let mut end = offset;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (line + 1, text[starts[line]..end].chars().count() + 1)
 }
 
 #[cfg(test)]

@@ -257,18 +257,8 @@ impl Memory {
 
     /// 1-based line and column of a byte offset in the file.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let starts = self.lines.get_or_init(|| {
-            let mut starts = vec![0];
-            starts.extend(self.text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
-            starts
-        });
-        let offset = offset.min(self.text.len());
-        let line = starts.partition_point(|&s| s <= offset) - 1;
-        let mut end = offset;
-        while !self.text.is_char_boundary(end) {
-            end -= 1;
-        }
-        (line + 1, self.text[starts[line]..end].chars().count() + 1)
+        let starts = self.lines.get_or_init(|| json::line_starts(&self.text));
+        json::line_col(&self.text, starts, offset)
     }
 
     fn push(&mut self, severity: Severity, offset: usize, record_id: Option<&str>, message: String) {

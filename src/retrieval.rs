@@ -426,7 +426,11 @@ impl Index {
             None => Vec::new(),
         };
         let mut scratch = Scratch::default();
-        let retrieval = self.retrieve_with(query, self.profile.k, &mut scratch);
+        // One full ranking (every candidate above min_score) tells `beyond_k`
+        // apart from `below_min_score`; its first k are the retrieval.
+        let full = self.retrieve_with(query, usize::MAX, &mut scratch);
+        let mut retrieval = full.clone();
+        retrieval.hits.truncate(self.profile.k);
         let mut all_tokens: Vec<String> = self.tokenizer.tokens(query.task);
         if let Some(p) = &path {
             all_tokens.extend(self.tokenizer.tokens(p));
@@ -437,8 +441,6 @@ impl Index {
         q.sort_unstable();
         let in_q = |t: &u32| q.binary_search(t).is_ok();
 
-        // Full ranking (all candidates above min_score), to tell beyond_k apart.
-        let full = self.retrieve_with(query, usize::MAX, &mut scratch);
         let rank_of: HashMap<usize, usize> = full.hits.iter().enumerate().map(|(i, h)| (h.pool, i + 1)).collect();
         let retrieved: HashMap<usize, usize> =
             retrieval.hits.iter().enumerate().map(|(i, h)| (h.pool, i + 1)).collect();
