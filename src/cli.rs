@@ -47,6 +47,11 @@ enum Command {
     Retrieve(RetrieveArgs),
     /// Check a memory file and report every problem at once.
     Validate(ValidateArgs),
+    /// Run the suite: retrieval and verdicts for every scenario, metrics, reports, and the gate.
+    Run(RunArgs),
+    /// Print the JSON Schema of the JSON report (`mneme-gate.report/v1`).
+    #[command(hide = true)]
+    Schema,
     /// Generate a seeded synthetic corpus and suite (for benchmarks).
     #[command(hide = true)]
     Synth(SynthArgs),
@@ -108,6 +113,43 @@ struct RetrieveArgs {
 }
 
 #[derive(Debug, Args)]
+struct RunArgs {
+    #[command(flatten)]
+    memory: MemoryArgs,
+    /// A suite root: a folder of YAML suite files and/or Mneme benchmark folders, or one file (repeatable;
+    /// default: `scenarios` from the configuration).
+    #[arg(long, value_name = "PATH")]
+    scenarios: Vec<PathBuf>,
+    /// Worker threads (default: one per core). Reports are identical for every value.
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Only scenarios whose id matches this glob (`*` matches anything; repeatable: any match).
+    #[arg(long, value_name = "GLOB")]
+    filter: Vec<String>,
+    /// Write the JSON report (schema mneme-gate.report/v1).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write JUnit XML.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Write the Markdown summary (for a pull request or $GITHUB_STEP_SUMMARY).
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<PathBuf>,
+    /// Write the ranking as a TREC run file (`qid Q0 docid rank score mneme-gate`).
+    #[arg(long, value_name = "FILE")]
+    trec_run: Option<PathBuf>,
+    /// Write the expected ids as TREC qrels (`qid 0 docid 1`).
+    #[arg(long, value_name = "FILE")]
+    trec_qrels: Option<PathBuf>,
+    /// Print only the summary and the gate, not the scenario table.
+    #[arg(long)]
+    quiet: bool,
+    /// Put wall-clock timings in the JSON report (which then differs from run to run).
+    #[arg(long)]
+    timings: bool,
+}
+
+#[derive(Debug, Args)]
 struct ValidateArgs {
     /// The memory file (default: `memory` from the configuration, else ./project_memory.json).
     #[arg(long, value_name = "FILE")]
@@ -151,6 +193,11 @@ fn execute(cli: Cli) -> Result<i32, Error> {
         Command::Retrieve(args) => retrieve_cmd(&config, args),
         Command::Validate(args) => validate_cmd(&config, args),
         Command::Synth(args) => synth_cmd(args),
+        Command::Run(args) => run_cmd(&config, args),
+        Command::Schema => {
+            stdout_write(crate::report::json::schema().as_bytes())?;
+            Ok(exit::OK)
+        }
     }
 }
 
@@ -590,4 +637,142 @@ fn synth_cmd(args: SynthArgs) -> Result<i32, Error> {
         args.seed
     );
     Ok(exit::OK)
+}
+
+fn run_cmd(config: &Config, args: RunArgs) -> Result<i32, Error> {
+    use crate::gate::{absolute_rules, GateOutcome, RuleMode};
+    use crate::report::{self, Report, ReportInputs};
+    use crate::scenarios::Suite;
+
+    let started = std::time::Instant::now();
+    let profile = config.profile(args.memory.profile.as_deref(), args.memory.k)?;
+    let memory_path = memory_path(config, args.memory.memory.as_deref())?;
+    let memory = Memory::load(&memory_path, profile.family)?;
+    let memory_bytes =
+        std::fs::read(&memory_path).map_err(|source| Error::Read { path: memory_path.clone(), source })?;
+    for w in memory.warnings() {
+        eprintln!("mneme-gate: {}", w.render(&memory.path));
+    }
+
+    let roots = if args.scenarios.is_empty() { configured_suites(config) } else { args.scenarios.clone() };
+    if roots.is_empty() {
+        return Err(Error::Usage("no suite: pass --scenarios PATH, or set `scenarios:` in mneme-gate.yaml".into()));
+    }
+    let suite = Suite::load(&roots).map_err(Error::Suite)?;
+    for w in &suite.warnings {
+        eprintln!("mneme-gate: warning: {w}");
+    }
+    let mut scenarios = suite.scenarios;
+    if !args.filter.is_empty() {
+        let mut matchers = Vec::new();
+        for pattern in &args.filter {
+            let glob = globset::Glob::new(pattern)
+                .map_err(|e| Error::Usage(format!("--filter `{pattern}` is not a valid glob: {}", e.kind())))?;
+            matchers.push(glob.compile_matcher());
+        }
+        scenarios.retain(|s| matchers.iter().any(|m| m.is_match(&s.id)));
+        if scenarios.is_empty() {
+            return Err(Error::Usage(format!(
+                "no scenario id matches --filter {}; `mneme-gate run --json -` lists the ids",
+                args.filter.join(" --filter ")
+            )));
+        }
+    }
+    if scenarios.is_empty() {
+        return Err(Error::Usage(format!(
+            "the suite ({}) has no scenarios: add a `scenarios:` list to a YAML file or a Mneme benchmark folder",
+            roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
+        )));
+    }
+
+    let index = Index::build(memory, profile.clone());
+    let loaded = started.elapsed();
+    let bar = progress_bar(scenarios.len(), args.quiet);
+    let tick = || {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    };
+    let run = crate::run::run(
+        &index,
+        scenarios,
+        crate::run::RunOptions { jobs: args.jobs, progress: bar.as_ref().map(|_| &tick as &(dyn Fn() + Sync)) },
+    )
+    .map_err(|e| Error::Usage(e.to_string()))?;
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let ran = started.elapsed();
+
+    let gate = GateOutcome::new(absolute_rules(&run, |_| RuleMode::Fail));
+    let mut report = Report::build(
+        &run,
+        gate,
+        ReportInputs {
+            memory_path: &memory_path,
+            memory_bytes: &memory_bytes,
+            suite_roots: &roots,
+            profile: &profile,
+            warnings: suite.warnings,
+        },
+    );
+    if args.timings {
+        let ms = |d: std::time::Duration| (d.as_secs_f64() * 1e6).round() / 1e3;
+        report.timings =
+            Some(report::Timings { load_ms: ms(loaded), run_ms: ms(ran - loaded), total_ms: ms(started.elapsed()) });
+    }
+
+    type Writer = fn(&Report) -> Result<String, String>;
+    let outputs: [(&Option<PathBuf>, Writer); 5] = [
+        (&args.json, |r| Ok(report::json::render(r))),
+        (&args.junit, |r| Ok(report::junit::render(r))),
+        (&args.markdown, |r| Ok(report::markdown::render(r))),
+        (&args.trec_run, report::trec::run),
+        (&args.trec_qrels, report::trec::qrels),
+    ];
+    let mut to_stdout = false;
+    for (path, render) in outputs {
+        let Some(path) = path else { continue };
+        let text = render(&report).map_err(|m| Error::Usage(format!("cannot write {}: {m}", path.display())))?;
+        if path.as_os_str() == "-" {
+            if to_stdout {
+                return Err(Error::Usage("only one report can go to standard output (`-`)".into()));
+            }
+            to_stdout = true;
+            stdout_write(text.as_bytes())?;
+        } else {
+            write_output(path, &text)?;
+        }
+    }
+    let style = report::terminal::Style { colour: !to_stdout && colour_stdout(), quiet: args.quiet };
+    let table = report::terminal::render(&report, style);
+    if to_stdout {
+        eprint!("{table}");
+    } else {
+        stdout_write(table.as_bytes())?;
+    }
+    Ok(if report.gate.passed { exit::OK } else { exit::GATE_FAILED })
+}
+
+/// Writes a report file, creating its folder.
+fn write_output(path: &Path, text: &str) -> Result<(), Error> {
+    let err = |source| Error::Write { path: Some(path.to_path_buf()), source };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(err)?;
+    }
+    std::fs::write(path, text).map_err(err)
+}
+
+/// A progress bar on standard error, only when it is a terminal and the
+/// suite is large enough to wait for.
+fn progress_bar(scenarios: usize, quiet: bool) -> Option<indicatif::ProgressBar> {
+    const WORTH_A_BAR: usize = 2_000;
+    if quiet || scenarios < WORTH_A_BAR || !io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(scenarios as u64);
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} scenarios {elapsed}") {
+        bar.set_style(style);
+    }
+    Some(bar)
 }

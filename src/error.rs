@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use crate::config::ConfigError;
 use crate::memory::MemoryError;
+use crate::scenarios::SuiteError;
 
 /// Exit codes, as documented in the README.
 pub mod exit {
@@ -30,6 +31,8 @@ pub enum Error {
     Usage(String),
     Config(ConfigError),
     Memory(MemoryError),
+    /// The suite could not be loaded: every problem found, each with its place.
+    Suite(Vec<SuiteError>),
     /// A line of an input file (for example a queries JSONL) is wrong.
     Input {
         path: PathBuf,
@@ -50,9 +53,12 @@ pub enum Error {
 impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Usage(_) | Error::Config(_) | Error::Memory(_) | Error::Input { .. } | Error::Read { .. } => {
-                exit::INPUT
-            }
+            Error::Usage(_)
+            | Error::Config(_)
+            | Error::Memory(_)
+            | Error::Suite(_)
+            | Error::Input { .. }
+            | Error::Read { .. } => exit::INPUT,
             Error::Write { .. } => exit::INFRASTRUCTURE,
         }
     }
@@ -64,6 +70,13 @@ impl fmt::Display for Error {
             Error::Usage(m) => f.write_str(m),
             Error::Config(e) => write!(f, "{e}"),
             Error::Memory(e) => write!(f, "{e}"),
+            Error::Suite(errors) => {
+                write!(f, "the suite has {} problem(s); fix them and run again:", errors.len())?;
+                for e in errors {
+                    write!(f, "\n  {e}")?;
+                }
+                Ok(())
+            }
             Error::Input { path, problems } => {
                 write!(f, "{} has {} bad line(s):", path.display(), problems.len())?;
                 for (line, message) in problems.iter().take(20) {

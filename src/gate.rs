@@ -1,0 +1,263 @@
+/*!
+The gate: the rules of `spec/metrics.md` ("The default gate") evaluated on a
+run, each with its mode and what violated it.
+
+This module decides pass or fail; it does not print and does not choose exit
+codes (the CLI maps a failed gate to exit 1). The absolute rules need only
+the run; the rules that compare with a pinned baseline are added by the
+baseline stage.
+*/
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::run::RunResult;
+use crate::verdict::Verdict;
+
+/// What a rule does when it is violated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleMode {
+    /// A violation fails the gate (exit 1).
+    Fail,
+    /// A violation is reported but does not fail the gate.
+    Advisory,
+    /// The rule is not evaluated.
+    Off,
+}
+
+/// One rule, evaluated.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RuleOutcome {
+    /// Stable rule name, as used in `mneme-gate.yaml` (`gate:`).
+    pub rule: String,
+    /// What the rule demands, in words.
+    pub description: String,
+    pub mode: RuleMode,
+    /// Whether the rule was violated (always false when `mode` is `off`).
+    pub violated: bool,
+    /// What violated it: one line per scenario or figure.
+    pub details: Vec<String>,
+}
+
+impl RuleOutcome {
+    /// A violation of a `fail` rule.
+    pub fn fails(&self) -> bool {
+        self.violated && self.mode == RuleMode::Fail
+    }
+}
+
+/// Every rule of one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GateOutcome {
+    /// True when no `fail` rule is violated.
+    pub passed: bool,
+    pub rules: Vec<RuleOutcome>,
+}
+
+impl GateOutcome {
+    pub fn new(rules: Vec<RuleOutcome>) -> GateOutcome {
+        GateOutcome { passed: !rules.iter().any(RuleOutcome::fails), rules }
+    }
+}
+
+/// The rule names of the absolute rules, in the order they are reported.
+pub const ABSOLUTE_RULES: [&str; 4] = ["recall", "weak_retrieval", "malformed", "pass_rate"];
+
+/// The absolute rules of the default gate, each in `fail` mode unless
+/// `mode_of` says otherwise.
+pub fn absolute_rules(run: &RunResult, mode_of: impl Fn(&str) -> RuleMode) -> Vec<RuleOutcome> {
+    let mut out = Vec::new();
+    let k = run.k;
+
+    let mut details = Vec::new();
+    for s in &run.scenarios {
+        if let Some(r) = s.metrics.recall_at_k {
+            if r < 1.0 {
+                details.push(format!(
+                    "{}: recall@{k} {} (missing {})",
+                    s.scenario.id,
+                    fmt_ratio(s.metrics.hits, s.metrics.expected_count),
+                    s.metrics.missed.join(", ")
+                ));
+            }
+        }
+    }
+    out.push(outcome(
+        "recall",
+        format!("every governed scenario retrieves all of its expected decisions (recall@{k} = 1.0)"),
+        mode_of("recall"),
+        details,
+    ));
+
+    out.push(outcome(
+        "weak_retrieval",
+        "no scenario is WEAK_RETRIEVAL".into(),
+        mode_of("weak_retrieval"),
+        verdict_lines(run, Verdict::WeakRetrieval),
+    ));
+    out.push(outcome(
+        "malformed",
+        "no scenario is MALFORMED".into(),
+        mode_of("malformed"),
+        verdict_lines(run, Verdict::Malformed),
+    ));
+
+    let summary = &run.summary;
+    let details = if summary.layer2_evaluated && summary.pass_rate < 1.0 {
+        vec![format!(
+            "pass rate {:.3} ({} PASS, {} FAIL); failing: {}",
+            summary.pass_rate,
+            summary.pass,
+            summary.fail,
+            run.scenarios
+                .iter()
+                .filter(|s| s.verdict.verdict == Verdict::Fail)
+                .map(|s| s.scenario.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )]
+    } else {
+        Vec::new()
+    };
+    out.push(outcome(
+        "pass_rate",
+        "the pass rate is 1.0 when governed answers were checked".into(),
+        mode_of("pass_rate"),
+        details,
+    ));
+    out
+}
+
+fn verdict_lines(run: &RunResult, verdict: Verdict) -> Vec<String> {
+    run.scenarios
+        .iter()
+        .filter(|s| s.verdict.verdict == verdict)
+        .map(|s| format!("{}: {}", s.scenario.id, s.verdict.explanation))
+        .collect()
+}
+
+fn outcome(rule: &str, description: String, mode: RuleMode, details: Vec<String>) -> RuleOutcome {
+    let violated = mode != RuleMode::Off && !details.is_empty();
+    RuleOutcome {
+        rule: rule.to_string(),
+        description,
+        mode,
+        violated,
+        details: if mode == RuleMode::Off { Vec::new() } else { details },
+    }
+}
+
+fn fmt_ratio(hits: usize, of: usize) -> String {
+    format!("{hits}/{of}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::{ScenarioMetrics, SuiteMetrics};
+    use crate::run::ScenarioRun;
+    use crate::scenarios::{Scenario, SuiteFormat};
+    use crate::verdict::VerdictResult;
+    use std::path::PathBuf;
+
+    fn scenario_run(id: &str, expect: &[&str], retrieved: &[&str], verdict: Verdict, layer2: bool) -> ScenarioRun {
+        let scenario = Scenario {
+            id: id.into(),
+            category: "c".into(),
+            description: String::new(),
+            task: "t".into(),
+            file: None,
+            expect: expect.iter().map(|s| s.to_string()).collect(),
+            acceptable: vec![],
+            control: None,
+            governed: None,
+            assertions: vec![],
+            expected_failure_terms: vec![],
+            source: PathBuf::from("s.yaml"),
+            line: 1,
+            column: 1,
+            suite_root: PathBuf::from("."),
+            format: SuiteFormat::Native,
+        };
+        let metrics = ScenarioMetrics::compute(retrieved, expect, &[] as &[&str], 3);
+        ScenarioRun {
+            scenario,
+            retrieved: vec![],
+            verdict: VerdictResult {
+                verdict,
+                explanation: format!("{verdict} because"),
+                control_triggers: vec![],
+                governed_triggers: vec![],
+                missing: metrics.missed.clone(),
+                warnings: vec![],
+                control_violations: 0,
+                governed_violations: 0,
+            },
+            metrics,
+            layer2,
+            warnings: vec![],
+        }
+    }
+
+    fn run_of(scenarios: Vec<ScenarioRun>) -> RunResult {
+        let summary = SuiteMetrics::aggregate(&scenarios);
+        RunResult { k: 3, scenarios, summary }
+    }
+
+    #[test]
+    fn a_clean_run_passes_every_rule() {
+        let run = run_of(vec![
+            scenario_run("a", &["X"], &["X", "Y"], Verdict::Pass, true),
+            scenario_run("b", &[], &["Y"], Verdict::Pass, false),
+        ]);
+        let gate = GateOutcome::new(absolute_rules(&run, |_| RuleMode::Fail));
+        assert!(gate.passed);
+        assert_eq!(gate.rules.iter().map(|r| r.rule.as_str()).collect::<Vec<_>>(), ABSOLUTE_RULES);
+        assert!(gate.rules.iter().all(|r| !r.violated));
+    }
+
+    #[test]
+    fn each_absolute_rule_fires_on_its_own_cause() {
+        let run = run_of(vec![scenario_run("miss", &["X", "Z"], &["X"], Verdict::WeakRetrieval, false)]);
+        let rules = absolute_rules(&run, |_| RuleMode::Fail);
+        let violated: Vec<&str> = rules.iter().filter(|r| r.violated).map(|r| r.rule.as_str()).collect();
+        assert_eq!(violated, ["recall", "weak_retrieval"]);
+        assert_eq!(rules[0].details, ["miss: recall@3 1/2 (missing Z)"]);
+
+        let run = run_of(vec![scenario_run("bad", &[], &[], Verdict::Malformed, false)]);
+        let violated: Vec<String> =
+            absolute_rules(&run, |_| RuleMode::Fail).into_iter().filter(|r| r.violated).map(|r| r.rule).collect();
+        assert_eq!(violated, ["malformed"]);
+
+        let run = run_of(vec![
+            scenario_run("ok", &["X"], &["X"], Verdict::Pass, true),
+            scenario_run("leak", &["X"], &["X"], Verdict::Fail, true),
+        ]);
+        let rules = absolute_rules(&run, |_| RuleMode::Fail);
+        let violated: Vec<&str> = rules.iter().filter(|r| r.violated).map(|r| r.rule.as_str()).collect();
+        assert_eq!(violated, ["pass_rate"]);
+        assert!(rules[3].details[0].contains("failing: leak"), "{:?}", rules[3].details);
+    }
+
+    #[test]
+    fn pass_rate_is_not_judged_without_layer2() {
+        // A retrieval-only suite with a WEAK_RETRIEVAL scenario: pass_rate is
+        // 0/0 → 0 by convention, but Layer 2 was never evaluated.
+        let run = run_of(vec![scenario_run("miss", &["X"], &[], Verdict::WeakRetrieval, false)]);
+        let rules = absolute_rules(&run, |_| RuleMode::Fail);
+        assert!(!rules[3].violated);
+    }
+
+    #[test]
+    fn advisory_and_off_modes_do_not_fail() {
+        let run = run_of(vec![scenario_run("miss", &["X"], &[], Verdict::WeakRetrieval, false)]);
+        let gate =
+            GateOutcome::new(absolute_rules(&run, |r| if r == "recall" { RuleMode::Advisory } else { RuleMode::Off }));
+        assert!(gate.passed);
+        assert!(gate.rules[0].violated);
+        assert!(!gate.rules[1].violated && gate.rules[1].details.is_empty());
+        let gate = GateOutcome::new(absolute_rules(&run, |_| RuleMode::Fail));
+        assert!(!gate.passed);
+    }
+}

@@ -1,0 +1,7 @@
+//! placeholder
+
+use super::Report;
+
+pub fn render(_report: &Report) -> String {
+    String::new()
+}

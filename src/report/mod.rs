@@ -1,0 +1,396 @@
+/*!
+The report: one serialisable model of a run, and the writers that render it.
+
+[`Report`] is schema `mneme-gate.report/v1` (published as JSON Schema in
+`schema/report.schema.json`). It holds everything every format needs, so the
+writers are pure functions of it: [`json`] (the report itself), [`terminal`]
+(the table for `mneme-gate run`), [`junit`], [`markdown`] and [`trec`].
+
+Determinism: scenarios are sorted by id; paths are written relative to the
+working directory with `/` separators; no clock time or duration appears
+unless timings were asked for; floats are written at full precision by
+serde_json. The same inputs give the same bytes on any machine and with any
+number of threads.
+*/
+
+pub mod json;
+pub mod junit;
+pub mod markdown;
+pub mod terminal;
+pub mod trec;
+
+use std::path::{Component, Path, PathBuf};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::gate::GateOutcome;
+use crate::metrics::{ScenarioMetrics, SuiteMetrics, METRICS_VERSION};
+use crate::profile::Profile;
+use crate::run::{RunResult, ScenarioRun};
+use crate::scenarios::{ResponseRef, Scenario, SuiteFormat};
+use crate::verdict::Verdict;
+
+/// The schema name written in every report.
+pub const REPORT_SCHEMA: &str = "mneme-gate.report/v1";
+
+/// A whole run, as written by `--json` and pinned as a baseline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Report {
+    /// Always `mneme-gate.report/v1`.
+    pub schema: String,
+    pub tool: Tool,
+    pub fingerprint: Fingerprint,
+    pub summary: SuiteMetrics,
+    /// The gate's rules and whether the run passed them.
+    pub gate: GateOutcome,
+    /// Run-level warnings (suite loading, expected ids outside the pool, ...),
+    /// sorted.
+    pub warnings: Vec<String>,
+    /// Every scenario, sorted by id.
+    pub scenarios: Vec<ScenarioReport>,
+    /// Wall-clock timings, only with `--timings` (they make reports differ
+    /// from run to run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timings: Option<Timings>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+/// What the run depended on. Two reports with the same fingerprint come
+/// from the same inputs and settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Fingerprint {
+    pub memory: FileFingerprint,
+    pub suite: SuiteFingerprint,
+    /// The effective profile (after configuration overrides).
+    pub profile: ProfileFingerprint,
+    pub k: usize,
+    /// The version of the metric definitions (`mneme-gate.metrics/1`).
+    pub metrics_version: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FileFingerprint {
+    pub path: String,
+    /// Lower-case hex sha256 of the file's bytes.
+    pub sha256: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SuiteFingerprint {
+    /// The suite roots, as given.
+    pub roots: Vec<String>,
+    /// How many files the suite read (suite files, Mneme `scenario.json` and
+    /// `query.txt`, response files).
+    pub files: usize,
+    /// sha256 over the sorted lines `<path>\t<sha256 of the file>\n` (a
+    /// missing response file hashes as `missing`).
+    pub sha256: String,
+}
+
+/// Every setting that decides a ranking.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ProfileFingerprint {
+    pub name: String,
+    pub weights: WeightsFingerprint,
+    pub tag_boost: f64,
+    pub min_token_len: usize,
+    pub stem: bool,
+    pub k: usize,
+    pub min_score: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct WeightsFingerprint {
+    pub title: f64,
+    pub tags: f64,
+    pub constraint: f64,
+    pub anti_patterns: f64,
+    pub content: f64,
+}
+
+impl ProfileFingerprint {
+    pub fn of(profile: &Profile) -> ProfileFingerprint {
+        let w = &profile.weights;
+        ProfileFingerprint {
+            name: profile.name.to_string(),
+            weights: WeightsFingerprint {
+                title: w.title.as_f64(),
+                tags: w.tags.as_f64(),
+                constraint: w.constraint.as_f64(),
+                anti_patterns: w.anti_patterns.as_f64(),
+                content: w.content.as_f64(),
+            },
+            tag_boost: profile.tag_boost.as_f64(),
+            min_token_len: profile.min_token_len,
+            stem: profile.stem,
+            k: profile.k,
+            min_score: profile.min_score.as_f64(),
+        }
+    }
+}
+
+/// Where a scenario is written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Source {
+    pub path: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}", self.path, self.line, self.column)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RetrievedEntry {
+    pub id: String,
+    /// The exact score (a multiple of 0.001).
+    pub score: f64,
+    /// 1-based.
+    pub rank: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Triggers {
+    /// Triggers found in the control (ungoverned) answer.
+    pub control: Vec<String>,
+    /// Triggers found in the governed answer.
+    pub governed: Vec<String>,
+}
+
+/// One scenario's outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ScenarioReport {
+    pub id: String,
+    pub source: Source,
+    /// `native` (YAML) or `mneme` (benchmark folder).
+    pub format: String,
+    pub category: String,
+    pub description: String,
+    pub task: String,
+    pub file: Option<String>,
+    pub expected: Vec<String>,
+    pub acceptable: Vec<String>,
+    pub retrieved: Vec<RetrievedEntry>,
+    pub metrics: ScenarioMetrics,
+    pub verdict: Verdict,
+    pub explanation: String,
+    pub triggers: Triggers,
+    /// Violated assertions per side (Mneme's baseline / enhanced violation
+    /// counts).
+    pub violations: Violations,
+    /// Expected ids that were not retrieved.
+    pub missing: Vec<String>,
+    /// Whether the governed answer was checked.
+    pub layer2: bool,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Violations {
+    pub control: usize,
+    pub governed: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Timings {
+    pub load_ms: f64,
+    pub run_ms: f64,
+    pub total_ms: f64,
+}
+
+/// Inputs of [`Report::build`] that the run itself does not know.
+pub struct ReportInputs<'a> {
+    pub memory_path: &'a Path,
+    pub memory_bytes: &'a [u8],
+    pub suite_roots: &'a [PathBuf],
+    pub profile: &'a Profile,
+    pub warnings: Vec<String>,
+}
+
+impl Report {
+    /// Builds the report of a run. Reads the suite's files again to hash
+    /// them (a file that cannot be read hashes as `missing`).
+    pub fn build(run: &RunResult, gate: GateOutcome, inputs: ReportInputs<'_>) -> Report {
+        let mut scenarios: Vec<ScenarioReport> = run.scenarios.iter().map(scenario_report).collect();
+        scenarios.sort_by(|a, b| a.id.cmp(&b.id));
+        let mut warnings = inputs.warnings;
+        warnings.extend(run.scenarios.iter().flat_map(|s| s.warnings.iter().cloned()));
+        warnings.sort();
+        warnings.dedup();
+        Report {
+            schema: REPORT_SCHEMA.to_string(),
+            tool: Tool { name: "mneme-gate".into(), version: env!("CARGO_PKG_VERSION").into() },
+            fingerprint: Fingerprint {
+                memory: FileFingerprint {
+                    path: display_path(inputs.memory_path),
+                    sha256: hex_sha256(inputs.memory_bytes),
+                },
+                suite: suite_fingerprint(inputs.suite_roots, run.scenarios.iter().map(|s| &s.scenario)),
+                profile: ProfileFingerprint::of(inputs.profile),
+                k: run.k,
+                metrics_version: METRICS_VERSION.to_string(),
+            },
+            summary: run.summary.clone(),
+            gate,
+            warnings,
+            scenarios,
+            timings: None,
+        }
+    }
+
+    /// The scenarios that did not pass, worst verdict first, then by id.
+    pub fn failures_first(&self) -> Vec<&ScenarioReport> {
+        let mut all: Vec<&ScenarioReport> = self.scenarios.iter().collect();
+        all.sort_by(|a, b| a.verdict.severity_rank().cmp(&b.verdict.severity_rank()).then_with(|| a.id.cmp(&b.id)));
+        all
+    }
+}
+
+fn scenario_report(run: &ScenarioRun) -> ScenarioReport {
+    let s = &run.scenario;
+    ScenarioReport {
+        id: s.id.clone(),
+        source: Source { path: display_path(&s.source), line: s.line, column: s.column },
+        format: match s.format {
+            SuiteFormat::Native => "native".into(),
+            SuiteFormat::Mneme => "mneme".into(),
+        },
+        category: s.category.clone(),
+        description: s.description.clone(),
+        task: s.task.clone(),
+        file: s.file.clone(),
+        expected: s.expect.clone(),
+        acceptable: s.acceptable.clone(),
+        retrieved: run
+            .retrieved
+            .iter()
+            .map(|r| RetrievedEntry { id: r.id.clone(), score: r.score.as_f64(), rank: r.rank })
+            .collect(),
+        metrics: run.metrics.clone(),
+        verdict: run.verdict.verdict,
+        explanation: run.verdict.explanation.clone(),
+        triggers: Triggers {
+            control: run.verdict.control_triggers.clone(),
+            governed: run.verdict.governed_triggers.clone(),
+        },
+        violations: Violations { control: run.verdict.control_violations, governed: run.verdict.governed_violations },
+        missing: run.verdict.missing.clone(),
+        layer2: run.layer2,
+        warnings: run.warnings.clone(),
+    }
+}
+
+/// The files a suite read, hashed in sorted path order.
+fn suite_fingerprint<'a>(roots: &[PathBuf], scenarios: impl Iterator<Item = &'a Scenario>) -> SuiteFingerprint {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for s in scenarios {
+        files.push(s.source.clone());
+        if s.format == SuiteFormat::Mneme {
+            if let Some(dir) = s.source.parent() {
+                files.push(dir.join("query.txt"));
+            }
+        }
+        for r in [&s.control, &s.governed].into_iter().flatten() {
+            if let ResponseRef::Resolved { path, .. } = r {
+                files.push(path.clone());
+            }
+        }
+    }
+    let mut lines: Vec<String> = files
+        .iter()
+        .map(|p| {
+            let hash = std::fs::read(p).map(|b| hex_sha256(&b)).unwrap_or_else(|_| "missing".into());
+            format!("{}\t{hash}\n", display_path(p))
+        })
+        .collect();
+    lines.sort();
+    lines.dedup();
+    let mut hasher = Sha256::new();
+    for l in &lines {
+        hasher.update(l.as_bytes());
+    }
+    SuiteFingerprint {
+        roots: roots.iter().map(|r| display_path(r)).collect(),
+        files: lines.len(),
+        sha256: hex(&hasher.finalize()),
+    }
+}
+
+pub fn hex_sha256(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A path as reports show it: relative to the working directory when it is
+/// inside it, `.` components dropped, `/` separators.
+pub fn display_path(path: &Path) -> String {
+    let relative = match std::env::current_dir() {
+        Ok(cwd) if path.is_absolute() => path.strip_prefix(&cwd).map(Path::to_path_buf).unwrap_or(path.to_path_buf()),
+        _ => path.to_path_buf(),
+    };
+    let parts: Vec<String> = relative
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .map(|c| match c {
+            Component::RootDir => String::new(),
+            other => other.as_os_str().to_string_lossy().into_owned(),
+        })
+        .collect();
+    if parts.is_empty() {
+        ".".into()
+    } else if parts.len() == 1 && parts[0].is_empty() {
+        "/".into()
+    } else {
+        parts.join("/")
+    }
+}
+
+/// Rounds a figure for tables: three decimals, or `—` when absent.
+pub fn figure(value: Option<f64>) -> String {
+    match value {
+        Some(v) => format!("{v:.3}"),
+        None => "—".into(),
+    }
+}
+
+/// A score as written everywhere: the shortest exact decimal (`7.5`, `3.0`).
+pub fn score(value: f64) -> String {
+    crate::profile::Milli((value * 1000.0).round() as i64).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_path_is_relative_and_slashed() {
+        assert_eq!(display_path(Path::new("./scenarios/a.yaml")), "scenarios/a.yaml");
+        assert_eq!(display_path(Path::new("scenarios/./x/b.yaml")), "scenarios/x/b.yaml");
+        assert_eq!(display_path(Path::new(".")), ".");
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(display_path(&cwd.join("fixtures/m.json")), "fixtures/m.json");
+        assert_eq!(display_path(Path::new("/")), "/");
+    }
+
+    #[test]
+    fn scores_print_exactly() {
+        assert_eq!(score(7.5), "7.5");
+        assert_eq!(score(3.0), "3.0");
+        assert_eq!(score(0.1 + 0.2), "0.3");
+        assert_eq!(figure(None), "—");
+        assert_eq!(figure(Some(1.0 / 3.0)), "0.333");
+    }
+}

@@ -1,0 +1,175 @@
+/*!
+The run: every scenario of a suite through Layer 1 (retrieval) and Layer 2
+(verdict), in parallel, then the suite metrics.
+
+Scenarios are independent, so they are spread over a local rayon pool of
+`jobs` threads; results are collected in the suite's order (not completion
+order), so everything downstream is the same bytes whatever `jobs` is. Each
+worker thread keeps one retrieval [`Scratch`], so the per-scenario path only
+allocates what it returns.
+
+This stage knows nothing of reports or exit codes: it returns plain data.
+*/
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::memory::Decision;
+use crate::metrics::{Outcome, ScenarioMetrics, SuiteMetrics};
+use crate::profile::Milli;
+use crate::retrieval::{Index, Query, Scratch};
+use crate::scenarios::Scenario;
+use crate::verdict::{judge, VerdictResult};
+
+/// One retrieved decision of a scenario.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Retrieved {
+    pub id: String,
+    pub score: Milli,
+    /// 1-based.
+    pub rank: usize,
+}
+
+/// Everything the run found out about one scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioRun {
+    pub scenario: Scenario,
+    pub retrieved: Vec<Retrieved>,
+    pub metrics: ScenarioMetrics,
+    pub verdict: VerdictResult,
+    /// Whether the governed answer was checked (Layer 2 evaluated): the
+    /// scenario has a governed response and is not MALFORMED.
+    pub layer2: bool,
+    /// What the user should know about this scenario: expected ids that are
+    /// not in the retrieval pool, Mneme `.txt` sides, ...
+    pub warnings: Vec<String>,
+}
+
+impl Outcome for ScenarioRun {
+    fn category(&self) -> &str {
+        &self.scenario.category
+    }
+    fn metrics(&self) -> &ScenarioMetrics {
+        &self.metrics
+    }
+    fn verdict_name(&self) -> &str {
+        self.verdict.verdict.as_str()
+    }
+    fn layer2_evaluated(&self) -> bool {
+        self.layer2
+    }
+}
+
+/// The whole run, scenarios in suite order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunResult {
+    pub k: usize,
+    pub scenarios: Vec<ScenarioRun>,
+    pub summary: SuiteMetrics,
+}
+
+/// How to run.
+#[derive(Clone, Copy, Default)]
+pub struct RunOptions<'a> {
+    /// Worker threads; `None` means one per core.
+    pub jobs: Option<usize>,
+    /// Called once per finished scenario (from worker threads).
+    pub progress: Option<&'a (dyn Fn() + Sync)>,
+}
+
+/// Why a run could not start.
+#[derive(Debug)]
+pub struct PoolError(pub String);
+
+impl std::fmt::Display for PoolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot start the worker threads: {}", self.0)
+    }
+}
+
+impl std::error::Error for PoolError {}
+
+/// Runs every scenario against the index and aggregates the suite metrics.
+pub fn run(index: &Index, scenarios: Vec<Scenario>, options: RunOptions<'_>) -> Result<RunResult, PoolError> {
+    let k = index.profile().k;
+    let known = KnownIds::new(index);
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(jobs) = options.jobs {
+        builder = builder.num_threads(jobs.max(1));
+    }
+    let pool = builder.build().map_err(|e| PoolError(e.to_string()))?;
+    let results: Vec<ScenarioRun> = pool.install(|| {
+        scenarios
+            .into_par_iter()
+            .map_init(Scratch::default, |scratch, scenario| {
+                let run = run_one(index, &known, scenario, k, scratch);
+                if let Some(progress) = options.progress {
+                    progress();
+                }
+                run
+            })
+            .collect()
+    });
+    let summary = SuiteMetrics::aggregate(&results);
+    Ok(RunResult { k, scenarios: results, summary })
+}
+
+/// Layer 1 then Layer 2 for one scenario.
+pub fn run_one(
+    index: &Index,
+    known: &KnownIds<'_>,
+    scenario: Scenario,
+    k: usize,
+    scratch: &mut Scratch,
+) -> ScenarioRun {
+    let query = Query { task: &scenario.task, file: scenario.file.as_deref() };
+    let retrieval = index.retrieve_with(query, k, scratch);
+    let retrieved: Vec<Retrieved> = retrieval
+        .hits
+        .iter()
+        .enumerate()
+        .map(|(i, h)| Retrieved { id: index.decision(h.pool).id.clone(), score: h.score, rank: i + 1 })
+        .collect();
+    let ids: Vec<&str> = retrieved.iter().map(|r| r.id.as_str()).collect();
+    let metrics = ScenarioMetrics::compute(&ids, &scenario.expect, &scenario.acceptable, k);
+    let verdict = judge(&scenario, &metrics.missed);
+    let layer2 = scenario.governed.is_some() && verdict.verdict != crate::verdict::Verdict::Malformed;
+    let mut warnings = known.check(&scenario);
+    warnings.extend(verdict.warnings.iter().cloned());
+    ScenarioRun { scenario, retrieved, metrics, verdict, layer2, warnings }
+}
+
+/// The ids of the memory file, to tell a typo in `expect` from a decision
+/// that is merely not retrieved.
+pub struct KnownIds<'a> {
+    pool: HashMap<&'a str, ()>,
+    excluded: HashMap<&'a str, String>,
+}
+
+impl<'a> KnownIds<'a> {
+    pub fn new(index: &'a Index) -> KnownIds<'a> {
+        let pool = index.decisions().iter().map(|d: &Decision| (d.id.as_str(), ())).collect();
+        let excluded = index.excluded().iter().map(|e| (e.id.as_str(), e.reason.to_string())).collect();
+        KnownIds { pool, excluded }
+    }
+
+    /// Warnings for expected or acceptable ids that no query can retrieve.
+    pub fn check(&self, scenario: &Scenario) -> Vec<String> {
+        let mut out = Vec::new();
+        for (list, ids) in [("expects", &scenario.expect), ("accepts", &scenario.acceptable)] {
+            for id in ids {
+                if self.pool.contains_key(id.as_str()) {
+                    continue;
+                }
+                let why = match self.excluded.get(id.as_str()) {
+                    Some(reason) => format!("is kept out of the retrieval pool ({reason})"),
+                    None => "is not in the memory file (a typo, or a decision that was removed?)".to_string(),
+                };
+                out.push(format!("{} {list} `{id}`, which {why}", scenario.id));
+            }
+        }
+        out
+    }
+}
