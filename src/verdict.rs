@@ -163,7 +163,9 @@ pub fn parse_structured(src: &str) -> Result<StructuredResponse, String> {
     let value: serde_json::Value = serde_json::from_str(src).map_err(|e| {
         let msg = e.to_string();
         let msg = msg.rsplit_once(" at line ").map_or(msg.as_str(), |(m, _)| m);
-        format!("invalid JSON at line {}, column {}: {msg}", e.line(), e.column())
+        // serde_json says column 0 when the error is at the very start of a
+        // line (typically the end of the file); columns here are 1-based.
+        format!("invalid JSON at line {}, column {}: {msg}", e.line(), e.column().max(1))
     })?;
     let serde_json::Value::Object(map) = value else {
         return Err(format!(

@@ -218,3 +218,166 @@ fn output_is_byte_identical_across_runs() {
     let b = Run::new(with(&["explain", "--memory", SMALL, "--json"], &REFUND)).code(0);
     assert_eq!(a.stdout, b.stdout);
 }
+
+// ---------------------------------------------------------------------------
+// run
+// ---------------------------------------------------------------------------
+
+const BROKEN: [&str; 5] = [
+    "run",
+    "--memory",
+    "tests/fixtures/suites/broken/project_memory.json",
+    "--scenarios",
+    "tests/fixtures/suites/broken",
+];
+
+/// Copies the bundled example (configuration, memory, suite) into a
+/// temporary folder, so that a test can break it.
+fn bundled_example_copy() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    copy_tree(&root.join("scenarios"), &tmp.path().join("scenarios"));
+    std::fs::create_dir_all(tmp.path().join("fixtures")).unwrap();
+    std::fs::copy(root.join("fixtures/project_memory.json"), tmp.path().join("fixtures/project_memory.json")).unwrap();
+    std::fs::copy(root.join("mneme-gate.yaml"), tmp.path().join("mneme-gate.yaml")).unwrap();
+    tmp
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn run_with_no_arguments_runs_the_bundled_example_and_passes() {
+    let out = Run::new(["run"]).code(0);
+    assert!(out.stdout.contains("51 scenario(s): 43 governed, 8 ungoverned"), "{}", out.stdout);
+    assert!(out.stdout.ends_with("gate passed\n"), "{}", out.stdout);
+    let out = Run::new(["run", "--quiet"]).code(0);
+    assert!(!out.stdout.contains("| scenario "), "--quiet leaves out the scenario table:\n{}", out.stdout);
+}
+
+#[test]
+fn breaking_one_governed_scenario_fails_the_gate_and_names_it() {
+    let tmp = bundled_example_copy();
+    let suite = tmp.path().join("scenarios/payments.yaml");
+    let text = std::fs::read_to_string(&suite).unwrap();
+    // refund-posts-ledger-reversal expects PAY-005 and PAY-003; make it
+    // expect a mobile decision that a payments task never retrieves.
+    let anchor = "id: refund-posts-ledger-reversal";
+    let start = text.find(anchor).expect("the scenario is in payments.yaml");
+    let old = "expect: [PAY-005, PAY-003]";
+    let expect_at = start + text[start..].find(old).expect("it expects PAY-005 and PAY-003");
+    let broken = format!("{}expect: [PAY-005, MOB-005]{}", &text[..expect_at], &text[expect_at + old.len()..]);
+    std::fs::write(&suite, broken).unwrap();
+
+    let out = Run::new(["run"]).dir(tmp.path()).code(1);
+    assert!(out.stdout.contains("FAIL recall:"), "{}", out.stdout);
+    assert!(out.stdout.contains("refund-posts-ledger-reversal: recall@3 1/2 (missing MOB-005)"), "{}", out.stdout);
+    assert!(out.stdout.contains("gate FAILED"), "{}", out.stdout);
+}
+
+#[test]
+fn run_gives_every_verdict_its_expected_value_on_the_broken_suite() {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("report.json");
+    let out = Run::new(with(&BROKEN, &["--json", json.to_str().unwrap()])).code(1);
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("tests/fixtures/suites/broken/expected-verdicts.json").unwrap())
+            .unwrap();
+    let expected = expected.as_object().unwrap();
+    let scenarios = report["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), expected.len(), "every scenario of the suite is in expected-verdicts.json");
+    for s in scenarios {
+        let id = s["id"].as_str().unwrap();
+        let want = &expected[id];
+        assert_eq!(s["verdict"], want["verdict"], "{id}");
+        assert_eq!(s["missing"], want["missed"], "{id}");
+        if let Some(part) = want.get("explanation_contains") {
+            let explanation = s["explanation"].as_str().unwrap();
+            assert!(explanation.contains(part.as_str().unwrap()), "{id}: {explanation}");
+        }
+    }
+    // Every non-passing scenario is listed with its place and explanation.
+    assert!(out.stdout.contains("MALFORMED malformed-missing-file (tests/fixtures/suites/broken/"), "{}", out.stdout);
+}
+
+#[test]
+fn run_reports_on_the_broken_suite() {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("report.json");
+    let out = Run::new(with(&BROKEN, &["--json", json.to_str().unwrap()])).code(1);
+    insta::assert_snapshot!("run_broken_terminal", out.stdout);
+    insta::assert_snapshot!("run_broken_json", std::fs::read_to_string(&json).unwrap());
+}
+
+#[test]
+fn run_json_to_standard_output_moves_the_table_to_standard_error() {
+    let out = Run::new(["run", "--json", "-", "--filter", "refund-*"]).code(0);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).expect("stdout is the JSON report");
+    let ids: Vec<&str> = report["scenarios"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["refund-handler-structured-logs", "refund-posts-ledger-reversal"]);
+    assert!(out.stderr.contains("gate passed"), "{}", out.stderr);
+}
+
+#[test]
+fn run_filter_that_matches_nothing_is_an_input_error() {
+    let out = Run::new(["run", "--filter", "no-such-*"]).code(2);
+    assert!(out.stderr.contains("no scenario id matches --filter no-such-*"), "{}", out.stderr);
+    let out = Run::new(["run", "--filter", "a[b"]).code(2);
+    assert!(out.stderr.contains("--filter `a[b` is not a valid glob"), "{}", out.stderr);
+}
+
+#[test]
+fn run_refuses_a_suite_that_does_not_load_and_says_where() {
+    for (suite, needle) in [
+        ("duplicate-id", "duplicate-id/b.yaml:5:5: duplicate scenario id `refund-ledger`"),
+        ("escape-root", "escape-root/suite.yaml:"),
+        ("syntax-error", "syntax-error/suite.yaml:"),
+        ("unknown-key", "unknown-key/suite.yaml:"),
+        ("missing-task", "missing-task/suite.yaml:"),
+        ("wrong-type", "wrong-type/suite.yaml:"),
+    ] {
+        let dir = format!("tests/fixtures/suites/{suite}");
+        let out = Run::new(["run", "--memory", SMALL, "--scenarios", &dir]).code(2);
+        assert!(out.stderr.contains("the suite has"), "{suite}: {}", out.stderr);
+        assert!(out.stderr.contains(needle), "{suite}: {}", out.stderr);
+        assert!(out.stdout.is_empty(), "{suite}: nothing is reported when the suite does not load");
+    }
+}
+
+#[test]
+fn run_without_a_suite_or_memory_is_a_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Run::new(["run", "--memory", &format!("{}/{SMALL}", env!("CARGO_MANIFEST_DIR"))]).dir(tmp.path()).code(2);
+    assert!(out.stderr.contains("no suite: pass --scenarios PATH"), "{}", out.stderr);
+    let out = Run::new(["run", "--scenarios", "."]).dir(tmp.path()).code(2);
+    assert!(out.stderr.contains("no memory file"), "{}", out.stderr);
+    let out = Run::new(["run", "--memory", &format!("{}/{SMALL}", env!("CARGO_MANIFEST_DIR")), "--scenarios", "."])
+        .dir(tmp.path())
+        .code(2);
+    assert!(out.stderr.contains(".: no scenarios found"), "{}", out.stderr);
+}
+
+#[test]
+fn the_published_report_schema_is_up_to_date() {
+    let out = Run::new(["schema"]).code(0);
+    let committed = std::fs::read_to_string("schema/report.schema.json").unwrap_or_default();
+    if std::env::var_os("MNEME_GATE_UPDATE_SCHEMA").is_some() {
+        std::fs::write("schema/report.schema.json", &out.stdout).unwrap();
+        return;
+    }
+    assert!(
+        committed == out.stdout,
+        "schema/report.schema.json is stale: run `MNEME_GATE_UPDATE_SCHEMA=1 cargo test --test cli the_published_report_schema`"
+    );
+}

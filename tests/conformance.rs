@@ -57,3 +57,74 @@ fn retrieve_reproduces_mneme_0_10_0() {
         .collect();
     assert_eq!(got, want);
 }
+
+/// `mneme-gate run` on Mneme's own benchmark folders reproduces, scenario by
+/// scenario, Mneme 0.10.0's verdict, retrieved ids, violation counts and
+/// triggers per side, and the summary figures it printed.
+#[test]
+fn run_reproduces_mneme_0_10_0_benchmark() {
+    let Some(dir) = conformance_dir() else {
+        eprintln!("conformance: skipped (no ../shared/conformance/mneme)");
+        return;
+    };
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected-mneme-0.10.0-benchmark.json")).unwrap())
+            .unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let json = out_dir.path().join("report.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+        .args(["run", "--quiet", "--profile", "mneme", "--memory"])
+        .arg(dir.join("project_memory.json"))
+        .arg("--scenarios")
+        .arg(dir.join("benchmarks"))
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let scenarios = report["scenarios"].as_array().unwrap();
+    let results = expected["results"].as_array().unwrap();
+    assert_eq!(scenarios.len(), results.len());
+    for want in results {
+        let name = want["name"].as_str().unwrap();
+        let got = scenarios.iter().find(|s| s["id"] == name).unwrap_or_else(|| panic!("{name} missing"));
+        assert_eq!(got["verdict"], want["verdict"], "{name}: verdict");
+        let ids: Vec<&serde_json::Value> = got["retrieved"].as_array().unwrap().iter().map(|r| &r["id"]).collect();
+        let want_ids: Vec<&serde_json::Value> = want["layer1"]["retrieved_ids"].as_array().unwrap().iter().collect();
+        assert_eq!(ids, want_ids, "{name}: retrieved ids");
+        assert_eq!(got["violations"]["control"], want["baseline_violation_count"], "{name}: control violations");
+        assert_eq!(got["violations"]["governed"], want["enhanced_violation_count"], "{name}: governed violations");
+        assert_eq!(got["triggers"]["control"], want["baseline_triggers"], "{name}: control triggers");
+        assert_eq!(got["triggers"]["governed"], want["enhanced_triggers"], "{name}: governed triggers");
+        // Mneme prints figures for ungoverned scenarios too; metrics.md says
+        // they are not defined there (null), so only governed ones compare.
+        if !want["layer1"]["expected_ids"].as_array().unwrap().is_empty() {
+            let (m, w) = (&got["metrics"], &want["layer1"]);
+            assert_eq!(m["recall_at_k"], w["recall_at_k"], "{name}: recall");
+            assert_eq!(m["precision_at_k"], w["precision_at_k"], "{name}: precision");
+            assert_eq!(m["irrelevant_injection"], w["irrelevant_injection"], "{name}: irrelevant");
+        } else {
+            assert!(got["metrics"]["recall_at_k"].is_null(), "{name}: ungoverned recall is not defined");
+        }
+    }
+    let (summary, want) = (&report["summary"], &expected["summary"]);
+    assert_eq!(summary["total"], want["total"]);
+    assert_eq!(summary["pass"], want["passed"]);
+    assert_eq!(summary["fail"], want["failed"]);
+    assert_eq!(summary["weak"], want["weak"]);
+    assert_eq!(summary["weak_retrieval"], want["weak_retrieval"]);
+    assert_eq!(summary["pass_rate"], want["pass_rate"]);
+    assert_eq!(summary["governed"], want["layer1"]["scored_count"]);
+    assert_eq!(summary["mean_recall_at_k"], want["layer1"]["mean_recall_at_k"]);
+    assert_eq!(summary["irrelevant_injection_rate"], want["layer1"]["irrelevant_injection_rate"]);
+    // Mneme prints the mean precision rounded to three decimals; we keep full precision.
+    let precision = summary["mean_precision_at_k"].as_f64().unwrap();
+    assert_eq!((precision * 1000.0).round() / 1000.0, want["layer1"]["mean_precision_at_k"].as_f64().unwrap());
+    for (category, counts) in want["by_category"].as_object().unwrap() {
+        let got = &summary["by_category"][category];
+        assert_eq!(got["pass"], counts["pass"], "{category}");
+        assert_eq!(got["fail"], counts["fail"], "{category}");
+        assert_eq!(got["total"], counts["total"], "{category}");
+    }
+}

@@ -164,8 +164,11 @@ fn summary(report: &Report, style: Style) -> String {
         let line = format!("{mark} {}: {}", rule.rule, rule.description);
         out.push_str(&paint(&line, if rule.fails() { RED } else { "" }, style.colour));
         out.push('\n');
-        for d in &rule.details {
+        for d in rule.details.iter().take(RULE_DETAILS) {
             out.push_str(&format!("       {d}\n"));
+        }
+        if rule.details.len() > RULE_DETAILS {
+            out.push_str(&format!("       ... and {} more\n", rule.details.len() - RULE_DETAILS));
         }
     }
     let headline = if report.gate.passed {
@@ -178,6 +181,9 @@ fn summary(report: &Report, style: Style) -> String {
     out.push('\n');
     out
 }
+
+/// Details shown per rule (the scenario list above has them all).
+const RULE_DETAILS: usize = 5;
 
 const RED: &str = "\x1b[1;31m";
 const GREEN: &str = "\x1b[1;32m";
