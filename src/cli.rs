@@ -49,6 +49,10 @@ enum Command {
     Validate(ValidateArgs),
     /// Run the suite: retrieval and verdicts for every scenario, metrics, reports, and the gate.
     Run(RunArgs),
+    /// Run the suite and pin the result as the baseline (atomically).
+    Baseline(PinArgs),
+    /// Compare two saved JSON reports the way `run` compares with its baseline.
+    Diff(DiffArgs),
     /// Print the JSON Schema of the JSON report (`mneme-gate.report/v1`).
     #[command(hide = true)]
     Schema,
@@ -112,8 +116,9 @@ struct RetrieveArgs {
     queries: PathBuf,
 }
 
+/// What a suite run needs: the memory, the suite and the settings.
 #[derive(Debug, Args)]
-struct RunArgs {
+struct SuiteArgs {
     #[command(flatten)]
     memory: MemoryArgs,
     /// A suite root: a folder of YAML suite files and/or Mneme benchmark folders, or one file (repeatable;
@@ -123,10 +128,16 @@ struct RunArgs {
     /// Worker threads (default: one per core). Reports are identical for every value.
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    #[command(flatten)]
+    suite: SuiteArgs,
     /// Only scenarios whose id matches this glob (`*` matches anything; repeatable: any match).
     #[arg(long, value_name = "GLOB")]
     filter: Vec<String>,
-    /// Write the JSON report (schema mneme-gate.report/v1).
+    /// Write the JSON report (schema mneme-gate.report/v1); `-` for standard output.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
     /// Write JUnit XML.
@@ -147,6 +158,58 @@ struct RunArgs {
     /// Put wall-clock timings in the JSON report (which then differs from run to run).
     #[arg(long)]
     timings: bool,
+    #[command(flatten)]
+    baseline: BaselineArgs,
+}
+
+/// How `run` finds and treats the baseline.
+#[derive(Debug, Args)]
+struct BaselineArgs {
+    /// The pinned baseline (default: `baseline` from the configuration).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_baseline")]
+    baseline: Option<PathBuf>,
+    /// Do not compare with a baseline: only the absolute rules apply.
+    #[arg(long)]
+    no_baseline: bool,
+    /// Read the baseline as it is at this git revision (for example the pull request's base) instead of the
+    /// working tree; a working-tree baseline that differs fails the gate unless --accept-baseline-change.
+    #[arg(long, value_name = "REV", conflicts_with = "no_baseline")]
+    baseline_ref: Option<String>,
+    /// Accept that this change re-pins the baseline: compare with the working tree's baseline.
+    #[arg(long, requires = "baseline_ref")]
+    accept_baseline_change: bool,
+    /// Compare with a baseline made with another k, profile or metric definitions anyway.
+    #[arg(long)]
+    allow_incompatible_baseline: bool,
+    /// Add a field-by-field diff of the decision corpus between this git revision and the working tree.
+    #[arg(long, value_name = "REV")]
+    memory_ref: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct PinArgs {
+    #[command(flatten)]
+    suite: SuiteArgs,
+    /// Where to write the baseline (default: `baseline` from the configuration, else reports/baseline.json).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Pin even when the run fails the absolute rules.
+    #[arg(long)]
+    allow_failing: bool,
+}
+
+#[derive(Debug, Args)]
+struct DiffArgs {
+    /// The older report (for example the baseline).
+    old: PathBuf,
+    /// The newer report.
+    new: PathBuf,
+    /// Compare reports made with another k, profile or metric definitions anyway.
+    #[arg(long)]
+    allow_incompatible: bool,
+    /// Write the comparison as JSON to this file (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -194,6 +257,8 @@ fn execute(cli: Cli) -> Result<i32, Error> {
         Command::Validate(args) => validate_cmd(&config, args),
         Command::Synth(args) => synth_cmd(args),
         Command::Run(args) => run_cmd(&config, args),
+        Command::Baseline(args) => baseline_cmd(&config, args),
+        Command::Diff(args) => diff_cmd(&config, args),
         Command::Schema => {
             stdout_write(crate::report::json::schema().as_bytes())?;
             Ok(exit::OK)
@@ -639,9 +704,28 @@ fn synth_cmd(args: SynthArgs) -> Result<i32, Error> {
     Ok(exit::OK)
 }
 
-fn run_cmd(config: &Config, args: RunArgs) -> Result<i32, Error> {
-    use crate::gate::{absolute_rules, GateOutcome, RuleMode};
-    use crate::report::{self, Report, ReportInputs};
+/// A suite, run and reported (the gate holds only the absolute rules yet).
+struct SuiteRun {
+    report: crate::report::Report,
+    index: Index,
+    memory_path: PathBuf,
+    profile: Profile,
+    filtered: bool,
+    loaded: std::time::Duration,
+    ran: std::time::Duration,
+}
+
+/// Loads the memory and the suite, runs every scenario (those matching
+/// `filter`, when given), and builds the report with the absolute rules.
+fn run_suite(
+    config: &Config,
+    args: &SuiteArgs,
+    filter: &[String],
+    quiet: bool,
+    settings: &crate::gate::GateSettings,
+) -> Result<SuiteRun, Error> {
+    use crate::gate::{absolute_rules, GateOutcome};
+    use crate::report::{Report, ReportInputs};
     use crate::scenarios::Suite;
 
     let started = std::time::Instant::now();
@@ -663,9 +747,9 @@ fn run_cmd(config: &Config, args: RunArgs) -> Result<i32, Error> {
         eprintln!("mneme-gate: warning: {w}");
     }
     let mut scenarios = suite.scenarios;
-    if !args.filter.is_empty() {
+    if !filter.is_empty() {
         let mut matchers = Vec::new();
-        for pattern in &args.filter {
+        for pattern in filter {
             let glob = globset::Glob::new(pattern)
                 .map_err(|e| Error::Usage(format!("--filter `{pattern}` is not a valid glob: {}", e.kind())))?;
             matchers.push(glob.compile_matcher());
@@ -674,20 +758,14 @@ fn run_cmd(config: &Config, args: RunArgs) -> Result<i32, Error> {
         if scenarios.is_empty() {
             return Err(Error::Usage(format!(
                 "no scenario id matches --filter {}; `mneme-gate run --json -` lists the ids",
-                args.filter.join(" --filter ")
+                filter.join(" --filter ")
             )));
         }
-    }
-    if scenarios.is_empty() {
-        return Err(Error::Usage(format!(
-            "the suite ({}) has no scenarios: add a `scenarios:` list to a YAML file or a Mneme benchmark folder",
-            roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
-        )));
     }
 
     let index = Index::build(memory, profile.clone());
     let loaded = started.elapsed();
-    let bar = progress_bar(scenarios.len(), args.quiet);
+    let bar = progress_bar(scenarios.len(), quiet);
     let tick = || {
         if let Some(b) = &bar {
             b.inc(1);
@@ -702,13 +780,14 @@ fn run_cmd(config: &Config, args: RunArgs) -> Result<i32, Error> {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let ran = started.elapsed();
+    let ran = started.elapsed() - loaded;
 
-    let gate = GateOutcome::new(absolute_rules(&run, |_| RuleMode::Fail));
-    let mut report = Report::build(
+    let gate = GateOutcome::new(absolute_rules(&run, settings));
+    let report = Report::build(
         &run,
         gate,
         ReportInputs {
+            index: &index,
             memory_path: &memory_path,
             memory_bytes: &memory_bytes,
             suite_roots: &roots,
@@ -716,24 +795,193 @@ fn run_cmd(config: &Config, args: RunArgs) -> Result<i32, Error> {
             warnings: suite.warnings,
         },
     );
+    Ok(SuiteRun { report, index, memory_path, profile, filtered: !filter.is_empty(), loaded, ran })
+}
+
+/// The repository the run is in, unless `MNEME_GATE_GIT=off`.
+fn git_repo() -> Option<crate::git::Repo> {
+    if std::env::var("MNEME_GATE_GIT").is_ok_and(|v| v == "off") {
+        return None;
+    }
+    std::env::current_dir().ok().and_then(|d| crate::git::Repo::discover(&d))
+}
+
+fn require_repo(repo: Option<&crate::git::Repo>) -> Result<&crate::git::Repo, Error> {
+    match repo {
+        Some(r) => Ok(r),
+        None => Err(Error::Git(crate::git::GitError::NotARepository {
+            dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+        })),
+    }
+}
+
+/// The configured baseline path, if any.
+fn baseline_path(config: &Config, flag: Option<&Path>) -> Option<PathBuf> {
+    match (flag, &config.file.baseline) {
+        (Some(p), _) => Some(p.to_path_buf()),
+        (None, Some(p)) => Some(config.resolve_path(p)),
+        (None, None) => None,
+    }
+}
+
+/// The baseline to compare with and the comparison, per the flags; `None`
+/// when the run has no baseline.
+fn compare_with_baseline(
+    config: &Config,
+    args: &BaselineArgs,
+    current: &crate::report::Report,
+    settings: &crate::gate::GateSettings,
+    repo: Option<&crate::git::Repo>,
+    filtered: bool,
+) -> Result<Option<(crate::baseline::Comparison, crate::report::Report)>, Error> {
+    use crate::baseline::{self, BaselineChange, BaselineError, BaselineSource};
+    use crate::report::display_path;
+
+    if args.no_baseline {
+        return Ok(None);
+    }
+    let path = match baseline_path(config, args.baseline.as_deref()) {
+        Some(p) => p,
+        None if args.baseline_ref.is_some() => PathBuf::from("reports/baseline.json"),
+        None => return Ok(None),
+    };
+    let working = match baseline::load(&path) {
+        Ok(r) => Some(r),
+        Err(BaselineError::Missing { .. }) if args.baseline_ref.is_some() => None,
+        Err(e) => return Err(Error::Baseline(e)),
+    };
+    let (baseline, source, change) = match &args.baseline_ref {
+        None => {
+            let source = BaselineSource { path: display_path(&path), revision: None, commit: None };
+            (working.expect("loaded or returned"), source, None)
+        }
+        Some(rev) => {
+            let repo = require_repo(repo)?;
+            let commit = repo.resolve(rev).map_err(Error::Git)?;
+            let label = format!("{rev}:{}", display_path(&path));
+            let at_rev = match repo.read_at(rev, &path).map_err(Error::Git)? {
+                Some(bytes) => {
+                    Some(baseline::parse(&label, &String::from_utf8_lossy(&bytes)).map_err(Error::Baseline)?)
+                }
+                None => None,
+            };
+            let differs = match (&at_rev, &working) {
+                (Some(a), Some(w)) => baseline::pinned(a) != baseline::pinned(w),
+                (None, None) => return Err(Error::Baseline(BaselineError::Missing { path })),
+                _ => true,
+            };
+            let change = differs.then(|| {
+                let (scenarios, added, removed) = match (&at_rev, &working) {
+                    (Some(a), Some(w)) => {
+                        let c = baseline::compare(
+                            a,
+                            w,
+                            settings,
+                            BaselineSource { path: label.clone(), revision: None, commit: None },
+                        );
+                        (c.scenarios.into_iter().map(|s| s.id).collect(), c.added, c.removed)
+                    }
+                    (None, Some(w)) => (Vec::new(), w.scenarios.iter().map(|s| s.id.clone()).collect(), Vec::new()),
+                    (Some(a), None) => (Vec::new(), Vec::new(), a.scenarios.iter().map(|s| s.id.clone()).collect()),
+                    (None, None) => unreachable!("handled above"),
+                };
+                BaselineChange {
+                    revision: rev.clone(),
+                    first_pin: at_rev.is_none(),
+                    scenarios,
+                    added,
+                    removed,
+                    accepted: args.accept_baseline_change,
+                }
+            });
+            let use_working = working.is_some() && (at_rev.is_none() || (differs && args.accept_baseline_change));
+            let (baseline, source) = if use_working {
+                (working.expect("checked"), BaselineSource { path: display_path(&path), revision: None, commit: None })
+            } else {
+                (
+                    at_rev.expect("present when the working tree's is not used"),
+                    BaselineSource { path: display_path(&path), revision: Some(rev.clone()), commit: Some(commit) },
+                )
+            };
+            (baseline, source, change)
+        }
+    };
+    let differences = baseline::incompatibilities(&baseline, current);
+    if !differences.is_empty() && !args.allow_incompatible_baseline {
+        return Err(Error::IncompatibleBaseline { path: source.path.clone(), differences });
+    }
+    let mut comparison = baseline::compare(&baseline, current, settings, source);
+    comparison.filtered = filtered;
+    comparison.baseline_change = change;
+    Ok(Some((comparison, baseline)))
+}
+
+fn run_cmd(config: &Config, args: RunArgs) -> Result<i32, Error> {
+    use crate::gate::GateOutcome;
+    use crate::report::{self, Report};
+
+    let settings = config.gate_settings()?;
+    let started = std::time::Instant::now();
+    let SuiteRun { mut report, index, memory_path, profile, filtered, loaded, ran } =
+        run_suite(config, &args.suite, &args.filter, args.quiet, &settings)?;
+    let repo = git_repo();
+    report.git = repo.as_ref().and_then(|r| r.info());
+
+    let mut rules = report.gate.rules.clone();
+    let compared = compare_with_baseline(config, &args.baseline, &report, &settings, repo.as_ref(), filtered)?;
+    if let Some(rev) = &args.baseline.memory_ref {
+        let repo = require_repo(repo.as_ref())?;
+        let diff = match repo.read_at(rev, &memory_path).map_err(Error::Git)? {
+            Some(bytes) => {
+                let old = Memory::parse(&memory_path, String::from_utf8_lossy(&bytes).into_owned(), profile.family);
+                crate::baseline::memory_diff(rev, &old.pool, index.decisions(), index.excluded())
+            }
+            None => crate::baseline::memory_diff(rev, &[], index.decisions(), index.excluded()),
+        };
+        report.memory_diff = Some(diff);
+    }
+    if let Some((mut comparison, baseline)) = compared {
+        if let Some(diff) = &report.memory_diff {
+            crate::baseline::attribute(&mut comparison, diff, &baseline, &report);
+        }
+        rules.extend(crate::baseline::rules(&comparison, &settings));
+        report.comparison = Some(comparison);
+    }
+    report.gate = GateOutcome::new(rules);
+
     if args.timings {
         let ms = |d: std::time::Duration| (d.as_secs_f64() * 1e6).round() / 1e3;
         report.timings =
-            Some(report::Timings { load_ms: ms(loaded), run_ms: ms(ran - loaded), total_ms: ms(started.elapsed()) });
+            Some(report::Timings { load_ms: ms(loaded), run_ms: ms(ran), total_ms: ms(started.elapsed()) });
     }
 
-    type Writer = fn(&Report) -> Result<String, String>;
-    let outputs: [(&Option<PathBuf>, Writer); 5] = [
+    let outputs: [(&Option<PathBuf>, Writer<Report>); 5] = [
         (&args.json, |r| Ok(report::json::render(r))),
         (&args.junit, |r| Ok(report::junit::render(r))),
         (&args.markdown, |r| Ok(report::markdown::render(r))),
         (&args.trec_run, report::trec::run),
         (&args.trec_qrels, report::trec::qrels),
     ];
+    let to_stdout = write_outputs(&report, &outputs)?;
+    let style = report::terminal::Style { colour: !to_stdout && colour_stdout(), quiet: args.quiet };
+    let table = report::terminal::render(&report, style);
+    if to_stdout {
+        eprint!("{table}");
+    } else {
+        stdout_write(table.as_bytes())?;
+    }
+    Ok(if report.gate.passed { exit::OK } else { exit::GATE_FAILED })
+}
+
+/// Renders one report format.
+type Writer<T> = fn(&T) -> Result<String, String>;
+
+/// Writes each report asked for; true when one went to standard output.
+fn write_outputs<T>(report: &T, outputs: &[(&Option<PathBuf>, Writer<T>)]) -> Result<bool, Error> {
     let mut to_stdout = false;
     for (path, render) in outputs {
         let Some(path) = path else { continue };
-        let text = render(&report).map_err(|m| Error::Usage(format!("cannot write {}: {m}", path.display())))?;
+        let text = render(report).map_err(|m| Error::Usage(format!("cannot write {}: {m}", path.display())))?;
         if path.as_os_str() == "-" {
             if to_stdout {
                 return Err(Error::Usage("only one report can go to standard output (`-`)".into()));
@@ -744,14 +992,100 @@ fn run_cmd(config: &Config, args: RunArgs) -> Result<i32, Error> {
             write_output(path, &text)?;
         }
     }
-    let style = report::terminal::Style { colour: !to_stdout && colour_stdout(), quiet: args.quiet };
-    let table = report::terminal::render(&report, style);
-    if to_stdout {
-        eprint!("{table}");
-    } else {
-        stdout_write(table.as_bytes())?;
+    Ok(to_stdout)
+}
+
+fn baseline_cmd(config: &Config, args: PinArgs) -> Result<i32, Error> {
+    use crate::baseline::{self, BaselineError, BaselineSource};
+    use crate::report::{self, display_path};
+
+    let settings = config.gate_settings()?;
+    let run = run_suite(config, &args.suite, &[], false, &settings)?;
+    let out = args
+        .out
+        .clone()
+        .or_else(|| baseline_path(config, None))
+        .unwrap_or_else(|| PathBuf::from("reports/baseline.json"));
+    let mut text = String::new();
+    if !run.report.gate.passed && !args.allow_failing {
+        let style = report::terminal::Style { colour: colour_stdout(), quiet: true };
+        text.push_str(&report::terminal::render(&run.report, style));
+        text.push_str(&format!(
+            "not pinned: the run fails the gate's absolute rules, and a failing baseline would let failures through; \
+             fix the suite or pin anyway with --allow-failing ({} is unchanged)\n",
+            display_path(&out)
+        ));
+        stdout_write(text.as_bytes())?;
+        return Ok(exit::GATE_FAILED);
     }
-    Ok(if report.gate.passed { exit::OK } else { exit::GATE_FAILED })
+    let new = baseline::pinned(&run.report);
+    match baseline::load(&out) {
+        Ok(old) => {
+            let differences = baseline::incompatibilities(&old, &new);
+            if differences.is_empty() {
+                let source = BaselineSource { path: display_path(&out), revision: None, commit: None };
+                let comparison = baseline::compare(&old, &new, &settings, source);
+                text.push_str(&format!("changes against the baseline it replaces ({}):\n", display_path(&out)));
+                text.push_str(&report::terminal::comparison(&comparison, None, false));
+            } else {
+                text.push_str(&format!(
+                    "replaces a baseline made with other settings ({}): {}\n",
+                    display_path(&out),
+                    differences.join("; ")
+                ));
+            }
+        }
+        Err(BaselineError::Missing { .. }) => {
+            text.push_str(&format!("no baseline at {} yet: this is the first pin\n", display_path(&out)));
+        }
+        Err(e) => text.push_str(&format!("replaces an unreadable baseline: {e}\n")),
+    }
+    baseline::write_atomically(&out, &report::json::render(&new))
+        .map_err(|source| Error::Write { path: Some(out.clone()), source })?;
+    let m = &new.summary;
+    text.push_str(&format!(
+        "pinned {} scenario(s) to {} ({} PASS, {} FAIL, {} WEAK, {} WEAK_RETRIEVAL, {} MALFORMED; profile {}, k {})\n",
+        m.total,
+        display_path(&out),
+        m.pass,
+        m.fail,
+        m.weak,
+        m.weak_retrieval,
+        m.malformed,
+        new.fingerprint.profile.name,
+        new.fingerprint.k
+    ));
+    stdout_write(text.as_bytes())?;
+    Ok(exit::OK)
+}
+
+fn diff_cmd(config: &Config, args: DiffArgs) -> Result<i32, Error> {
+    use crate::baseline::{self, BaselineSource};
+    use crate::report::{self, display_path};
+
+    let settings = config.gate_settings()?;
+    let old = baseline::load(&args.old).map_err(Error::Baseline)?;
+    let new = baseline::load(&args.new).map_err(Error::Baseline)?;
+    let differences = baseline::incompatibilities(&old, &new);
+    if !differences.is_empty() && !args.allow_incompatible {
+        return Err(Error::IncompatibleBaseline { path: display_path(&args.old), differences });
+    }
+    let source = BaselineSource { path: display_path(&args.old), revision: None, commit: None };
+    let comparison = baseline::compare(&old, &new, &settings, source);
+    let rules = baseline::rules(&comparison, &settings);
+    let gate = crate::gate::GateOutcome::new(rules);
+    let outputs: [(&Option<PathBuf>, Writer<crate::baseline::Comparison>); 1] =
+        [(&args.json, |c| Ok(format!("{}\n", serde_json::to_string_pretty(c).expect("serialisable"))))];
+    let to_stdout = write_outputs(&comparison, &outputs)?;
+    let mut text = report::terminal::comparison(&comparison, None, colour_stdout() && !to_stdout);
+    text.push('\n');
+    text.push_str(&report::terminal::rules(&gate, colour_stdout() && !to_stdout));
+    if to_stdout {
+        eprint!("{text}");
+    } else {
+        stdout_write(text.as_bytes())?;
+    }
+    Ok(if gate.passed { exit::OK } else { exit::GATE_FAILED })
 }
 
 /// Writes a report file, creating its folder.

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
+use crate::gate::{GateSettings, RuleMode, SUITE_MEANS};
 use crate::profile::{Family, Milli, Profile};
 
 /// The default configuration file name, looked up in the working folder.
@@ -58,11 +59,36 @@ pub struct WeightsConfig {
     pub content: Option<Spanned<f64>>,
 }
 
-/// The gate's rules; filled by the gate stage. Empty for now, and strict:
-/// an unknown rule is an error, not a no-op.
+/// The gate's rules (`fail`, `advisory` or `off` each) and the tolerances of
+/// the suite means. Strict: an unknown rule is an error, not a no-op.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct GateConfig {}
+pub struct GateConfig {
+    pub recall: Option<Spanned<String>>,
+    pub weak_retrieval: Option<Spanned<String>>,
+    pub malformed: Option<Spanned<String>>,
+    pub pass_rate: Option<Spanned<String>>,
+    pub verdict_regression: Option<Spanned<String>>,
+    pub missing_scenarios: Option<Spanned<String>>,
+    pub suite_means: Option<Spanned<String>>,
+    pub baseline_change: Option<Spanned<String>>,
+    /// How far every suite mean may drop (or rate rise) before
+    /// `suite_means` counts it.
+    pub tolerance: Option<Spanned<f64>>,
+    /// Per-figure tolerances, overriding `tolerance`.
+    pub tolerances: Option<TolerancesConfig>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TolerancesConfig {
+    pub mean_recall_at_1: Option<Spanned<f64>>,
+    pub mean_precision_at_k: Option<Spanned<f64>>,
+    pub mrr: Option<Spanned<f64>>,
+    pub mean_ndcg_at_k: Option<Spanned<f64>>,
+    pub irrelevant_injection_rate: Option<Spanned<f64>>,
+    pub ungoverned_injection_rate: Option<Spanned<f64>>,
+}
 
 /// A problem with the configuration or the flags, with a place if known.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -198,6 +224,71 @@ impl Config {
     }
 }
 
+impl Config {
+    /// The gate as configured: the defaults of metrics.md with the file's
+    /// modes and tolerances.
+    pub fn gate_settings(&self) -> Result<GateSettings, ConfigError> {
+        let mut settings = GateSettings::default();
+        let Some(g) = &self.file.gate else { return Ok(settings) };
+        let path = self.where_();
+        let modes = [
+            ("recall", &g.recall),
+            ("weak_retrieval", &g.weak_retrieval),
+            ("malformed", &g.malformed),
+            ("pass_rate", &g.pass_rate),
+            ("verdict_regression", &g.verdict_regression),
+            ("missing_scenarios", &g.missing_scenarios),
+            ("suite_means", &g.suite_means),
+            ("baseline_change", &g.baseline_change),
+        ];
+        for (rule, value) in modes {
+            let Some(v) = value else { continue };
+            let mode = match v.value.as_str() {
+                "fail" => RuleMode::Fail,
+                "advisory" => RuleMode::Advisory,
+                "off" => RuleMode::Off,
+                other => {
+                    return Err(ConfigError::at(
+                        &path,
+                        v,
+                        format!("`gate.{rule}` is `{other}`; use `fail`, `advisory` or `off`"),
+                    ))
+                }
+            };
+            settings.set_mode(rule, mode);
+        }
+        let check = |key: &str, v: &Spanned<f64>| -> Result<f64, ConfigError> {
+            if v.value.is_finite() && (0.0..=1.0).contains(&v.value) {
+                Ok(v.value)
+            } else {
+                Err(ConfigError::at(&path, v, format!("`{key}` must be between 0 and 1, found {}", v.value)))
+            }
+        };
+        if let Some(v) = &g.tolerance {
+            let t = check("gate.tolerance", v)?;
+            for (metric, _) in SUITE_MEANS {
+                settings.set_tolerance(metric, t);
+            }
+        }
+        if let Some(t) = &g.tolerances {
+            let each = [
+                ("mean_recall_at_1", &t.mean_recall_at_1),
+                ("mean_precision_at_k", &t.mean_precision_at_k),
+                ("mrr", &t.mrr),
+                ("mean_ndcg_at_k", &t.mean_ndcg_at_k),
+                ("irrelevant_injection_rate", &t.irrelevant_injection_rate),
+                ("ungoverned_injection_rate", &t.ungoverned_injection_rate),
+            ];
+            for (metric, value) in each {
+                if let Some(v) = value {
+                    settings.set_tolerance(metric, check(&format!("gate.tolerances.{metric}"), v)?);
+                }
+            }
+        }
+        Ok(settings)
+    }
+}
+
 fn milli(path: &Path, key: &str, v: &Spanned<f64>) -> Result<Milli, ConfigError> {
     Milli::from_f64(v.value)
         .map_err(|e| ConfigError::at(path, v, format!("`{key}`: {e}; use at most three decimal places")))
@@ -297,6 +388,31 @@ mod tests {
         assert!(e.line.is_some(), "{e}");
         assert!(parse("").unwrap().profile(Some("nope"), None).is_err());
         assert!(parse("").unwrap().profile(None, Some(0)).is_err());
+    }
+
+    #[test]
+    fn gate_modes_and_tolerances() {
+        let c =
+            parse("gate:\n  suite_means: fail\n  recall: advisory\n  tolerance: 0.01\n  tolerances:\n    mrr: 0.05\n")
+                .unwrap();
+        let g = c.gate_settings().unwrap();
+        assert_eq!(g.mode("suite_means"), RuleMode::Fail);
+        assert_eq!(g.mode("recall"), RuleMode::Advisory);
+        assert_eq!(g.mode("malformed"), RuleMode::Fail);
+        assert_eq!(g.tolerance("mrr"), 0.05);
+        assert_eq!(g.tolerance("mean_ndcg_at_k"), 0.01);
+        assert_eq!(parse("").unwrap().gate_settings().unwrap(), GateSettings::default());
+        assert_eq!(GateSettings::default().mode("suite_means"), RuleMode::Advisory);
+
+        let e = parse("gate:\n  recall: warn\n").unwrap().gate_settings().unwrap_err();
+        assert_eq!(e.line, Some(2), "{e}");
+        assert!(e.message.contains("use `fail`, `advisory` or `off`"), "{e}");
+        let e = parse("gate:\n  tolerance: 2\n").unwrap().gate_settings().unwrap_err();
+        assert!(e.message.contains("between 0 and 1"), "{e}");
+        let e = parse("gate:\n  recal: fail\n").unwrap_err();
+        assert_eq!(e.line, Some(2), "{e}");
+        let e = parse("gate:\n  tolerances:\n    mean_recall_at_k: 0.1\n").unwrap_err();
+        assert_eq!(e.line, Some(3), "{e}");
     }
 
     #[test]

@@ -9,20 +9,42 @@ first and the task after it ([`prompt`]).
 
 use crate::memory::Decision;
 
+/// What the block shows of one decision.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry<'a> {
+    pub id: &'a str,
+    pub title: &'a str,
+    pub constraint: &'a [String],
+    pub anti_patterns: &'a [String],
+    pub tags: &'a [String],
+}
+
+impl<'a> From<&'a Decision> for Entry<'a> {
+    fn from(d: &'a Decision) -> Entry<'a> {
+        Entry { id: &d.id, title: &d.title, constraint: &d.constraint, anti_patterns: &d.anti_patterns, tags: &d.tags }
+    }
+}
+
 /// Renders the block. Nothing retrieved renders as the empty string, so an
 /// editor hook injects nothing rather than an empty heading.
 pub fn render<'a>(decisions: impl IntoIterator<Item = &'a Decision>) -> String {
+    render_entries(decisions.into_iter().map(Entry::from))
+}
+
+/// Renders the block from what it shows of each decision (a saved report
+/// keeps only that, so a baseline's block can be rebuilt for a diff).
+pub fn render_entries<'a>(entries: impl IntoIterator<Item = Entry<'a>>) -> String {
     let mut out = String::new();
-    for (i, d) in decisions.into_iter().enumerate() {
+    for (i, d) in entries.into_iter().enumerate() {
         if i == 0 {
             out.push_str("## Project decisions\n\n");
             out.push_str("These architectural decisions govern this task. Follow them; do not work around them.\n");
         }
         out.push('\n');
-        push_indented(&mut out, &format!("{}. [{}] ", i + 1, d.id), &d.title);
+        push_indented(&mut out, &format!("{}. [{}] ", i + 1, d.id), d.title);
         let indent = " ".repeat(format!("{}. ", i + 1).len());
-        section(&mut out, &indent, "Constraints", &d.constraint);
-        section(&mut out, &indent, "Anti-patterns (do not)", &d.anti_patterns);
+        section(&mut out, &indent, "Constraints", d.constraint);
+        section(&mut out, &indent, "Anti-patterns (do not)", d.anti_patterns);
         if !d.tags.is_empty() {
             out.push_str(&indent);
             out.push_str("Tags: ");

@@ -31,6 +31,15 @@ pub enum Error {
     Usage(String),
     Config(ConfigError),
     Memory(MemoryError),
+    /// The baseline (or a saved report) cannot be used.
+    Baseline(crate::baseline::BaselineError),
+    /// The baseline was made with another k, profile or metric definitions.
+    IncompatibleBaseline {
+        path: String,
+        differences: Vec<String>,
+    },
+    /// A git revision or file could not be read.
+    Git(crate::git::GitError),
     /// The suite could not be loaded: every problem found, each with its place.
     Suite(Vec<SuiteError>),
     /// A line of an input file (for example a queries JSONL) is wrong.
@@ -57,6 +66,9 @@ impl Error {
             | Error::Config(_)
             | Error::Memory(_)
             | Error::Suite(_)
+            | Error::Baseline(_)
+            | Error::IncompatibleBaseline { .. }
+            | Error::Git(_)
             | Error::Input { .. }
             | Error::Read { .. } => exit::INPUT,
             Error::Write { .. } => exit::INFRASTRUCTURE,
@@ -70,6 +82,18 @@ impl fmt::Display for Error {
             Error::Usage(m) => f.write_str(m),
             Error::Config(e) => write!(f, "{e}"),
             Error::Memory(e) => write!(f, "{e}"),
+            Error::Baseline(e) => write!(f, "{e}"),
+            Error::Git(e) => write!(f, "{e}"),
+            Error::IncompatibleBaseline { path, differences } => {
+                write!(f, "the baseline {path} is not comparable with this run:")?;
+                for d in differences {
+                    write!(f, "\n  {d}")?;
+                }
+                write!(
+                    f,
+                    "\nre-pin it with `mneme-gate baseline` (a reviewed change), or compare anyway with --allow-incompatible-baseline"
+                )
+            }
             Error::Suite(errors) => {
                 write!(f, "the suite has {} problem(s); fix them and run again:", errors.len())?;
                 for e in errors {

@@ -64,9 +64,89 @@ impl GateOutcome {
 /// The rule names of the absolute rules, in the order they are reported.
 pub const ABSOLUTE_RULES: [&str; 4] = ["recall", "weak_retrieval", "malformed", "pass_rate"];
 
+/// Every rule and its default mode (metrics.md, "The default gate"), in the
+/// order they are reported. The last four need a baseline.
+pub const RULES: [(&str, RuleMode); 8] = [
+    ("recall", RuleMode::Fail),
+    ("weak_retrieval", RuleMode::Fail),
+    ("malformed", RuleMode::Fail),
+    ("pass_rate", RuleMode::Fail),
+    ("verdict_regression", RuleMode::Fail),
+    ("missing_scenarios", RuleMode::Fail),
+    ("suite_means", RuleMode::Advisory),
+    ("baseline_change", RuleMode::Fail),
+];
+
+/// Whether a higher value of a suite figure is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Better {
+    Higher,
+    Lower,
+}
+
+/// The suite figures the `suite_means` rule compares with the baseline: a
+/// mean lower than the baseline's, or a rate higher, beyond its tolerance.
+pub const SUITE_MEANS: [(&str, Better); 6] = [
+    ("mean_recall_at_1", Better::Higher),
+    ("mean_precision_at_k", Better::Higher),
+    ("mrr", Better::Higher),
+    ("mean_ndcg_at_k", Better::Higher),
+    ("irrelevant_injection_rate", Better::Lower),
+    ("ungoverned_injection_rate", Better::Lower),
+];
+
+/// The gate as configured: a mode per rule and a tolerance per suite figure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GateSettings {
+    modes: Vec<(&'static str, RuleMode)>,
+    tolerances: Vec<(&'static str, f64)>,
+}
+
+impl Default for GateSettings {
+    fn default() -> Self {
+        GateSettings { modes: RULES.to_vec(), tolerances: SUITE_MEANS.iter().map(|(m, _)| (*m, 0.0)).collect() }
+    }
+}
+
+impl GateSettings {
+    /// The mode of a rule (`fail` for a name that is not a rule).
+    pub fn mode(&self, rule: &str) -> RuleMode {
+        self.modes.iter().find(|(r, _)| *r == rule).map_or(RuleMode::Fail, |(_, m)| *m)
+    }
+
+    /// Sets a rule's mode; false when `rule` is not a rule name.
+    pub fn set_mode(&mut self, rule: &str, mode: RuleMode) -> bool {
+        match self.modes.iter_mut().find(|(r, _)| *r == rule) {
+            Some(slot) => {
+                slot.1 = mode;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// How far a suite figure may move the wrong way before `suite_means`
+    /// counts it (0 unless configured).
+    pub fn tolerance(&self, metric: &str) -> f64 {
+        self.tolerances.iter().find(|(m, _)| *m == metric).map_or(0.0, |(_, t)| *t)
+    }
+
+    /// Sets a figure's tolerance; false when `metric` is not a suite figure.
+    pub fn set_tolerance(&mut self, metric: &str, tolerance: f64) -> bool {
+        match self.tolerances.iter_mut().find(|(m, _)| *m == metric) {
+            Some(slot) => {
+                slot.1 = tolerance;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
 /// The absolute rules of the default gate, each in `fail` mode unless
 /// `mode_of` says otherwise.
-pub fn absolute_rules(run: &RunResult, mode_of: impl Fn(&str) -> RuleMode) -> Vec<RuleOutcome> {
+pub fn absolute_rules(run: &RunResult, settings: &GateSettings) -> Vec<RuleOutcome> {
+    let mode_of = |rule: &str| settings.mode(rule);
     let mut out = Vec::new();
     let k = run.k;
 
@@ -137,7 +217,7 @@ fn verdict_lines(run: &RunResult, verdict: Verdict) -> Vec<String> {
         .collect()
 }
 
-fn outcome(rule: &str, description: String, mode: RuleMode, details: Vec<String>) -> RuleOutcome {
+pub(crate) fn outcome(rule: &str, description: String, mode: RuleMode, details: Vec<String>) -> RuleOutcome {
     let violated = mode != RuleMode::Off && !details.is_empty();
     RuleOutcome {
         rule: rule.to_string(),
@@ -211,7 +291,7 @@ mod tests {
             scenario_run("a", &["X"], &["X", "Y"], Verdict::Pass, true),
             scenario_run("b", &[], &["Y"], Verdict::Pass, false),
         ]);
-        let gate = GateOutcome::new(absolute_rules(&run, |_| RuleMode::Fail));
+        let gate = GateOutcome::new(absolute_rules(&run, &GateSettings::default()));
         assert!(gate.passed);
         assert_eq!(gate.rules.iter().map(|r| r.rule.as_str()).collect::<Vec<_>>(), ABSOLUTE_RULES);
         assert!(gate.rules.iter().all(|r| !r.violated));
@@ -220,21 +300,21 @@ mod tests {
     #[test]
     fn each_absolute_rule_fires_on_its_own_cause() {
         let run = run_of(vec![scenario_run("miss", &["X", "Z"], &["X"], Verdict::WeakRetrieval, false)]);
-        let rules = absolute_rules(&run, |_| RuleMode::Fail);
+        let rules = absolute_rules(&run, &GateSettings::default());
         let violated: Vec<&str> = rules.iter().filter(|r| r.violated).map(|r| r.rule.as_str()).collect();
         assert_eq!(violated, ["recall", "weak_retrieval"]);
         assert_eq!(rules[0].details, ["miss: recall@3 1/2 (missing Z)"]);
 
         let run = run_of(vec![scenario_run("bad", &[], &[], Verdict::Malformed, false)]);
         let violated: Vec<String> =
-            absolute_rules(&run, |_| RuleMode::Fail).into_iter().filter(|r| r.violated).map(|r| r.rule).collect();
+            absolute_rules(&run, &GateSettings::default()).into_iter().filter(|r| r.violated).map(|r| r.rule).collect();
         assert_eq!(violated, ["malformed"]);
 
         let run = run_of(vec![
             scenario_run("ok", &["X"], &["X"], Verdict::Pass, true),
             scenario_run("leak", &["X"], &["X"], Verdict::Fail, true),
         ]);
-        let rules = absolute_rules(&run, |_| RuleMode::Fail);
+        let rules = absolute_rules(&run, &GateSettings::default());
         let violated: Vec<&str> = rules.iter().filter(|r| r.violated).map(|r| r.rule.as_str()).collect();
         assert_eq!(violated, ["pass_rate"]);
         assert!(rules[3].details[0].contains("failing: leak"), "{:?}", rules[3].details);
@@ -245,19 +325,24 @@ mod tests {
         // A retrieval-only suite with a WEAK_RETRIEVAL scenario: pass_rate is
         // 0/0 → 0 by convention, but Layer 2 was never evaluated.
         let run = run_of(vec![scenario_run("miss", &["X"], &[], Verdict::WeakRetrieval, false)]);
-        let rules = absolute_rules(&run, |_| RuleMode::Fail);
+        let rules = absolute_rules(&run, &GateSettings::default());
         assert!(!rules[3].violated);
     }
 
     #[test]
     fn advisory_and_off_modes_do_not_fail() {
         let run = run_of(vec![scenario_run("miss", &["X"], &[], Verdict::WeakRetrieval, false)]);
-        let gate =
-            GateOutcome::new(absolute_rules(&run, |r| if r == "recall" { RuleMode::Advisory } else { RuleMode::Off }));
+        let mut settings = GateSettings::default();
+        for rule in ABSOLUTE_RULES {
+            assert!(settings.set_mode(rule, RuleMode::Off));
+        }
+        settings.set_mode("recall", RuleMode::Advisory);
+        assert!(!settings.set_mode("no_such_rule", RuleMode::Off));
+        let gate = GateOutcome::new(absolute_rules(&run, &settings));
         assert!(gate.passed);
         assert!(gate.rules[0].violated);
         assert!(!gate.rules[1].violated && gate.rules[1].details.is_empty());
-        let gate = GateOutcome::new(absolute_rules(&run, |_| RuleMode::Fail));
+        let gate = GateOutcome::new(absolute_rules(&run, &GateSettings::default()));
         assert!(!gate.passed);
     }
 }

@@ -6,11 +6,13 @@ verdicts, metrics and reports in later stages) → [`cli`], the only module
 that prints. [`error`] maps every failure to a message and an exit code.
 */
 
+pub mod baseline;
 pub mod cli;
 pub mod config;
 pub mod context;
 pub mod error;
 pub mod gate;
+pub mod git;
 pub mod json;
 pub mod memory;
 pub mod metrics;

@@ -41,6 +41,7 @@ impl Run {
             .args(&self.args)
             .current_dir(&self.dir)
             .env_remove("GITHUB_ACTIONS")
+            .env("MNEME_GATE_GIT", "off")
             .env("NO_COLOR", "1")
             .stdin(if self.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
             .stdout(Stdio::piped())
@@ -223,8 +224,9 @@ fn output_is_byte_identical_across_runs() {
 // run
 // ---------------------------------------------------------------------------
 
-const BROKEN: [&str; 5] = [
+const BROKEN: [&str; 6] = [
     "run",
+    "--no-baseline",
     "--memory",
     "tests/fixtures/suites/broken/project_memory.json",
     "--scenarios",
@@ -240,6 +242,8 @@ fn bundled_example_copy() -> tempfile::TempDir {
     std::fs::create_dir_all(tmp.path().join("fixtures")).unwrap();
     std::fs::copy(root.join("fixtures/project_memory.json"), tmp.path().join("fixtures/project_memory.json")).unwrap();
     std::fs::copy(root.join("mneme-gate.yaml"), tmp.path().join("mneme-gate.yaml")).unwrap();
+    std::fs::create_dir_all(tmp.path().join("reports")).unwrap();
+    std::fs::copy(root.join("reports/baseline.json"), tmp.path().join("reports/baseline.json")).unwrap();
     tmp
 }
 
@@ -348,7 +352,7 @@ fn run_refuses_a_suite_that_does_not_load_and_says_where() {
         ("wrong-type", "wrong-type/suite.yaml:"),
     ] {
         let dir = format!("tests/fixtures/suites/{suite}");
-        let out = Run::new(["run", "--memory", SMALL, "--scenarios", &dir]).code(2);
+        let out = Run::new(["run", "--no-baseline", "--memory", SMALL, "--scenarios", &dir]).code(2);
         assert!(out.stderr.contains("the suite has"), "{suite}: {}", out.stderr);
         assert!(out.stderr.contains(needle), "{suite}: {}", out.stderr);
         assert!(out.stdout.is_empty(), "{suite}: nothing is reported when the suite does not load");

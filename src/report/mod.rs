@@ -25,9 +25,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use std::collections::BTreeMap;
+
+use crate::baseline::{Comparison, MemoryDiff};
+use crate::context::{render_entries, Entry};
 use crate::gate::GateOutcome;
 use crate::metrics::{ScenarioMetrics, SuiteMetrics, METRICS_VERSION};
 use crate::profile::Profile;
+use crate::retrieval::Index;
 use crate::run::{RunResult, ScenarioRun};
 use crate::scenarios::{ResponseRef, Scenario, SuiteFormat};
 use crate::verdict::Verdict;
@@ -50,10 +55,45 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// Every scenario, sorted by id.
     pub scenarios: Vec<ScenarioReport>,
+    /// What the context block shows of every decision retrieved by some
+    /// scenario, by id: enough to rebuild any scenario's block, so a later
+    /// run can diff the block the model saw then against the one it sees now.
+    #[serde(default)]
+    pub decisions: BTreeMap<String, DecisionSnapshot>,
+    /// The git commit the run was made in, when it ran in a git repository
+    /// (never in a pinned baseline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git: Option<GitInfo>,
+    /// The comparison with the pinned baseline, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<Comparison>,
+    /// The decision corpus compared with a git revision (`--memory-ref`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_diff: Option<MemoryDiff>,
     /// Wall-clock timings, only with `--timings` (they make reports differ
     /// from run to run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timings: Option<Timings>,
+}
+
+/// What the context block shows of one decision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DecisionSnapshot {
+    pub title: String,
+    pub constraint: Vec<String>,
+    pub anti_patterns: Vec<String>,
+    pub tags: Vec<String>,
+}
+
+/// Where in git a run was made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct GitInfo {
+    /// The full commit id of HEAD.
+    pub commit: String,
+    /// The branch HEAD is on; absent when HEAD is detached.
+    pub branch: Option<String>,
+    /// Tracked files differ from HEAD (untracked files do not count).
+    pub dirty: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -210,6 +250,8 @@ pub struct Timings {
 
 /// Inputs of [`Report::build`] that the run itself does not know.
 pub struct ReportInputs<'a> {
+    /// The index the run used (for the decisions' texts).
+    pub index: &'a Index,
     pub memory_path: &'a Path,
     pub memory_bytes: &'a [u8],
     pub suite_roots: &'a [PathBuf],
@@ -227,6 +269,25 @@ impl Report {
         warnings.extend(run.scenarios.iter().flat_map(|s| s.warnings.iter().cloned()));
         warnings.sort();
         warnings.dedup();
+        let mut decisions = BTreeMap::new();
+        let by_id: std::collections::HashMap<&str, &crate::memory::Decision> =
+            inputs.index.decisions().iter().map(|d| (d.id.as_str(), d)).collect();
+        for r in run.scenarios.iter().flat_map(|s| &s.retrieved) {
+            if decisions.contains_key(&r.id) {
+                continue;
+            }
+            if let Some(d) = by_id.get(r.id.as_str()) {
+                decisions.insert(
+                    r.id.clone(),
+                    DecisionSnapshot {
+                        title: d.title.clone(),
+                        constraint: d.constraint.clone(),
+                        anti_patterns: d.anti_patterns.clone(),
+                        tags: d.tags.clone(),
+                    },
+                );
+            }
+        }
         Report {
             schema: REPORT_SCHEMA.to_string(),
             tool: Tool { name: "mneme-gate".into(), version: env!("CARGO_PKG_VERSION").into() },
@@ -244,8 +305,33 @@ impl Report {
             gate,
             warnings,
             scenarios,
+            decisions,
+            git: None,
+            comparison: None,
+            memory_diff: None,
             timings: None,
         }
+    }
+
+    /// The scenario with this id (scenarios are sorted by id).
+    pub fn scenario(&self, id: &str) -> Option<&ScenarioReport> {
+        self.scenarios.binary_search_by(|s| s.id.as_str().cmp(id)).ok().map(|i| &self.scenarios[i])
+    }
+
+    /// The context block a scenario's model saw, rebuilt from the saved
+    /// decision texts (a decision missing from `decisions` shows its id only).
+    pub fn context_block(&self, scenario: &ScenarioReport) -> String {
+        const NONE: &[String] = &[];
+        render_entries(scenario.retrieved.iter().map(|r| match self.decisions.get(&r.id) {
+            Some(d) => Entry {
+                id: &r.id,
+                title: &d.title,
+                constraint: &d.constraint,
+                anti_patterns: &d.anti_patterns,
+                tags: &d.tags,
+            },
+            None => Entry { id: &r.id, title: "", constraint: NONE, anti_patterns: NONE, tags: NONE },
+        }))
     }
 
     /// The scenarios that did not pass, worst verdict first, then by id.

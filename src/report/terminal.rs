@@ -9,6 +9,8 @@
 use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 
 use super::{figure, score, Report, ScenarioReport};
+use crate::baseline::{Comparison, MemoryDiff, Movement};
+use crate::gate::{GateOutcome, RuleMode};
 use crate::verdict::Verdict;
 
 /// Above this many scenarios, passing ones are left out of the table (they
@@ -154,15 +156,37 @@ fn summary(report: &Report, style: Style) -> String {
     }
     out.push('\n');
 
-    for rule in &report.gate.rules {
+    if let Some(diff) = &report.memory_diff {
+        out.push_str(&memory_diff(diff));
+        out.push('\n');
+    }
+    if let Some(c) = &report.comparison {
+        out.push_str(&comparison(c, Some(report), style.colour));
+        out.push('\n');
+    }
+    out.push_str(&rules(&report.gate, style.colour));
+    out
+}
+
+/// Every gate rule with its outcome, then the headline.
+pub fn rules(gate: &GateOutcome, colour: bool) -> String {
+    let mut out = String::new();
+    for rule in &gate.rules {
         let mark = match (rule.violated, rule.mode) {
-            (_, crate::gate::RuleMode::Off) => "off ",
+            (_, RuleMode::Off) => "off ",
             (false, _) => "ok  ",
-            (true, crate::gate::RuleMode::Fail) => "FAIL",
-            (true, crate::gate::RuleMode::Advisory) => "warn",
+            (true, RuleMode::Fail) => "FAIL",
+            (true, RuleMode::Advisory) => "warn",
         };
         let line = format!("{mark} {}: {}", rule.rule, rule.description);
-        out.push_str(&paint(&line, if rule.fails() { RED } else { "" }, style.colour));
+        let paint_with = if rule.fails() {
+            RED
+        } else if rule.violated {
+            YELLOW
+        } else {
+            ""
+        };
+        out.push_str(&paint(&line, paint_with, colour));
         out.push('\n');
         for d in rule.details.iter().take(RULE_DETAILS) {
             out.push_str(&format!("       {d}\n"));
@@ -171,15 +195,229 @@ fn summary(report: &Report, style: Style) -> String {
             out.push_str(&format!("       ... and {} more\n", rule.details.len() - RULE_DETAILS));
         }
     }
-    let headline = if report.gate.passed {
-        paint("gate passed", GREEN, style.colour)
+    let headline = if gate.passed {
+        paint("gate passed", GREEN, colour)
     } else {
-        let n = report.gate.rules.iter().filter(|r| r.fails()).count();
-        paint(&format!("gate FAILED: {n} rule(s) violated"), RED, style.colour)
+        let n = gate.rules.iter().filter(|r| r.fails()).count();
+        paint(&format!("gate FAILED: {n} rule(s) violated"), RED, colour)
     };
     out.push_str(&headline);
     out.push('\n');
     out
+}
+
+/// The comparison with the baseline: the suite figures, then every changed
+/// scenario with its verdict change, ranking changes, figure deltas and the
+/// diff of its context block.
+pub fn comparison(c: &Comparison, report: Option<&Report>, colour: bool) -> String {
+    let mut out = String::new();
+    let from = match (&c.baseline.revision, &c.baseline.commit) {
+        (Some(rev), Some(commit)) => format!("{} at {rev} ({})", c.baseline.path, &commit[..commit.len().min(12)]),
+        (Some(rev), None) => format!("{} at {rev}", c.baseline.path),
+        _ => c.baseline.path.clone(),
+    };
+    out.push_str(&format!(
+        "Compared with the baseline {from}: memory file {}, suite {}\n",
+        if c.memory_changed { "changed" } else { "unchanged" },
+        if c.suite_changed { "changed" } else { "unchanged" }
+    ));
+    if !c.incompatible.is_empty() {
+        out.push_str(&paint(
+            &format!("the baseline is not comparable (compared anyway): {}", c.incompatible.join("; ")),
+            YELLOW,
+            colour,
+        ));
+        out.push('\n');
+    }
+    if let Some(change) = &c.baseline_change {
+        let line = if change.first_pin {
+            format!("THIS CHANGE PINS THE FIRST BASELINE ({} has none)", change.revision)
+        } else {
+            format!(
+                "THIS CHANGE RE-PINS THE BASELINE of {}: {} scenario(s) change{}{}{}",
+                change.revision,
+                change.scenarios.len(),
+                list_suffix(": ", &change.scenarios),
+                list_suffix("; added: ", &change.added),
+                list_suffix("; removed: ", &change.removed)
+            )
+        };
+        out.push_str(&paint(&line, if change.accepted { YELLOW } else { RED }, colour));
+        out.push('\n');
+        out.push_str(if change.accepted {
+            "       accepted with --accept-baseline-change: compared with the working tree's baseline\n"
+        } else {
+            "       compared with the base revision's baseline; accept the re-pin with --accept-baseline-change\n"
+        });
+    }
+
+    let mut table = Table::new();
+    table.load_preset(presets::ASCII_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Disabled);
+    table.set_header(vec!["figure", "baseline", "current", "delta", "movement"]);
+    for m in &c.metrics {
+        let is_count = m.rule.is_none();
+        let fmt = |v: Option<f64>| match v {
+            Some(v) if is_count => format!("{v:.0}"),
+            v => figure(v),
+        };
+        let delta = match m.delta {
+            Some(d) if is_count => format!("{d:+.0}"),
+            Some(d) => format!("{d:+.3}"),
+            None => "—".into(),
+        };
+        table.add_row(vec![
+            Cell::new(&m.name),
+            Cell::new(fmt(m.baseline)).set_alignment(CellAlignment::Right),
+            Cell::new(fmt(m.current)).set_alignment(CellAlignment::Right),
+            Cell::new(delta).set_alignment(CellAlignment::Right),
+            Cell::new(movement_word(m.movement)),
+        ]);
+    }
+    out.push_str(&table.to_string());
+    out.push('\n');
+
+    if !c.added.is_empty() {
+        out.push_str(&format!("new scenarios ({}): {}\n", c.added.len(), c.added.join(", ")));
+    }
+    if !c.removed.is_empty() {
+        let what = if c.filtered { "not run (--filter)" } else { "missing from the suite" };
+        out.push_str(&format!("baseline scenarios {what} ({}): {}\n", c.removed.len(), c.removed.join(", ")));
+    }
+    if c.scenarios.is_empty() {
+        out.push_str("no scenario changed its verdict, ranking or context block\n");
+    }
+    for s in &c.scenarios {
+        let verdict = if s.baseline_verdict == s.current_verdict {
+            format!("{} (unchanged)", s.current_verdict)
+        } else {
+            format!(
+                "{} → {}{}",
+                s.baseline_verdict,
+                s.current_verdict,
+                if s.regressed { " (REGRESSED)" } else { " (improved)" }
+            )
+        };
+        let line = format!("{} ({}): {verdict}", s.id, s.source);
+        out.push_str(&paint(&line, if s.regressed { RED } else { "" }, colour));
+        out.push('\n');
+        for d in &s.entered {
+            out.push_str(&format!(
+                "  + {} entered at rank {} (score {}){}\n",
+                d.id,
+                d.current_rank.unwrap_or(0),
+                d.current_score.map_or("—".into(), score),
+                report.and_then(|r| r.scenario(&s.id)).map_or("", |now| expected_mark(now, &d.id))
+            ));
+        }
+        for d in &s.left {
+            out.push_str(&format!(
+                "  - {} left (was rank {}, score {}){}\n",
+                d.id,
+                d.baseline_rank.unwrap_or(0),
+                d.baseline_score.map_or("—".into(), score),
+                report.and_then(|r| r.scenario(&s.id)).map_or("", |now| expected_mark(now, &d.id))
+            ));
+        }
+        for d in &s.moved {
+            out.push_str(&format!(
+                "  ~ {} rank {} → {}, score {} → {}\n",
+                d.id,
+                d.baseline_rank.unwrap_or(0),
+                d.current_rank.unwrap_or(0),
+                d.baseline_score.map_or("—".into(), score),
+                d.current_score.map_or("—".into(), score)
+            ));
+        }
+        for m in &s.metrics {
+            out.push_str(&format!(
+                "    {} {} → {}{}\n",
+                m.name,
+                figure(m.baseline),
+                figure(m.current),
+                m.delta.map_or(String::new(), |d| format!(" ({d:+.3})"))
+            ));
+        }
+        if !s.edited_decisions.is_empty() {
+            out.push_str(&format!("    edited in this change: {}\n", s.edited_decisions.join(", ")));
+        }
+        if let Some(diff) = &s.context_diff {
+            out.push_str("    context block:\n");
+            for l in diff.lines() {
+                out.push_str("      ");
+                out.push_str(l);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+fn expected_mark(now: &ScenarioReport, id: &str) -> &'static str {
+    if now.expected.iter().any(|e| e == id) {
+        " [expected]"
+    } else {
+        ""
+    }
+}
+
+fn list_suffix(prefix: &str, ids: &[String]) -> String {
+    if ids.is_empty() {
+        String::new()
+    } else if ids.len() <= 10 {
+        format!("{prefix}{}", ids.join(", "))
+    } else {
+        format!("{prefix}{} and {} more", ids[..10].join(", "), ids.len() - 10)
+    }
+}
+
+fn movement_word(m: Movement) -> &'static str {
+    match m {
+        Movement::Unchanged => "",
+        Movement::Improved => "improved",
+        Movement::WithinTolerance => "worse (within tolerance)",
+        Movement::Regressed => "REGRESSED",
+        Movement::NotComparable => "not comparable",
+        Movement::Changed => "changed",
+    }
+}
+
+/// The decision corpus between a git revision and the working tree.
+pub fn memory_diff(d: &MemoryDiff) -> String {
+    let mut out = format!("Decision corpus changes since {}:", d.revision);
+    if d.is_empty() {
+        out.push_str(" none\n");
+        return out;
+    }
+    out.push('\n');
+    for a in &d.added {
+        out.push_str(&format!("  + {} {}\n", a.id, a.title));
+    }
+    for r in &d.removed {
+        out.push_str(&format!(
+            "  - {} {}{}\n",
+            r.id,
+            r.title,
+            r.note.as_ref().map_or(String::new(), |n| format!(" ({n})"))
+        ));
+    }
+    for c in &d.changed {
+        out.push_str(&format!("  ~ {} {}\n", c.id, c.title));
+        for f in &c.fields {
+            out.push_str(&format!("      {}: {} → {}\n", f.field, one_line(&f.before), one_line(&f.after)));
+        }
+    }
+    out
+}
+
+fn one_line(s: &str) -> String {
+    let flat = s.replace('\n', " ");
+    if flat.chars().count() > 120 {
+        format!("{}…", flat.chars().take(119).collect::<String>())
+    } else if flat.is_empty() {
+        "(empty)".into()
+    } else {
+        flat
+    }
 }
 
 /// Details shown per rule (the scenario list above has them all).
@@ -187,6 +425,7 @@ const RULE_DETAILS: usize = 5;
 
 const RED: &str = "\x1b[1;31m";
 const GREEN: &str = "\x1b[1;32m";
+const YELLOW: &str = "\x1b[1;33m";
 
 fn paint(text: &str, colour: &str, on: bool) -> String {
     if on && !colour.is_empty() {
