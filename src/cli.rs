@@ -1026,7 +1026,7 @@ fn baseline_cmd(config: &Config, args: PinArgs) -> Result<i32, Error> {
                 let source = BaselineSource { path: display_path(&out), revision: None, commit: None };
                 let comparison = baseline::compare(&old, &new, &settings, source);
                 text.push_str(&format!("changes against the baseline it replaces ({}):\n", display_path(&out)));
-                text.push_str(&report::terminal::comparison(&comparison, None, false));
+                text.push_str(&report::terminal::comparison(&comparison, Some(&new), false));
             } else {
                 text.push_str(&format!(
                     "replaces a baseline made with other settings ({}): {}\n",
@@ -1077,7 +1077,7 @@ fn diff_cmd(config: &Config, args: DiffArgs) -> Result<i32, Error> {
     let outputs: [(&Option<PathBuf>, Writer<crate::baseline::Comparison>); 1] =
         [(&args.json, |c| Ok(format!("{}\n", serde_json::to_string_pretty(c).expect("serialisable"))))];
     let to_stdout = write_outputs(&comparison, &outputs)?;
-    let mut text = report::terminal::comparison(&comparison, None, colour_stdout() && !to_stdout);
+    let mut text = report::terminal::comparison(&comparison, Some(&new), colour_stdout() && !to_stdout);
     text.push('\n');
     text.push_str(&report::terminal::rules(&gate, colour_stdout() && !to_stdout));
     if to_stdout {

@@ -1,0 +1,373 @@
+//! The pinned baseline and the regression gate, through the real binary:
+//! pinning (atomic, refusing failing runs), comparing, configurable rules,
+//! incompatible baselines, `diff`, and git awareness (`--baseline-ref`,
+//! `--memory-ref`, commit info, shallow clones) in temporary repositories.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+struct Out {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs the binary in `dir`. Git info stays on (these tests are about it)
+/// unless the caller turns it off with `MNEME_GATE_GIT=off`.
+fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
+    cmd.args(args).current_dir(dir).env("NO_COLOR", "1").env_remove("GITHUB_ACTIONS");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    Out {
+        code: out.status.code(),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+fn expect(out: Out, code: i32, what: &str) -> Out {
+    assert_eq!(out.code, Some(code), "{what}\nstdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
+    out
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// The bundled example (configuration, memory, suite, pinned baseline) in a
+/// temporary folder.
+fn example() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    copy_tree(&root.join("scenarios"), &tmp.path().join("scenarios"));
+    std::fs::create_dir_all(tmp.path().join("fixtures")).unwrap();
+    std::fs::copy(root.join("fixtures/project_memory.json"), tmp.path().join("fixtures/project_memory.json")).unwrap();
+    std::fs::copy(root.join("mneme-gate.yaml"), tmp.path().join("mneme-gate.yaml")).unwrap();
+    copy_tree(&root.join("reports"), &tmp.path().join("reports"));
+    tmp
+}
+
+fn edit(path: PathBuf, from: &str, to: &str) {
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(from), "{} does not contain {from:?}", path.display());
+    std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+}
+
+/// Moves PAY-005 out of the scope of the refund scenario, so that it is no
+/// longer retrieved there: PASS becomes WEAK_RETRIEVAL.
+fn break_refund_scope(dir: &Path) {
+    edit(
+        dir.join("fixtures/project_memory.json"),
+        r#""scope": ["services/payments/**", "libs/ledger_client/**"],
+      "priority": "high",
+      "created_at": "2022-07-12T10:30:00Z""#,
+        r#""scope": ["services/refunds-legacy/**"],
+      "priority": "high",
+      "created_at": "2022-07-12T10:30:00Z""#,
+    );
+}
+
+const OFF: &[(&str, &str)] = &[("MNEME_GATE_GIT", "off")];
+
+#[test]
+fn the_bundled_baseline_is_current() {
+    // `mneme-gate run` from the repository root compares with the pinned
+    // baseline and finds nothing changed.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = expect(run(root, &["run", "--quiet"], OFF), 0, "run at the root");
+    assert!(
+        out.stdout.contains("Compared with the baseline reports/baseline.json: memory file unchanged, suite unchanged"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("no scenario changed its verdict, ranking or context block"), "{}", out.stdout);
+}
+
+#[test]
+fn a_regression_is_explained_and_fails_the_gate() {
+    let dir = example();
+    break_refund_scope(dir.path());
+    let json = dir.path().join("out/report.json");
+    let out =
+        expect(run(dir.path(), &["run", "--quiet", "--json", json.to_str().unwrap()], OFF), 1, "a scenario regressed");
+    insta::assert_snapshot!("regression_terminal", out.stdout);
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let changes = report["comparison"]["scenarios"].as_array().unwrap();
+    let refund = changes.iter().find(|c| c["id"] == "refund-posts-ledger-reversal").expect("the scenario changed");
+    assert_eq!(refund["baseline_verdict"], "PASS");
+    assert_eq!(refund["current_verdict"], "WEAK_RETRIEVAL");
+    assert_eq!(refund["regressed"], true);
+    assert_eq!(refund["left"][0]["id"], "PAY-005");
+    assert_eq!(refund["left"][0]["baseline_rank"], 1);
+    assert!(refund["context_diff"].as_str().unwrap().contains("-1. [PAY-005]"), "{refund}");
+    let rules: Vec<(&str, bool)> = report["gate"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["rule"].as_str().unwrap(), r["violated"].as_bool().unwrap()))
+        .collect();
+    assert!(rules.contains(&("verdict_regression", true)), "{rules:?}");
+    assert!(rules.contains(&("missing_scenarios", false)), "{rules:?}");
+
+    // `diff` shows the same for the two saved reports.
+    let out = expect(
+        run(dir.path(), &["diff", "reports/baseline.json", json.to_str().unwrap()], OFF),
+        1,
+        "diff finds the regression",
+    );
+    assert!(
+        out.stdout
+            .contains("refund-posts-ledger-reversal (scenarios/payments.yaml:5:5): PASS → WEAK_RETRIEVAL (REGRESSED)"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("  - PAY-005 left (was rank 1, score 20.0) [expected]"), "{}", out.stdout);
+    let out = expect(run(dir.path(), &["diff", "reports/baseline.json", "reports/baseline.json"], OFF), 0, "no diff");
+    assert!(out.stdout.contains("no scenario changed"), "{}", out.stdout);
+}
+
+#[test]
+fn a_scenario_missing_from_the_suite_fails_unless_filtered() {
+    let dir = example();
+    edit(
+        dir.path().join("scenarios/payments.yaml"),
+        "  - id: refund-posts-ledger-reversal",
+        "  - id: refund-posts-ledger-reversal-renamed",
+    );
+    let out = expect(run(dir.path(), &["run", "--quiet"], OFF), 1, "the suite shrank");
+    assert!(out.stdout.contains("FAIL missing_scenarios"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("refund-posts-ledger-reversal is in the baseline but not in the suite"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("new scenarios (1): refund-posts-ledger-reversal-renamed"), "{}", out.stdout);
+    // A filtered run compares only what it ran.
+    let out = expect(run(dir.path(), &["run", "--quiet", "--filter", "order-*"], OFF), 0, "filtered");
+    assert!(out.stdout.contains("not run (--filter)"), "{}", out.stdout);
+}
+
+#[test]
+fn suite_means_are_advisory_by_default_and_configurable() {
+    let dir = example();
+    // A retitled PAY-005 drops a rank in some scenarios and lets an
+    // irrelevant decision in: precision falls, recall holds.
+    edit(
+        dir.path().join("fixtures/project_memory.json"),
+        "\"title\": \"Refunds are new ledger entries, never updates to the original charge\"",
+        "\"title\": \"Refunds are booked by the accounting service\"",
+    );
+    let out = expect(run(dir.path(), &["run", "--quiet"], OFF), 0, "advisory only");
+    assert!(out.stdout.contains("warn suite_means"), "{}", out.stdout);
+    assert!(out.stdout.contains("mean_precision_at_k: 0.767 → 0.760"), "{}", out.stdout);
+
+    let config = dir.path().join("mneme-gate.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    let gated = text.replace("gate: {}", "gate:\n  suite_means: fail");
+    assert_ne!(gated, text, "mneme-gate.yaml has `gate: {{}}`");
+    std::fs::write(&config, &gated).unwrap();
+    let out = expect(run(dir.path(), &["run", "--quiet"], OFF), 1, "suite_means: fail");
+    assert!(out.stdout.contains("FAIL suite_means"), "{}", out.stdout);
+
+    std::fs::write(&config, gated.replace("suite_means: fail", "suite_means: fail\n  tolerance: 0.05")).unwrap();
+    let out = expect(run(dir.path(), &["run", "--quiet"], OFF), 0, "within tolerance");
+    assert!(out.stdout.contains("worse (within tolerance)"), "{}", out.stdout);
+
+    std::fs::write(&config, gated.replace("suite_means: fail", "suite_means: sometimes")).unwrap();
+    let out = expect(run(dir.path(), &["run", "--quiet"], OFF), 2, "a bad mode");
+    assert!(out.stderr.contains("mneme-gate.yaml:"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("`gate.suite_means` is `sometimes`; use `fail`, `advisory` or `off`"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn an_incompatible_baseline_is_refused_unless_allowed() {
+    let dir = example();
+    let out = expect(run(dir.path(), &["run", "--quiet", "--k", "5"], OFF), 2, "k differs");
+    assert!(
+        out.stderr.contains("the baseline reports/baseline.json is not comparable with this run"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("k: the baseline has 3, this run 5"), "{}", out.stderr);
+    let out = run(dir.path(), &["run", "--quiet", "--profile", "mneme"], OFF);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("profile: the baseline used `default`, this run `mneme`"), "{}", out.stderr);
+    let out = run(dir.path(), &["run", "--quiet", "--k", "5", "--allow-incompatible-baseline"], OFF);
+    assert!(out.code == Some(0) || out.code == Some(1), "{}", out.stderr);
+    assert!(
+        out.stdout.contains("the baseline is not comparable (compared anyway): k: the baseline has 3, this run 5"),
+        "{}",
+        out.stdout
+    );
+    // A report of another schema, and a file that is not a report.
+    std::fs::write(dir.path().join("reports/baseline.json"), "{\"schema\": \"mneme-gate.report/v0\"}").unwrap();
+    let out = expect(run(dir.path(), &["run", "--quiet"], OFF), 2, "old schema");
+    assert!(out.stderr.contains("the baseline has schema `mneme-gate.report/v0`"), "{}", out.stderr);
+    std::fs::remove_file(dir.path().join("reports/baseline.json")).unwrap();
+    let out = expect(run(dir.path(), &["run", "--quiet"], OFF), 2, "no baseline");
+    assert!(
+        out.stderr.contains("there is no baseline at reports/baseline.json: pin one with `mneme-gate baseline`"),
+        "{}",
+        out.stderr
+    );
+    expect(run(dir.path(), &["run", "--quiet", "--no-baseline"], OFF), 0, "--no-baseline");
+}
+
+#[test]
+fn pinning_refuses_a_failing_run_and_is_atomic() {
+    let dir = example();
+    let baseline = dir.path().join("reports/baseline.json");
+    let before = std::fs::read(&baseline).unwrap();
+    break_refund_scope(dir.path());
+
+    let out = expect(run(dir.path(), &["baseline"], OFF), 1, "a failing run is not pinned");
+    assert!(out.stdout.contains("not pinned: the run fails the gate's absolute rules"), "{}", out.stdout);
+    assert_eq!(std::fs::read(&baseline).unwrap(), before, "the baseline is untouched");
+
+    // Killed between writing the temporary file and the rename.
+    let out = run(
+        dir.path(),
+        &["baseline", "--allow-failing"],
+        &[("MNEME_GATE_GIT", "off"), ("MNEME_GATE_TEST_INTERRUPT_PIN", "1")],
+    );
+    assert_ne!(out.code, Some(0), "the pin was interrupted");
+    assert_eq!(std::fs::read(&baseline).unwrap(), before, "an interrupted pin leaves the old baseline whole");
+
+    let out = expect(run(dir.path(), &["baseline", "--allow-failing"], OFF), 0, "pinned anyway");
+    assert!(out.stdout.contains("changes against the baseline it replaces"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("refund-posts-ledger-reversal (scenarios/payments.yaml:5:5): PASS → WEAK_RETRIEVAL (REGRESSED)"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("pinned 51 scenario(s) to reports/baseline.json"), "{}", out.stdout);
+    let pinned: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&baseline).unwrap()).unwrap();
+    assert!(pinned.get("git").is_none() && pinned.get("comparison").is_none(), "a baseline carries no run metadata");
+    // Pinning the same results again gives the same bytes.
+    let first = std::fs::read(&baseline).unwrap();
+    expect(run(dir.path(), &["baseline", "--allow-failing"], OFF), 0, "pinned again");
+    assert_eq!(std::fs::read(&baseline).unwrap(), first);
+}
+
+/// A repository with the example on `main` and a `feature` branch.
+fn repository() -> tempfile::TempDir {
+    let dir = example();
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "example"]);
+    git(dir.path(), &["checkout", "-q", "-b", "feature"]);
+    dir
+}
+
+#[test]
+fn reports_carry_the_commit_branch_and_dirty_flag() {
+    let dir = repository();
+    let head = git(dir.path(), &["rev-parse", "HEAD"]);
+    let out = expect(run(dir.path(), &["run", "--quiet", "--json", "-"], &[]), 0, "clean tree");
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["git"]["commit"], head.as_str());
+    assert_eq!(report["git"]["branch"], "feature");
+    assert_eq!(report["git"]["dirty"], false);
+    edit(dir.path().join("scenarios/payments.yaml"), "category: scope", "category: scope ");
+    let out = expect(run(dir.path(), &["run", "--quiet", "--json", "-"], &[]), 0, "dirty tree");
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["git"]["dirty"], true);
+}
+
+#[test]
+fn baseline_ref_and_memory_ref_read_the_base_revision() {
+    let dir = repository();
+    // The feature branch edits a decision and breaks a scenario, but does
+    // not re-pin: compared with main's baseline, the regression shows, and
+    // the memory diff names the edited decision.
+    break_refund_scope(dir.path());
+    git(dir.path(), &["commit", "-q", "-am", "narrow PAY-005"]);
+    let out = expect(
+        run(dir.path(), &["run", "--quiet", "--baseline-ref", "main", "--memory-ref", "main"], &[]),
+        1,
+        "regression against main",
+    );
+    assert!(out.stdout.contains("Decision corpus changes since main:"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("      scope: [services/payments/**, libs/ledger_client/**] → [services/refunds-legacy/**]"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("    edited in this change: PAY-005"), "{}", out.stdout);
+    assert!(out.stdout.contains("reports/baseline.json at main ("), "{}", out.stdout);
+    assert!(!out.stdout.contains("RE-PINS"), "{}", out.stdout);
+
+    // Re-pinning on the branch moves the goalposts: said prominently, and a
+    // failure unless accepted.
+    expect(run(dir.path(), &["baseline", "--allow-failing"], &[]), 0, "re-pin");
+    git(dir.path(), &["commit", "-q", "-am", "re-pin"]);
+    let out = expect(run(dir.path(), &["run", "--quiet", "--baseline-ref", "main"], &[]), 1, "re-pinned");
+    assert!(
+        out.stdout
+            .contains("THIS CHANGE RE-PINS THE BASELINE of main: 2 scenario(s) change: refund-posts-ledger-reversal, stripe-dispute-webhook-verifies-signature"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("FAIL baseline_change"), "{}", out.stdout);
+    let out = run(dir.path(), &["run", "--quiet", "--baseline-ref", "main", "--accept-baseline-change"], &[]);
+    assert!(out.stdout.contains("accepted with --accept-baseline-change"), "{}", out.stdout);
+    assert!(out.stdout.contains("ok   baseline_change"), "{}", out.stdout);
+    assert!(out.stdout.contains("ok   verdict_regression"), "{}", out.stdout);
+
+    // A revision that does not exist.
+    let out = expect(run(dir.path(), &["run", "--quiet", "--baseline-ref", "no-such-branch"], &[]), 2, "unknown rev");
+    assert!(out.stderr.contains("revision `no-such-branch` is not in this repository"), "{}", out.stderr);
+}
+
+#[test]
+fn a_shallow_clone_without_the_base_says_to_fetch_it() {
+    let dir = repository();
+    let base = git(dir.path(), &["rev-parse", "main"]);
+    edit(dir.path().join("scenarios/payments.yaml"), "category: scope", "category: payments");
+    git(dir.path(), &["commit", "-q", "-am", "recategorise"]);
+    let clones = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", dir.path().display());
+    git(clones.path(), &["clone", "-q", "--depth", "1", "--branch", "feature", &url, "shallow"]);
+    let shallow = clones.path().join("shallow");
+    let out = expect(run(&shallow, &["run", "--quiet", "--baseline-ref", &base], &[]), 2, "base not fetched");
+    assert!(out.stderr.contains("is not in this clone, which is shallow"), "{}", out.stderr);
+    assert!(out.stderr.contains("fetch-depth: 0"), "{}", out.stderr);
+}
+
+#[test]
+fn git_flags_outside_a_repository_are_input_errors() {
+    let dir = example();
+    let out = expect(run(dir.path(), &["run", "--quiet", "--baseline-ref", "main"], &[]), 2, "no repository");
+    assert!(out.stderr.contains("is not in a git repository"), "{}", out.stderr);
+}
