@@ -73,7 +73,7 @@ fn run_reproduces_mneme_0_10_0_benchmark() {
     let out_dir = tempfile::tempdir().unwrap();
     let json = out_dir.path().join("report.json");
     let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
-        .args(["run", "--quiet", "--profile", "mneme", "--memory"])
+        .args(["run", "--quiet", "--no-baseline", "--profile", "mneme", "--memory"])
         .arg(dir.join("project_memory.json"))
         .arg("--scenarios")
         .arg(dir.join("benchmarks"))
