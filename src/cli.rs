@@ -53,6 +53,9 @@ enum Command {
     Baseline(PinArgs),
     /// Compare two saved JSON reports the way `run` compares with its baseline.
     Diff(DiffArgs),
+    /// Set up a repository that has a memory file: configuration, a starter suite, a pinned baseline and a
+    /// GitHub Actions workflow.
+    Init(InitArgs),
     /// Print the JSON Schema of the JSON report (`mneme-gate.report/v1`).
     #[command(hide = true)]
     Schema,
@@ -158,6 +161,14 @@ struct RunArgs {
     /// Put wall-clock timings in the JSON report (which then differs from run to run).
     #[arg(long)]
     timings: bool,
+    /// Annotations for CI: `github` prints ::error/::warning workflow commands pointing at each failing
+    /// scenario's line (default when GITHUB_ACTIONS=true), `off` prints none.
+    #[arg(long, value_name = "KIND")]
+    annotations: Option<String>,
+    /// Append GitHub Actions step outputs (result, pass-rate, mean-recall-at-k, weak-retrieval, json-report,
+    /// junit-report) to this file (pass "$GITHUB_OUTPUT").
+    #[arg(long, value_name = "FILE")]
+    github_output: Option<PathBuf>,
     #[command(flatten)]
     baseline: BaselineArgs,
 }
@@ -196,6 +207,16 @@ struct PinArgs {
     /// Pin even when the run fails the absolute rules.
     #[arg(long)]
     allow_failing: bool,
+}
+
+#[derive(Debug, Args)]
+struct InitArgs {
+    /// The memory file (default: ./project_memory.json, else ./.mneme/project_memory.json).
+    #[arg(long, value_name = "FILE")]
+    memory: Option<PathBuf>,
+    /// Overwrite files that already exist.
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -259,6 +280,7 @@ fn execute(cli: Cli) -> Result<i32, Error> {
         Command::Run(args) => run_cmd(&config, args),
         Command::Baseline(args) => baseline_cmd(&config, args),
         Command::Diff(args) => diff_cmd(&config, args),
+        Command::Init(args) => init_cmd(args),
         Command::Schema => {
             stdout_write(crate::report::json::schema().as_bytes())?;
             Ok(exit::OK)
@@ -962,15 +984,57 @@ fn run_cmd(config: &Config, args: RunArgs) -> Result<i32, Error> {
         (&args.trec_run, report::trec::run),
         (&args.trec_qrels, report::trec::qrels),
     ];
+    let annotations = match args.annotations.as_deref() {
+        Some("github") => true,
+        Some("off") => false,
+        Some(other) => {
+            return Err(Error::Usage(format!("--annotations `{other}` is not a kind: use `github` or `off`")))
+        }
+        None => std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"),
+    };
     let to_stdout = write_outputs(&report, &outputs)?;
+    if let Some(path) = &args.github_output {
+        append_github_outputs(path, &report, args.json.as_deref(), args.junit.as_deref())?;
+    }
     let style = report::terminal::Style { colour: !to_stdout && colour_stdout(), quiet: args.quiet };
-    let table = report::terminal::render(&report, style);
+    let mut table = String::new();
+    if annotations {
+        table.push_str(&report::annotations::github(&report, report::annotations::GITHUB_LIMIT));
+    }
+    table.push_str(&report::terminal::render(&report, style));
     if to_stdout {
         eprint!("{table}");
     } else {
         stdout_write(table.as_bytes())?;
     }
     Ok(if report.gate.passed { exit::OK } else { exit::GATE_FAILED })
+}
+
+/// Appends the step outputs of GitHub Actions (`key=value` lines).
+fn append_github_outputs(
+    path: &Path,
+    report: &crate::report::Report,
+    json: Option<&Path>,
+    junit: Option<&Path>,
+) -> Result<(), Error> {
+    use std::io::Write as _;
+    let m = &report.summary;
+    let file_of = |p: Option<&Path>| match p {
+        Some(p) if p.as_os_str() != "-" => p.display().to_string(),
+        _ => String::new(),
+    };
+    let text = format!(
+        "result={}\npass-rate={}\nmean-recall-at-k={}\nweak-retrieval={}\njson-report={}\njunit-report={}\n",
+        if report.gate.passed { "passed" } else { "failed" },
+        m.pass_rate,
+        m.mean_recall_at_k.map_or(String::new(), |v| v.to_string()),
+        m.weak_retrieval,
+        file_of(json),
+        file_of(junit)
+    );
+    let err = |source| Error::Write { path: Some(path.to_path_buf()), source };
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(err)?;
+    file.write_all(text.as_bytes()).map_err(err)
 }
 
 /// Renders one report format.
@@ -1109,4 +1173,81 @@ fn progress_bar(scenarios: usize, quiet: bool) -> Option<indicatif::ProgressBar>
         bar.set_style(style);
     }
     Some(bar)
+}
+
+fn init_cmd(args: InitArgs) -> Result<i32, Error> {
+    use crate::report::display_path;
+
+    let memory_file = memory_path(&Config::default(), args.memory.as_deref()).map_err(|_| {
+        Error::Usage(
+            "init needs a memory file: pass --memory FILE, or run it where project_memory.json (or .mneme/project_memory.json) is"
+                .into(),
+        )
+    })?;
+    let memory_shown = display_path(&memory_file);
+    let profile = Profile::named(crate::profile::Family::Default);
+    let memory = Memory::load(&memory_file, profile.family)?;
+    let index = Index::build(memory, profile);
+    let (suite, active, parked) = crate::init::starter_suite(&index, &memory_shown);
+
+    let files: [(&str, String); 3] = [
+        ("mneme-gate.yaml", crate::init::config_text(&memory_shown)),
+        ("scenarios/starter.yaml", suite),
+        (".github/workflows/mneme-gate.yml", crate::init::WORKFLOW.to_string()),
+    ];
+    let mut text = String::new();
+    let mut wrote = 0;
+    for (path, content) in &files {
+        let path = Path::new(path);
+        if path.exists() && !args.force {
+            text.push_str(&format!("left alone  {} (it exists; --force overwrites it)\n", path.display()));
+            continue;
+        }
+        write_output(path, content)?;
+        wrote += 1;
+        text.push_str(&format!("wrote       {}\n", path.display()));
+    }
+    std::fs::create_dir_all("reports").map_err(|source| Error::Write { path: Some("reports".into()), source })?;
+    let baseline = Path::new("reports/baseline.json");
+    if baseline.exists() && !args.force {
+        text.push_str("left alone  reports/baseline.json (it exists; --force re-pins it)\n");
+    } else {
+        let config = Config::discover(Some(Path::new("mneme-gate.yaml")))?;
+        let settings = config.gate_settings()?;
+        let suite_args = SuiteArgs {
+            memory: MemoryArgs { memory: None, profile: None, k: None },
+            scenarios: Vec::new(),
+            jobs: None,
+        };
+        let run = run_suite(&config, &suite_args, &[], true, &settings)?;
+        let pinned = crate::baseline::pinned(&run.report);
+        crate::baseline::write_atomically(baseline, &crate::report::json::render(&pinned))
+            .map_err(|source| Error::Write { path: Some(baseline.to_path_buf()), source })?;
+        wrote += 1;
+        text.push_str(&format!(
+            "pinned      reports/baseline.json ({} scenario(s), gate {})\n",
+            pinned.summary.total,
+            if pinned.gate.passed { "passed" } else { "FAILED: see `mneme-gate run`" }
+        ));
+    }
+    if wrote == 0 {
+        text.push_str("\nNothing written: every file exists. `mneme-gate init --force` regenerates them.\n");
+        stdout_write(text.as_bytes())?;
+        return Ok(exit::OK);
+    }
+    text.push_str(&format!(
+        "\nThe starter suite has {active} scenario(s) from the decisions of {memory_shown}{}.\n\
+         Next:\n\
+         1. Review scenarios/starter.yaml: every scenario is marked TODO(review).\n\
+         2. Run `mneme-gate run` and read the table.\n\
+         3. Re-pin with `mneme-gate baseline` after each reviewed change, and commit mneme-gate.yaml,\n   \
+         scenarios/, reports/baseline.json and .github/workflows/mneme-gate.yml.\n",
+        if parked > 0 {
+            format!(" ({parked} more commented out: their decision is not retrieved for its title)")
+        } else {
+            String::new()
+        }
+    ));
+    stdout_write(text.as_bytes())?;
+    Ok(exit::OK)
 }

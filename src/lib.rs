@@ -13,6 +13,7 @@ pub mod context;
 pub mod error;
 pub mod gate;
 pub mod git;
+pub mod init;
 pub mod json;
 pub mod memory;
 pub mod metrics;

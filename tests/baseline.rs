@@ -371,3 +371,64 @@ fn git_flags_outside_a_repository_are_input_errors() {
     let out = expect(run(dir.path(), &["run", "--quiet", "--baseline-ref", "main"], &[]), 2, "no repository");
     assert!(out.stderr.contains("is not in a git repository"), "{}", out.stderr);
 }
+
+/// Every file under `dir` (but .git) with its bytes.
+fn snapshot_tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            if e.file_name() == ".git" {
+                continue;
+            }
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else {
+                out.push((e.path(), std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn init_then_run_passes_and_init_again_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    git(dir.path(), &["init", "-q"]);
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/project_memory.json"),
+        dir.path().join("project_memory.json"),
+    )
+    .unwrap();
+    let out = expect(run(dir.path(), &["init"], &[]), 0, "init");
+    for written in
+        ["mneme-gate.yaml", "scenarios/starter.yaml", ".github/workflows/mneme-gate.yml", "reports/baseline.json"]
+    {
+        assert!(dir.path().join(written).is_file(), "{written}\n{}", out.stdout);
+    }
+    assert!(out.stdout.contains("The starter suite has 42 scenario(s)"), "{}", out.stdout);
+    let suite = std::fs::read_to_string(dir.path().join("scenarios/starter.yaml")).unwrap();
+    assert_eq!(suite.matches("TODO(review): generated from").count(), 42);
+    // A scoped decision gets a file its globs match.
+    assert!(suite.contains("expect: [\"PAY-005\"]"), "{suite}");
+    let out = expect(run(dir.path(), &["run"], &[]), 0, "run after init");
+    assert!(out.stdout.contains("gate passed"), "{}", out.stdout);
+
+    let before = snapshot_tree(dir.path());
+    let out = expect(run(dir.path(), &["init"], &[]), 0, "init again");
+    assert!(out.stdout.contains("Nothing written: every file exists"), "{}", out.stdout);
+    assert_eq!(snapshot_tree(dir.path()), before, "init without --force changes nothing");
+    // --force regenerates (same inputs, same bytes).
+    expect(run(dir.path(), &["init", "--force"], &[]), 0, "init --force");
+    assert_eq!(snapshot_tree(dir.path()), before);
+}
+
+#[test]
+fn init_without_a_memory_file_says_what_it_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = expect(run(dir.path(), &["init"], &[]), 2, "no memory");
+    assert!(out.stderr.contains("init needs a memory file"), "{}", out.stderr);
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing written");
+}

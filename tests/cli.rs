@@ -385,3 +385,59 @@ fn the_published_report_schema_is_up_to_date() {
         "schema/report.schema.json is stale: run `MNEME_GATE_UPDATE_SCHEMA=1 cargo test --test cli the_published_report_schema`"
     );
 }
+
+#[test]
+fn github_annotations_and_step_outputs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outputs = tmp.path().join("github_output");
+    std::fs::write(&outputs, "earlier=kept\n").unwrap();
+    let json = tmp.path().join("r.json");
+    let out = Run::new(with(
+        &BROKEN,
+        &[
+            "--quiet",
+            "--annotations",
+            "github",
+            "--github-output",
+            outputs.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    ))
+    .code(1);
+    let annotations: Vec<&str> = out.stdout.lines().take_while(|l| l.starts_with("::")).collect();
+    // 18 MALFORMED, 3 FAIL, 2 WEAK_RETRIEVAL, 4 WEAK, and the pass_rate rule.
+    assert_eq!(annotations.len(), 28, "{}", out.stdout);
+    assert!(annotations[0].starts_with(
+        "::error file=tests/fixtures/suites/broken/malformed.yaml,line=166,col=5,title=malformed-assertion-shape%3A MALFORMED::"
+    ));
+    assert!(annotations.iter().filter(|l| l.starts_with("::warning ")).count() == 4, "{annotations:?}");
+    assert!(annotations.iter().any(|l| l.starts_with("::error title=mneme-gate%3A pass_rate::")), "{annotations:?}");
+    let written = std::fs::read_to_string(&outputs).unwrap();
+    assert_eq!(
+        written,
+        format!(
+            "earlier=kept\nresult=failed\npass-rate=0.6666666666666666\nmean-recall-at-k=0.921875\nweak-retrieval=2\njson-report={}\njunit-report=\n",
+            json.display()
+        )
+    );
+    // Off by default outside GitHub Actions, and a bad kind is a usage error.
+    let out = Run::new(with(&BROKEN, &["--quiet"])).code(1);
+    assert!(!out.stdout.contains("::error"), "{}", out.stdout);
+    let out = Run::new(with(&BROKEN, &["--annotations", "gitlab"])).code(2);
+    assert!(out.stderr.contains("--annotations `gitlab` is not a kind"), "{}", out.stderr);
+}
+
+#[test]
+fn annotations_are_on_by_default_in_github_actions() {
+    let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+        .args(BROKEN)
+        .arg("--quiet")
+        .env("GITHUB_ACTIONS", "true")
+        .env("MNEME_GATE_GIT", "off")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8(out.stdout).unwrap().starts_with("::error file="));
+}

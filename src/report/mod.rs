@@ -13,6 +13,7 @@ serde_json. The same inputs give the same bytes on any machine and with any
 number of threads.
 */
 
+pub mod annotations;
 pub mod json;
 pub mod junit;
 pub mod markdown;
