@@ -48,7 +48,7 @@ enum Command {
     /// Check a memory file and report every problem at once.
     Validate(ValidateArgs),
     /// Run the suite: retrieval and verdicts for every scenario, metrics, reports, and the gate.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Run the suite and pin the result as the baseline (atomically).
     Baseline(PinArgs),
     /// Compare two saved JSON reports the way `run` compares with its baseline.
@@ -277,7 +277,7 @@ fn execute(cli: Cli) -> Result<i32, Error> {
         Command::Retrieve(args) => retrieve_cmd(&config, args),
         Command::Validate(args) => validate_cmd(&config, args),
         Command::Synth(args) => synth_cmd(args),
-        Command::Run(args) => run_cmd(&config, args),
+        Command::Run(args) => run_cmd(&config, *args),
         Command::Baseline(args) => baseline_cmd(&config, args),
         Command::Diff(args) => diff_cmd(&config, args),
         Command::Init(args) => init_cmd(args),

@@ -186,7 +186,7 @@ mod tests {
         let text = github(&r, GITHUB_LIMIT);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 2);
-        let (first, second) = (&r.scenarios[1], &r.scenarios[0]);
+        let first = &r.scenarios[1];
         assert!(
             lines[0].starts_with(&format!(
                 "::error file={},line={},col={},title={}%3A MALFORMED::bad, very bad%0ARetrieved: ",
