@@ -441,3 +441,63 @@ fn annotations_are_on_by_default_in_github_actions() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8(out.stdout).unwrap().starts_with("::error file="));
 }
+
+#[test]
+fn run_writes_junit_markdown_and_trec_for_the_broken_suite() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = |name: &str| tmp.path().join(name).to_str().unwrap().to_string();
+    let (junit, markdown, run, qrels) = (path("j.xml"), path("s.md"), path("r.trec"), path("q.trec"));
+    Run::new(with(
+        &BROKEN,
+        &["--quiet", "--junit", &junit, "--markdown", &markdown, "--trec-run", &run, "--trec-qrels", &qrels],
+    ))
+    .code(1);
+    insta::assert_snapshot!("run_broken_junit", std::fs::read_to_string(&junit).unwrap());
+    insta::assert_snapshot!("run_broken_markdown", std::fs::read_to_string(&markdown).unwrap());
+    insta::assert_snapshot!("run_broken_trec_run", std::fs::read_to_string(&run).unwrap());
+    insta::assert_snapshot!("run_broken_trec_qrels", std::fs::read_to_string(&qrels).unwrap());
+}
+
+#[test]
+fn reports_are_byte_identical_across_jobs_and_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = tmp.path().join("synth");
+    Run::new(["synth", "--decisions", "300", "--scenarios", "400", "--seed", "11", "--out", corpus.to_str().unwrap()])
+        .code(0);
+    let outputs = |jobs: &str| -> Vec<(String, Vec<u8>)> {
+        let dir = tmp.path().join(format!("out-{jobs}"));
+        let p = |n: &str| dir.join(n).to_str().unwrap().to_string();
+        let args = [
+            "run",
+            "--no-baseline",
+            "--memory",
+            "synth/project_memory.json",
+            "--scenarios",
+            "synth/scenarios",
+            "--jobs",
+            jobs,
+            "--json",
+            &p("r.json"),
+            "--junit",
+            &p("r.xml"),
+            "--markdown",
+            &p("r.md"),
+            "--trec-run",
+            &p("r.run"),
+            "--trec-qrels",
+            &p("r.qrels"),
+        ];
+        let out = Run::new(args).dir(tmp.path()).run();
+        assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
+        let mut files: Vec<(String, Vec<u8>)> = ["r.json", "r.xml", "r.md", "r.run", "r.qrels"]
+            .iter()
+            .map(|n| (n.to_string(), std::fs::read(dir.join(n)).unwrap()))
+            .collect();
+        files.push(("stdout".into(), out.stdout.into_bytes()));
+        files
+    };
+    let one = outputs("1");
+    assert!(one.iter().all(|(_, bytes)| !bytes.is_empty()));
+    assert_eq!(one, outputs("4"), "--jobs 1 and --jobs 4 give the same bytes");
+    assert_eq!(one, outputs("1"), "two runs give the same bytes");
+}

@@ -1,7 +1,197 @@
-//! placeholder
+//! JUnit XML (`--junit`), written with quick-junit (the writer nextest uses).
+//!
+//! One `<testsuite>` per category (sorted by name), one `<testcase>` per
+//! scenario (name = scenario id, classname = category, `file` = the suite
+//! file, as GitLab and the GitHub test-report actions read it). FAIL,
+//! WEAK_RETRIEVAL and MALFORMED are `<failure>`s (type = the verdict,
+//! message = the explanation, body = the source, retrieved ids with ranks and
+//! scores, missing ids and triggers); WEAK is `<skipped>` with its reason, so
+//! dashboards show it without counting it as broken; PASS is a plain testcase.
+//! The suite figures are `<properties>` of every testsuite (absent figures
+//! are left out). A last `gate` testsuite has one testcase per gate rule: a
+//! failure when a `fail` rule is violated; an advisory violation passes with
+//! its details in `<system-out>`; a rule that is `off` is skipped.
+//!
+//! No timestamps and no durations: the file is the same bytes for the same
+//! inputs.
 
-use super::Report;
+use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite, XmlString};
 
-pub fn render(_report: &Report) -> String {
-    String::new()
+use super::{score, Report, ScenarioReport};
+use crate::gate::RuleMode;
+use crate::verdict::Verdict;
+
+pub fn render(report: &Report) -> String {
+    let mut junit = quick_junit::Report::new("mneme-gate");
+    let properties = properties(report);
+    let mut categories: Vec<&str> = report.scenarios.iter().map(|s| s.category.as_str()).collect();
+    categories.sort_unstable();
+    categories.dedup();
+    for category in categories {
+        let mut suite = TestSuite::new(category);
+        suite.add_properties(properties.iter().cloned());
+        for s in report.scenarios.iter().filter(|s| s.category == category) {
+            suite.add_test_case(test_case(s));
+        }
+        junit.add_test_suite(suite);
+    }
+    let mut gate = TestSuite::new("gate");
+    gate.add_properties(properties.iter().cloned());
+    for rule in &report.gate.rules {
+        let status = match (rule.mode, rule.violated) {
+            (RuleMode::Off, _) => {
+                let mut s = TestCaseStatus::skipped();
+                s.set_message("the rule is off in mneme-gate.yaml");
+                s
+            }
+            (RuleMode::Fail, true) => {
+                let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                s.set_type("gate").set_message(rule.description.as_str()).set_description(rule.details.join("\n"));
+                s
+            }
+            _ => TestCaseStatus::success(),
+        };
+        let mut case = TestCase::new(rule.rule.as_str(), status);
+        case.set_classname("gate");
+        if rule.mode == RuleMode::Advisory && rule.violated {
+            case.set_system_out(format!("advisory: {}\n{}", rule.description, rule.details.join("\n")));
+        }
+        gate.add_test_case(case);
+    }
+    junit.add_test_suite(gate);
+    let mut xml = junit.to_string().expect("an in-memory JUnit report always serialises");
+    if !xml.ends_with('\n') {
+        xml.push('\n');
+    }
+    xml
+}
+
+fn properties(report: &Report) -> Vec<Property> {
+    let m = &report.summary;
+    let f = &report.fingerprint;
+    let mut out = vec![
+        Property::new("profile", f.profile.name.as_str()),
+        Property::new("k", f.k.to_string()),
+        Property::new("memory_sha256", f.memory.sha256.as_str()),
+        Property::new("metrics_version", f.metrics_version.as_str()),
+        Property::new("governed", m.governed.to_string()),
+        Property::new("pass_rate", m.pass_rate.to_string()),
+    ];
+    let figures = [
+        ("mean_recall_at_k", m.mean_recall_at_k),
+        ("mean_recall_at_1", m.mean_recall_at_1),
+        ("mean_precision_at_k", m.mean_precision_at_k),
+        ("mrr", m.mrr),
+        ("mean_ndcg_at_k", m.mean_ndcg_at_k),
+        ("irrelevant_injection_rate", m.irrelevant_injection_rate),
+        ("ungoverned_injection_rate", m.ungoverned_injection_rate),
+    ];
+    for (name, value) in figures {
+        if let Some(v) = value {
+            out.push(Property::new(name, v.to_string()));
+        }
+    }
+    out.push(Property::new("gate_passed", report.gate.passed.to_string()));
+    out
+}
+
+fn test_case(s: &ScenarioReport) -> TestCase {
+    let status = match s.verdict {
+        Verdict::Pass => TestCaseStatus::success(),
+        Verdict::Weak => {
+            let mut st = TestCaseStatus::skipped();
+            st.set_type("WEAK").set_message(s.explanation.as_str());
+            st
+        }
+        Verdict::Fail | Verdict::WeakRetrieval | Verdict::Malformed => {
+            let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            st.set_type(s.verdict.as_str()).set_message(s.explanation.as_str()).set_description(body(s));
+            st
+        }
+    };
+    let mut case = TestCase::new(s.id.as_str(), status);
+    case.set_classname(s.category.as_str());
+    case.extra.insert(XmlString::new("file"), XmlString::new(&s.source.path));
+    case.extra.insert(XmlString::new("line"), XmlString::new(s.source.line.to_string()));
+    case
+}
+
+/// The failure body: everything a reviewer needs without opening the JSON.
+fn body(s: &ScenarioReport) -> String {
+    let mut out = format!("{} at {}\n", s.verdict, s.source);
+    out.push_str(&format!("task: {}\n", s.task));
+    if let Some(f) = &s.file {
+        out.push_str(&format!("file: {f}\n"));
+    }
+    out.push_str(&format!("expected: {}\n", list(&s.expected)));
+    if s.retrieved.is_empty() {
+        out.push_str("retrieved: nothing\n");
+    } else {
+        out.push_str("retrieved:\n");
+        for r in &s.retrieved {
+            out.push_str(&format!("  {}. {} (score {})\n", r.rank, r.id, score(r.score)));
+        }
+    }
+    out.push_str(&format!("missing: {}\n", list(&s.missing)));
+    out.push_str(&format!("control triggers: {}\n", list(&s.triggers.control)));
+    out.push_str(&format!("governed triggers: {}\n", list(&s.triggers.governed)));
+    out
+}
+
+fn list(items: &[String]) -> String {
+    if items.is_empty() {
+        "-".into()
+    } else {
+        items.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bundled() -> Report {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/baseline.json");
+        crate::report::json::parse(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn verdicts_map_to_junit_outcomes() {
+        let mut r = bundled();
+        r.scenarios[0].verdict = Verdict::Fail;
+        r.scenarios[0].explanation = "leaked <psycopg2> & more".into();
+        r.scenarios[1].verdict = Verdict::Weak;
+        r.scenarios[1].explanation = "no teeth".into();
+        r.scenarios[2].verdict = Verdict::Malformed;
+        let xml = render(&r);
+        let (a, b, c) = (&r.scenarios[0], &r.scenarios[1], &r.scenarios[2]);
+        assert!(xml.contains(&format!("<testcase name=\"{}\" classname=\"{}\"", a.id, a.category)), "{xml}");
+        assert!(xml.contains("<failure message=\"leaked &lt;psycopg2&gt; &amp; more\" type=\"FAIL\">"), "{xml}");
+        assert!(xml.contains(&format!("name=\"{}\"", b.id)));
+        assert!(xml.contains("<skipped message=\"no teeth\" type=\"WEAK\"/>"), "{xml}");
+        assert!(xml.contains("type=\"MALFORMED\""), "{c:?}");
+        assert_eq!(xml.matches("<failure").count(), 2);
+        assert!(xml.contains(&format!("file=\"{}\"", a.source.path)));
+        // The gate suite: one testcase per rule.
+        assert!(xml.contains("<testsuite name=\"gate\""), "{xml}");
+        assert_eq!(xml.matches("classname=\"gate\"").count(), r.gate.rules.len());
+        assert!(xml.contains("<property name=\"mean_recall_at_k\" value=\"1\"/>"), "{xml}");
+        assert!(!xml.contains("timestamp") && !xml.contains("time="), "no clock in the file");
+    }
+
+    #[test]
+    fn a_violated_fail_rule_is_a_failure_and_an_advisory_one_is_not() {
+        let mut r = bundled();
+        r.gate.rules[0].violated = true;
+        r.gate.rules[0].details = vec!["x: recall@3 0/1".into()];
+        r.gate.rules[1].violated = true;
+        r.gate.rules[1].mode = RuleMode::Advisory;
+        r.gate.rules[2].mode = RuleMode::Off;
+        let xml = render(&r);
+        assert!(xml.contains("type=\"gate\""), "{xml}");
+        assert!(xml.contains("x: recall@3 0/1"), "{xml}");
+        assert_eq!(xml.matches("<failure").count(), 1);
+        assert!(xml.contains("<system-out>advisory: "), "{xml}");
+        assert!(xml.contains("the rule is off in mneme-gate.yaml"), "{xml}");
+    }
 }
