@@ -59,6 +59,9 @@ enum Command {
     /// Print the JSON Schema of the JSON report (`mneme-gate.report/v1`).
     #[command(hide = true)]
     Schema,
+    /// Benchmark floor: only read and parse the memory file and the suite, then exit.
+    #[command(hide = true)]
+    Floor(SuiteArgs),
     /// Generate a seeded synthetic corpus and suite (for benchmarks).
     #[command(hide = true)]
     Synth(SynthArgs),
@@ -281,6 +284,7 @@ fn execute(cli: Cli) -> Result<i32, Error> {
         Command::Baseline(args) => baseline_cmd(&config, args),
         Command::Diff(args) => diff_cmd(&config, args),
         Command::Init(args) => init_cmd(args),
+        Command::Floor(args) => floor_cmd(&config, args),
         Command::Schema => {
             stdout_write(crate::report::json::schema().as_bytes())?;
             Ok(exit::OK)
@@ -1249,5 +1253,33 @@ fn init_cmd(args: InitArgs) -> Result<i32, Error> {
         }
     ));
     stdout_write(text.as_bytes())?;
+    Ok(exit::OK)
+}
+
+/// The parse-only floor of the benchmark: the same reading and parsing as
+/// `run` (memory file, suite files and response files), nothing else.
+fn floor_cmd(config: &Config, args: SuiteArgs) -> Result<i32, Error> {
+    let profile = config.profile(args.memory.profile.as_deref(), args.memory.k)?;
+    let memory_path = memory_path(config, args.memory.memory.as_deref())?;
+    let memory = Memory::load(&memory_path, profile.family)?;
+    let roots = if args.scenarios.is_empty() { configured_suites(config) } else { args.scenarios.clone() };
+    let suite = crate::scenarios::Suite::load(&roots).map_err(Error::Suite)?;
+    let mut responses = 0usize;
+    for s in &suite.scenarios {
+        for r in [&s.control, &s.governed].into_iter().flatten() {
+            if crate::verdict::read_response(r).is_ok() {
+                responses += 1;
+            }
+        }
+    }
+    stdout_write(
+        format!(
+            "floor: {} decisions, {} scenarios, {} responses read\n",
+            memory.pool.len(),
+            suite.scenarios.len(),
+            responses
+        )
+        .as_bytes(),
+    )?;
     Ok(exit::OK)
 }
