@@ -23,6 +23,8 @@ use serde::Serialize;
 use crate::json::{self, LineIndex, Node, Value};
 use crate::profile::Family;
 
+mod fast;
+
 /// The statuses that keep a record out of the pool (compared ignoring case).
 pub const INACTIVE_STATUSES: [&str; 4] = ["superseded", "deprecated", "rejected", "retired"];
 
@@ -228,7 +230,28 @@ impl Memory {
     }
 
     /// Parses memory text. `path` is only used in messages.
+    ///
+    /// A well-formed file takes the typed `serde_json` fast path
+    /// (`memory::fast`); anything unusual falls back to the tolerant reader,
+    /// which alone words the errors. Both give the same `Memory`.
     pub fn parse(path: &Path, text: String, family: Family) -> Memory {
+        match fast::load(&text, family) {
+            Ok((records, candidates)) => {
+                let mut memory = Memory::empty(path, family, Vec::new());
+                memory.text = text;
+                memory.records = records;
+                let mut loader = Loader { memory: &mut memory, family, syntax: Vec::new() };
+                loader.build_pool(candidates.into_iter());
+                memory.diagnostics.sort_by_key(|d| (d.severity, d.line, d.column));
+                memory
+            }
+            Err(fast::Bail) => Memory::parse_tolerant(path, text, family),
+        }
+    }
+
+    /// The tolerant path of [`Memory::parse`]: every problem, with its line
+    /// and column.
+    fn parse_tolerant(path: &Path, text: String, family: Family) -> Memory {
         let parsed = json::parse(&text);
         let mut memory = Memory::empty(path, family, Vec::new());
         memory.text = text;
@@ -652,8 +675,94 @@ pub fn compile_glob(pattern: &str) -> Result<Glob, String> {
 mod tests {
     use super::*;
 
+    /// Parses through [`Memory::parse`] and checks that the tolerant path
+    /// alone gives the same memory (whichever path `parse` took).
     fn parse(text: &str, family: Family) -> Memory {
-        Memory::parse(Path::new("m.json"), text.to_string(), family)
+        let m = Memory::parse(Path::new("m.json"), text.to_string(), family);
+        assert_same(&m, &Memory::parse_tolerant(Path::new("m.json"), text.to_string(), family), text);
+        m
+    }
+
+    fn assert_same(fast: &Memory, tolerant: &Memory, text: &str) {
+        let view = |m: &Memory| format!("{:#?}", (&m.pool, &m.excluded, &m.diagnostics, m.records, m.family));
+        assert_eq!(view(fast), view(tolerant), "the two paths disagree on {text}");
+    }
+
+    fn took_fast_path(text: &str, family: Family) -> bool {
+        fast::load(text, family).is_ok()
+    }
+
+    #[test]
+    fn fast_and_tolerant_paths_agree_on_unusual_files() {
+        let cases = [
+            // Well-formed: the fast path must take these.
+            r#"{"decisions": [{"id": "a", "decision": "x", "rules": [{"type": "FORBID_LITERAL", "value": "v"}], "extra": {"deep": [[1, 2], {"k": null}]}}]}"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T", "scope": "src/", "constraint": "c"}], "decisions": null, "meta": null}"#,
+            "[\n  {\n \"id\": \"a\", \"type\": \"rule\", \"title\": \"T\\u00e9\\n\"},\n{\"id\": \"a\", \"type\": \"rule\", \"title\": \"dup\"}]",
+            r#"{"decisions": [{"id": "x", "decision": "y", "status": "Retired"}, {"id": "p", "type": "preference", "title": "P"}]}"#,
+            r#"{"decisions": [{"id": "x", "decision": "y", "title": 5, "tags": {}, "type": 1}], "items": [{"id": "i", "type": "rule", "title": "t", "decision": 5, "rules": 3}]}"#,
+            r#"{"decisions": [{"id": "x", "decision": "y", "rules": null}, {"id": "z", "title": "t", "rules": 1}]}"#,
+            r#"{"decisions": [{"id": "a", "decision": "x", "rules": [{"type": 1, "type": "FORBID_LITERAL"}]}]}"#,
+            // Unusual: the fast path must give up, and `parse` must still match.
+            "\u{feff}[]",
+            "",
+            "42",
+            "[1]",
+            "{}",
+            r#"{"decisions": [{"id": "x", "title": null}]}"#,
+            r#"{"meta": 3, "items": []}"#,
+            r#"{"items": [{"id": "a", "id": "b", "type": "rule", "title": "T"}]}"#,
+            r#"{"items": [{"i\u0064": "a", "type": "rule", "title": "T"}]}"#,
+            r#"{"items": [{"id": "a", "ty\u0070e": "rule", "title": "T"}]}"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T", "scope": "src/[ab"}]}"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T", "scope": "src/[ab", "status": "retired"}]}"#,
+            r#"{"decisions": [{"id": "a", "decision": "x", "rules": [{"type": "OTHER"}]}]}"#,
+            r#"{"decisions": [{"id": "a", "decision": "x", "rules": [{"type": "FORBID_LITERAL", "type": 1}]}]}"#,
+            r#"{"decisions": [{"id": "a", "decision": "x", "rules": ["x"]}]}"#,
+            r#"{"decisions": [{"id": "a", "decision": "x", "scope": "one"}]}"#,
+            r#"{"decisions": [{"id": " ", "decision": "x"}]}"#,
+            r#"{"decisions": [{"id": "a", "decision": ""}]}"#,
+            r#"{"decisions": [{"id": "a", "type": null, "title": "t"}]}"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T", "tags": ["x", 1]}]}"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T"},]}"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T"}]} x"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T", "x": "\ud800"}]}"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T", "x": "\ud800\u0041"}]}"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T", "x": "\udc00"}]}"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T", "x": 01}]}"#,
+            r#"{"items": [{}]}"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T"}], "items": []}"#,
+        ];
+        for text in cases {
+            for family in [Family::Default, Family::Mneme] {
+                parse(text, family);
+            }
+        }
+        for text in &cases[..7] {
+            assert!(took_fast_path(text, Family::Default), "{text}");
+        }
+        for text in &cases[7..] {
+            assert!(!took_fast_path(text, Family::Default), "{text}");
+        }
+        for depth in [90, 97, 98, 99, 100, 101, 126, 127, 128, 129, 200] {
+            let deep = format!(
+                r#"{{"items": [{{"id": "a", "type": "rule", "title": "T", "x": {}{}}}]}}"#,
+                "[".repeat(depth),
+                "]".repeat(depth)
+            );
+            parse(&deep, Family::Default);
+        }
+    }
+
+    #[test]
+    fn fast_and_tolerant_paths_agree_on_synthetic_corpora() {
+        for (n, seed) in [(300, 1), (300, 2), (1000, 7)] {
+            let text = crate::synth::corpus_json(&crate::synth::CorpusSpec::new(n, seed));
+            for family in [Family::Default, Family::Mneme] {
+                assert!(took_fast_path(&text, family));
+                parse(&text, family);
+            }
+        }
     }
 
     fn ids(m: &Memory) -> Vec<&str> {
