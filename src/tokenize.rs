@@ -15,12 +15,13 @@ use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use crate::profile::Family;
+use crate::retrieval::FxBuild;
 
 const DEFAULT_STOPWORDS: &str = include_str!("stopwords-en.txt");
 const MNEME_STOPWORDS: [&str; 6] = ["add", "use", "not", "get", "set", "run"];
 
-fn default_stopwords() -> &'static HashSet<&'static str> {
-    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+fn default_stopwords() -> &'static HashSet<&'static str, FxBuild> {
+    static SET: OnceLock<HashSet<&'static str, FxBuild>> = OnceLock::new();
     SET.get_or_init(|| DEFAULT_STOPWORDS.lines().map(str::trim).filter(|l| !l.is_empty()).collect())
 }
 
