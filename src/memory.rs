@@ -13,6 +13,7 @@ This module knows nothing of tokens or scores; the index is built from its
 output by `retrieval`.
 */
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -22,6 +23,7 @@ use serde::Serialize;
 
 use crate::json::{self, LineIndex, Node, Value};
 use crate::profile::Family;
+use crate::retrieval::FxBuild;
 
 mod fast;
 
@@ -241,7 +243,7 @@ impl Memory {
                 memory.text = text;
                 memory.records = records;
                 let mut loader = Loader { memory: &mut memory, family, syntax: Vec::new() };
-                loader.build_pool(candidates.into_iter());
+                loader.build_pool(candidates);
                 memory.diagnostics.sort_by_key(|d| (d.severity, d.line, d.column));
                 memory
             }
@@ -446,7 +448,8 @@ impl Loader<'_> {
                 }
             }
         }
-        self.build_pool(decision_records.into_iter().chain(item_records));
+        decision_records.append(&mut item_records);
+        self.build_pool(decision_records);
     }
 
     fn top_array<'n>(&mut self, root: &'n Node, key: &str) -> Option<&'n Node> {
@@ -576,9 +579,13 @@ impl Loader<'_> {
         }
     }
 
-    fn build_pool(&mut self, candidates: impl Iterator<Item = Candidate>) {
-        let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        for Candidate { decision, glob_errors } in candidates {
+    fn build_pool(&mut self, candidates: Vec<Candidate>) {
+        // First every reason (and its diagnostics, in record order), with ids
+        // borrowed from the candidates; then the moves into pool and excluded.
+        let mut reasons: Vec<Option<Exclusion>> = Vec::with_capacity(candidates.len());
+        let mut seen: HashMap<&str, usize, FxBuild> = HashMap::default();
+        seen.reserve(candidates.len());
+        for Candidate { decision, glob_errors } in &candidates {
             let eligible = match (&decision.kind, self.family) {
                 (RecordKind::DecisionRecord, _) => true,
                 (RecordKind::Item(t), Family::Default) => matches!(t.as_str(), "decision" | "rule" | "anti_pattern"),
@@ -593,7 +600,7 @@ impl Loader<'_> {
                 Some(Exclusion::NotEligibleType { item_type: t.clone() })
             } else if let Some(status) = inactive {
                 Some(Exclusion::InactiveStatus { status: status.to_string() })
-            } else if let Some(&first) = seen.get(&decision.id) {
+            } else if let Some(&first) = seen.get(decision.id.as_str()) {
                 let (kept_line, _) = self.memory.line_col(first);
                 let msg = format!("duplicate id \"{}\": the record at line {kept_line} wins and this one is dropped; give it a unique id", decision.id);
                 self.warning(decision.offset, Some(&decision.id), msg);
@@ -604,20 +611,25 @@ impl Loader<'_> {
             // Invalid globs break retrieval only where the record is in the pool.
             for (offset, message) in glob_errors {
                 if reason.is_none() {
-                    self.error(offset, Some(&decision.id), message);
+                    self.error(*offset, Some(&decision.id), message.clone());
                 } else {
                     self.warning(
-                        offset,
+                        *offset,
                         Some(&decision.id),
                         format!("{message} (the record is out of the pool, so this is not used yet)"),
                     );
                 }
             }
+            if reason.is_none() {
+                seen.insert(&decision.id, decision.offset);
+            }
+            reasons.push(reason);
+        }
+        drop(seen);
+        self.memory.pool.reserve(reasons.iter().filter(|r| r.is_none()).count());
+        for (Candidate { decision, .. }, reason) in candidates.into_iter().zip(reasons) {
             match reason {
-                None => {
-                    seen.insert(decision.id.clone(), decision.offset);
-                    self.memory.pool.push(decision);
-                }
+                None => self.memory.pool.push(decision),
                 Some(reason) => {
                     let (line, column) = self.memory.line_col(decision.offset);
                     self.memory.excluded.push(Excluded {

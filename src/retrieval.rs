@@ -133,6 +133,8 @@ pub struct Index {
     tag_posting_start: Vec<u32>,
     scopes: Scopes,
     has_scope: Vec<bool>,
+    /// Set by [`Index::build_for_query`]: the one query (task, file) it answers.
+    only: Option<(Box<str>, Option<Box<str>>)>,
 }
 
 #[derive(Debug, Clone)]
@@ -149,7 +151,7 @@ struct TagEntry {
 #[derive(Debug)]
 struct Scopes {
     /// All distinct globs compiled into one set at build (batch use), or
-    /// `None` when built for one query (see [`Index::build_for_one_query`]).
+    /// `None` when built for one query (see [`Index::build_for_query`]).
     set: Option<GlobSet>,
     /// Per distinct glob: the decisions that carry it.
     owner: Vec<Vec<u32>>,
@@ -177,18 +179,27 @@ impl Index {
     /// must be the one the memory was loaded with). Every scope glob is
     /// compiled into one `GlobSet` here, once, for any number of queries.
     pub fn build(memory: Memory, profile: Profile) -> Index {
-        Index::build_with(memory, profile, true)
+        Index::build_with(memory, profile, None)
     }
 
-    /// [`Index::build`] for an index that will answer one query (the
-    /// `context` editor hook), where compiling the regexes of every distinct
-    /// scope glob would cost more than the query itself: scopes are matched
-    /// per query instead (see [`Scopes`]). Rankings are the same.
-    pub fn build_for_one_query(memory: Memory, profile: Profile) -> Index {
-        Index::build_with(memory, profile, false)
+    /// [`Index::build`] for an index that answers one known query (the
+    /// `context` editor hook), where per-corpus work for every possible query
+    /// would cost far more than the query itself:
+    ///
+    /// - only the query's tokens are interned: a field keeps its tokens that
+    ///   are in the query, which are all a score counts, and a tag holding a
+    ///   token outside the query is left out, since its boost needs all of
+    ///   its tokens in the query;
+    /// - scope globs are matched for the query's path only (see [`Scopes`])
+    ///   instead of compiling every distinct glob into one `GlobSet`.
+    ///
+    /// [`Index::retrieve`] of that query is exactly what the full index
+    /// gives. Any other query, and [`Index::explain`], panic.
+    pub fn build_for_query(memory: Memory, profile: Profile, query: Query<'_>) -> Index {
+        Index::build_with(memory, profile, Some(query))
     }
 
-    fn build_with(memory: Memory, profile: Profile, glob_set: bool) -> Index {
+    fn build_with(memory: Memory, profile: Profile, only: Option<Query<'_>>) -> Index {
         debug_assert_eq!(memory.family, profile.family);
         let tokenizer = Tokenizer::new(profile.family, profile.min_token_len, profile.stem);
         let n = memory.pool.len();
@@ -208,9 +219,18 @@ impl Index {
             tag_posting_start: Vec::new(),
             scopes: Scopes { set: None, owner: Vec::new(), globs: Vec::new(), filters: Vec::new() },
             has_scope: Vec::with_capacity(n),
+            only: None,
             profile,
         };
         index.field_start.push(0);
+        if let Some(q) = only {
+            let mut tokens = Vec::new();
+            index.tokenize_into(q.task, &mut tokens);
+            if let Some(path) = q.file.map(normalise_path).filter(|p| !p.is_empty()) {
+                index.tokenize_into(&path, &mut tokens);
+            }
+            index.only = Some((q.task.into(), q.file.map(Box::from)));
+        }
         let weights = Field::ALL.map(|field| index.profile.weights.of(field).0);
         // Many decisions share a glob (`services/payments/**`): keep each
         // distinct pattern once.
@@ -225,7 +245,9 @@ impl Index {
             pairs.clear();
             for (f, field) in Field::ALL.into_iter().enumerate() {
                 buf.clear();
-                for_each_field_text(decision, field, |text| index.tokenize_into(text, &mut buf));
+                for_each_field_text(decision, field, |text| {
+                    index.tokenize_into(text, &mut buf);
+                });
                 buf.sort_unstable();
                 buf.dedup();
                 index.field_tokens.extend_from_slice(&buf);
@@ -245,7 +267,10 @@ impl Index {
             }
             for (position, tag) in decision.tags.iter().enumerate() {
                 buf.clear();
-                index.tokenize_into(tag, &mut buf);
+                if !index.tokenize_into(tag, &mut buf) {
+                    // Restricted to one query, the tag has a token outside it.
+                    continue;
+                }
                 buf.sort_unstable();
                 buf.dedup();
                 if buf.is_empty() {
@@ -278,27 +303,41 @@ impl Index {
         let tokens = index.words.len();
         (index.posting_start, index.postings) = csr(tokens, &post, |p| p.0, |p| (p.1, p.2));
         (index.tag_posting_start, index.tag_postings) = csr(tokens, &tag_post, |p| p.0, |p| p.1);
-        if glob_set {
+        if only.is_none() {
             index.scopes.set = Some(glob_set_of(index.scopes.globs.iter()));
         }
         index.decisions = memory.pool;
         index
     }
 
-    fn tokenize_into(&mut self, text: &str, out: &mut Vec<u32>) {
-        let Index { tokenizer, vocab, words, .. } = self;
-        tokenizer.each_token(text, &mut |token| {
-            let id = match vocab.get(token) {
-                Some(&id) => id,
-                None => {
-                    let id = words.len() as u32;
-                    vocab.insert(token.into(), id);
-                    words.push(token.into());
-                    id
-                }
-            };
-            out.push(id);
+    /// Appends the token ids of `text` to `out`, interning new tokens; once
+    /// restricted to one query, only the query's tokens are kept. Returns
+    /// false when a token was left out.
+    fn tokenize_into(&mut self, text: &str, out: &mut Vec<u32>) -> bool {
+        let Index { tokenizer, vocab, words, only, .. } = self;
+        let frozen = only.is_some();
+        let mut all = true;
+        tokenizer.each_token(text, &mut |token| match vocab.get(token) {
+            Some(&id) => out.push(id),
+            None if frozen => all = false,
+            None => {
+                let id = words.len() as u32;
+                vocab.insert(token.into(), id);
+                words.push(token.into());
+                out.push(id);
+            }
         });
+        all
+    }
+
+    /// Panics unless the index answers `query` (see [`Index::build_for_query`]).
+    fn check_query(&self, query: Query<'_>) {
+        if let Some((task, file)) = &self.only {
+            assert!(
+                **task == *query.task && file.as_deref() == query.file,
+                "an index built for one query cannot answer another"
+            );
+        }
     }
 
     /// The decisions holding token `t`, with the summed weight.
@@ -351,6 +390,7 @@ impl Index {
 
     /// Retrieves the top `k`, reusing `scratch` between calls.
     pub fn retrieve_with(&self, query: Query<'_>, k: usize, scratch: &mut Scratch) -> Retrieval {
+        self.check_query(query);
         let n = self.decisions.len();
         if scratch.score.len() != n {
             scratch.score = vec![0; n];
@@ -472,6 +512,7 @@ impl Index {
 
     /// Explains one query record by record (spec §7).
     pub fn explain(&self, query: Query<'_>) -> Explanation {
+        assert!(self.only.is_none(), "an index built for one query cannot explain");
         let path = query.file.map(normalise_path).filter(|p| !p.is_empty());
         // The globs that match, from the same set retrieval uses.
         let matched_globs: Vec<&str> = match &path {
@@ -694,24 +735,30 @@ impl Scopes {
 /// The literal runs of a glob that every path it matches must contain, in
 /// order: a cheap necessary condition, never a sufficient one.
 ///
-/// Only globs made of letters, digits, `/ . _ -` and the wildcards `*` and
-/// `?` are filtered; any other character (classes, alternations, escapes,
-/// anything globset might treat specially) makes the glob a candidate for
-/// every path. A `/` next to a `*` is left out of the runs, because `**/`
-/// and `/**` can match nothing at all.
+/// Globs made of letters, digits, `/ . _ -` and the wildcards `*` and `?`
+/// are filtered by all their literal runs. Any other character (classes,
+/// alternations, escapes, anything globset might treat specially) stops the
+/// filter: only the plain text before it must start the path. A `/` next
+/// to a wildcard or a special character is left out, because `**/` and
+/// `/**` can match nothing at all.
 #[derive(Debug)]
 struct LiteralFilter {
     /// The text between wildcards (empty where two are adjacent); the
-    /// first must start the path and the last end it. `None`: no
-    /// filtering, every path may match.
+    /// first must start the path and the last end it. `None`: only
+    /// `prefix` is checked.
     runs: Option<Vec<Box<str>>>,
+    /// Text every matching path starts with.
+    prefix: Box<str>,
 }
 
 impl LiteralFilter {
     fn new(glob: &str) -> LiteralFilter {
-        let plain = |c: char| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '*' | '?');
-        if !glob.chars().all(plain) {
-            return LiteralFilter { runs: None };
+        let literal = |c: char| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-');
+        if let Some(special) = glob.find(|c: char| !literal(c) && !matches!(c, '*' | '?')) {
+            let head = &glob[..special];
+            let head = &head[..head.find(|c: char| !literal(c)).unwrap_or(head.len())];
+            let prefix = head.strip_suffix('/').unwrap_or(head);
+            return LiteralFilter { runs: None, prefix: prefix.into() };
         }
         let pieces: Vec<&str> = glob.split(['*', '?']).collect();
         let last = pieces.len() - 1;
@@ -729,12 +776,12 @@ impl LiteralFilter {
                 Box::from(run)
             })
             .collect();
-        LiteralFilter { runs: Some(runs) }
+        LiteralFilter { runs: Some(runs), prefix: "".into() }
     }
 
     /// False only when no path without the runs in order can match.
     fn may_match(&self, path: &str) -> bool {
-        let Some(runs) = &self.runs else { return true };
+        let Some(runs) = &self.runs else { return path.starts_with(&*self.prefix) };
         let Some((first, others)) = runs.split_first() else { return true };
         let Some(mut rest) = path.strip_prefix(&**first) else { return false };
         let Some((last, middle)) = others.split_last() else { return true };
@@ -1013,6 +1060,13 @@ mod tests {
             "a?b",
             "lit/eral.txt",
             "ün/*.py",
+            "src/x/**/*.{rs,py}",
+            "src/{a,b}/**",
+            "src/x/[ab]*/c",
+            "src/x/",
+            "a/{b,c/d}/e",
+            "s?c/{x}",
+            "src/x/**/{c,d}.rs",
             "a\\*b",
             "**/.git/**",
         ];
@@ -1044,6 +1098,17 @@ mod tests {
             "a/b/b",
             "lit/eral.txt",
             "ün/a.py",
+            "src/x/a.rs",
+            "src/x/y/z.py",
+            "src/x",
+            "src/a/q",
+            "src/b",
+            "src/x/a1/c",
+            "src/x/b/c",
+            "a/c/d/e",
+            "a/b/e",
+            "sxc/x",
+            "src/x/c.rs",
             "a*b",
             ".git/x",
             "p/.git/q",
@@ -1062,6 +1127,8 @@ mod tests {
                 }
             }
         }
+        assert!(!LiteralFilter::new("src/jeam/**/*.{rs,py}").may_match("services/payments/refunds.py"));
+        assert!(LiteralFilter::new("src/jeam/**/*.{rs,py}").may_match("src/jeam/a.rs"));
         let filter = LiteralFilter::new("**/tradrefer_*.py");
         assert!(!filter.may_match("services/payments/refunds.py"));
         assert!(filter.may_match("x/tradrefer_a.py"));
@@ -1070,22 +1137,42 @@ mod tests {
     #[test]
     fn an_index_for_one_query_ranks_like_the_batch_index() {
         let text = crate::synth::corpus_json(&crate::synth::CorpusSpec::new(400, 3));
-        let profile = Profile::named(Family::Default);
-        let memory = || Memory::parse(Path::new("m.json"), text.clone(), profile.family);
-        let batch = Index::build(memory(), profile.clone());
-        let one = Index::build_for_one_query(memory(), profile.clone());
-        let mut files: Vec<String> =
-            batch.scopes.globs.iter().map(|g| g.glob().replace("**", "x/y").replace(['*', '?'], "q")).collect();
-        files.extend(["services/payments/refunds.py".to_string(), "a/b.py".into()]);
-        for (i, file) in files.iter().enumerate() {
-            let task = batch.decision(i % batch.decisions().len()).title.clone();
-            let q = Query { task: &task, file: Some(file) };
-            assert_eq!(batch.retrieve(q), one.retrieve(q), "{file}");
-            let mut a = Vec::new();
-            let mut b = Vec::new();
-            batch.scopes.matches_into(file, &mut a);
-            one.scopes.matches_into(file, &mut b);
-            assert_eq!(a, b, "{file}");
+        let mut negative = Profile::named(Family::Default);
+        negative.min_score = Milli(-1);
+        negative.k = 50;
+        let mut stemmed = Profile::named(Family::Default);
+        stemmed.stem = true;
+        for profile in [Profile::named(Family::Default), Profile::named(Family::Mneme), negative, stemmed] {
+            let memory = || Memory::parse(Path::new("m.json"), text.clone(), profile.family);
+            let batch = Index::build(memory(), profile.clone());
+            let files: Vec<Option<String>> = batch
+                .scopes
+                .globs
+                .iter()
+                .map(|g| Some(g.glob().replace("**", "x/y").replace(['*', '?'], "q")))
+                .collect();
+            let mut files: Vec<Option<String>> = files.into_iter().step_by(40).collect();
+            files.extend([
+                Some("services/payments/refunds.py".to_string()),
+                Some("a/b.py".into()),
+                None,
+                Some("".into()),
+            ]);
+            for (i, file) in files.iter().enumerate() {
+                let d = batch.decision(i % batch.decisions().len());
+                let tags = d.tags.join(" ");
+                for task in [d.title.as_str(), tags.as_str(), "do it", "ledger payments refund"] {
+                    let q = Query { task, file: file.as_deref() };
+                    let one = Index::build_for_query(memory(), profile.clone(), q);
+                    assert_eq!(batch.retrieve(q), one.retrieve(q), "{task} {file:?}");
+                    if let Some(file) = file {
+                        let (mut a, mut b) = (Vec::new(), Vec::new());
+                        batch.scopes.matches_into(file, &mut a);
+                        one.scopes.matches_into(file, &mut b);
+                        assert_eq!(a, b, "{file}");
+                    }
+                }
+            }
         }
     }
 
