@@ -77,6 +77,15 @@ impl Tokenizer {
             }
         };
         match self.family {
+            // For ASCII text, Unicode letters and digits are exactly the ASCII
+            // ones: split on bytes.
+            Family::Default if lower.is_ascii() => {
+                for run in lower.split(|c: char| !c.is_ascii_alphanumeric()) {
+                    if !run.is_empty() {
+                        keep(run);
+                    }
+                }
+            }
             Family::Default => {
                 for run in lower.split(|c: char| !c.is_alphanumeric()) {
                     if !run.is_empty() {

@@ -91,29 +91,26 @@ struct Raw {
 /// them (decision records, then items), and how many records were seen.
 pub(super) fn load(text: &str, family: Family) -> Result<(usize, Vec<Candidate>), Bail> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let root = RootSeed { base: text.as_ptr() as usize, text }.deserialize(&mut de).map_err(|_| Bail)?;
+    let root = RootSeed { base: text.as_ptr() as usize, text, family }.deserialize(&mut de).map_err(|_| Bail)?;
     de.end().map_err(|_| Bail)?;
     let (decisions, items) = match root {
         Root::Array(items) => (Vec::new(), items),
         Root::Object { decisions, items } => (decisions, items),
     };
     let records = decisions.len() + items.len();
-    let mut decision_records = Vec::with_capacity(decisions.len());
-    let mut item_records = Vec::new();
-    for raw in decisions {
-        let c = map(raw, true, family)?;
+    // Decision records first, then the item records of `decisions`, then `items`.
+    let mut out = Vec::with_capacity(records);
+    let mut items_in_decisions = Vec::new();
+    for c in decisions {
         if c.decision.kind == RecordKind::DecisionRecord {
-            decision_records.push(c);
+            out.push(c);
         } else {
-            item_records.push(c);
+            items_in_decisions.push(c);
         }
     }
-    item_records.reserve(items.len());
-    for raw in items {
-        item_records.push(map(raw, false, family)?);
-    }
-    decision_records.append(&mut item_records);
-    Ok((records, decision_records))
+    out.append(&mut items_in_decisions);
+    out.extend(items);
+    Ok((records, out))
 }
 
 /// `required_str`: a string that is not blank.
@@ -213,14 +210,15 @@ fn map(r: Raw, in_decisions: bool, family: Family) -> Result<Candidate, Bail> {
 }
 
 enum Root {
-    Array(Vec<Raw>),
-    Object { decisions: Vec<Raw>, items: Vec<Raw> },
+    Array(Vec<Candidate>),
+    Object { decisions: Vec<Candidate>, items: Vec<Candidate> },
 }
 
 #[derive(Clone, Copy)]
 struct RootSeed<'t> {
     base: usize,
     text: &'t str,
+    family: Family,
 }
 
 impl<'de> DeserializeSeed<'de> for RootSeed<'_> {
@@ -238,7 +236,7 @@ impl<'de> Visitor<'de> for RootSeed<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Root, A::Error> {
-        Ok(Root::Array(RecordsSeed { root: self, depth: 0 }.visit_seq(seq)?))
+        Ok(Root::Array(RecordsSeed { root: self, depth: 0, in_decisions: false }.visit_seq(seq)?))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Root, A::Error> {
@@ -250,7 +248,11 @@ impl<'de> Visitor<'de> for RootSeed<'_> {
                     if slot.is_some() {
                         return Err(de::Error::custom(Bail));
                     }
-                    *slot = Some(map.next_value_seed(TopArray(RecordsSeed { root: self, depth: 1 }))?);
+                    *slot = Some(map.next_value_seed(TopArray(RecordsSeed {
+                        root: self,
+                        depth: 1,
+                        in_decisions: key == "decisions",
+                    }))?);
                 }
                 "meta" => {
                     if std::mem::replace(&mut meta, true) {
@@ -299,14 +301,14 @@ impl<'de> Visitor<'de> for Meta {
 struct TopArray<'t>(RecordsSeed<'t>);
 
 impl<'de> DeserializeSeed<'de> for TopArray<'_> {
-    type Value = Option<Vec<Raw>>;
+    type Value = Option<Vec<Candidate>>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
     }
 }
 
 impl<'de> Visitor<'de> for TopArray<'_> {
-    type Value = Option<Vec<Raw>>;
+    type Value = Option<Vec<Candidate>>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an array of records or null")
     }
@@ -323,13 +325,16 @@ impl<'de> Visitor<'de> for TopArray<'_> {
 struct RecordsSeed<'t> {
     root: RootSeed<'t>,
     depth: usize,
+    /// The array is `decisions` (else `items` or the top-level array).
+    in_decisions: bool,
 }
 
 impl<'de> RecordsSeed<'_> {
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Raw>, A::Error> {
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Candidate>, A::Error> {
+        let mut out = Vec::new();
+        let in_decisions = self.in_decisions;
         while let Some(raw) = seq.next_element_seed(RecordSeed { root: self.root, depth: self.depth + 1 })? {
-            out.push(raw);
+            out.push(map(raw, in_decisions, self.root.family).map_err(de::Error::custom)?);
         }
         Ok(out)
     }
