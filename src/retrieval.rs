@@ -135,6 +135,8 @@ pub struct Index {
     has_scope: Vec<bool>,
     /// Set by [`Index::build_for_query`]: the one query (task, file) it answers.
     only: Option<(Box<str>, Option<Box<str>>)>,
+    /// With `only`: bit `min(n, 63)` set when a query token is `n` bytes long.
+    only_lengths: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -220,6 +222,7 @@ impl Index {
             scopes: Scopes { set: None, owner: Vec::new(), globs: Vec::new(), filters: Vec::new() },
             has_scope: Vec::with_capacity(n),
             only: None,
+            only_lengths: 0,
             profile,
         };
         index.field_start.push(0);
@@ -230,6 +233,7 @@ impl Index {
                 index.tokenize_into(&path, &mut tokens);
             }
             index.only = Some((q.task.into(), q.file.map(Box::from)));
+            index.only_lengths = index.words.iter().fold(0, |mask, w| mask | 1 << w.len().min(63));
         }
         let weights = Field::ALL.map(|field| index.profile.weights.of(field).0);
         // Many decisions share a glob (`services/payments/**`): keep each
@@ -314,9 +318,26 @@ impl Index {
     /// restricted to one query, only the query's tokens are kept. Returns
     /// false when a token was left out.
     fn tokenize_into(&mut self, text: &str, out: &mut Vec<u32>) -> bool {
-        let Index { tokenizer, vocab, words, only, .. } = self;
+        let Index { tokenizer, vocab, words, only, only_lengths, .. } = self;
         let frozen = only.is_some();
         let mut all = true;
+        if frozen && !tokenizer.stems() {
+            // Unstemmed, a query token is its own run and passed the filters,
+            // so runs are looked up first (most fail on length alone) and the
+            // filters only run to tell a left-out token from a non-token.
+            tokenizer.each_run(text, &mut |run| {
+                let id = if *only_lengths >> run.len().min(63) & 1 == 1 { vocab.get(run) } else { None };
+                match id {
+                    Some(&id) => out.push(id),
+                    None => {
+                        if all && tokenizer.keeps(run) {
+                            all = false;
+                        }
+                    }
+                }
+            });
+            return all;
+        }
         tokenizer.each_token(text, &mut |token| match vocab.get(token) {
             Some(&id) => out.push(id),
             None if frozen => all = false,

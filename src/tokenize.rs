@@ -58,6 +58,33 @@ impl Tokenizer {
     /// Calls `emit` for every token of `text`, in text order; a token can be
     /// emitted more than once (the caller's set collapses duplicates).
     pub fn each_token(&self, text: &str, emit: &mut dyn FnMut(&str)) {
+        self.each_run(text, &mut |run| {
+            if !self.keeps(run) {
+                return;
+            }
+            match &self.stemmer {
+                Some(stemmer) => emit(&stemmer.stem(run)),
+                None => emit(run),
+            }
+        });
+    }
+
+    /// Whether the tokenizer stems (a token is then not its run).
+    pub(crate) fn stems(&self) -> bool {
+        self.stemmer.is_some()
+    }
+
+    /// Whether a run of [`Tokenizer::each_run`] is a token: long enough
+    /// and not a stopword. [`Tokenizer::each_token`] emits exactly the runs
+    /// it keeps (stemmed when the tokenizer stems).
+    pub(crate) fn keeps(&self, run: &str) -> bool {
+        let long_enough = if run.is_ascii() { run.len() >= self.min_len } else { run.chars().count() >= self.min_len };
+        long_enough && !self.is_stopword(run)
+    }
+
+    /// Calls `each` for every non-empty run of letters and digits of the
+    /// lowercased `text`, in text order, before any filter.
+    pub(crate) fn each_run(&self, text: &str, each: &mut dyn FnMut(&str)) {
         let lowered;
         let lower: &str = if text.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
             lowered = text.to_lowercase();
@@ -65,41 +92,20 @@ impl Tokenizer {
         } else {
             text
         };
-        let mut keep = |token: &str| {
-            let long_enough =
-                if token.is_ascii() { token.len() >= self.min_len } else { token.chars().count() >= self.min_len };
-            if !long_enough || self.is_stopword(token) {
-                return;
-            }
-            match &self.stemmer {
-                Some(stemmer) => emit(&stemmer.stem(token)),
-                None => emit(token),
-            }
-        };
         match self.family {
             // For ASCII text, Unicode letters and digits are exactly the ASCII
             // ones: split on bytes.
-            Family::Default if lower.is_ascii() => {
-                for run in lower.split(|c: char| !c.is_ascii_alphanumeric()) {
-                    if !run.is_empty() {
-                        keep(run);
-                    }
-                }
-            }
+            Family::Default if lower.is_ascii() => byte_runs(lower, |b| b.is_ascii_alphanumeric(), each),
             Family::Default => {
                 for run in lower.split(|c: char| !c.is_alphanumeric()) {
                     if !run.is_empty() {
-                        keep(run);
+                        each(run);
                     }
                 }
             }
-            Family::Mneme => {
-                for run in lower.split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit())) {
-                    if !run.is_empty() {
-                        keep(run);
-                    }
-                }
-            }
+            // Runs of ASCII `[a-z0-9]`: every other byte, a byte of a
+            // non-ASCII character included, separates.
+            Family::Mneme => byte_runs(lower, |b| b.is_ascii_lowercase() || b.is_ascii_digit(), each),
         }
     }
 
@@ -110,6 +116,22 @@ impl Tokenizer {
         out.sort();
         out.dedup();
         out
+    }
+}
+
+/// The maximal runs of bytes of `text` that are `word` bytes (which must be
+/// ASCII, so that every run is whole characters).
+fn byte_runs(text: &str, word: impl Fn(u8) -> bool, each: &mut dyn FnMut(&str)) {
+    let mut start = None;
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        if word(b) {
+            start.get_or_insert(i);
+        } else if let Some(s) = start.take() {
+            each(&text[s..i]);
+        }
+    }
+    if let Some(s) = start {
+        each(&text[s..]);
     }
 }
 
