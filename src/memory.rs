@@ -583,6 +583,9 @@ impl Loader<'_> {
         // First every reason (and its diagnostics, in record order), with ids
         // borrowed from the candidates; then the moves into pool and excluded.
         let mut reasons: Vec<Option<Exclusion>> = Vec::with_capacity(candidates.len());
+        // Record offsets are nearly sorted: a cursor counts lines between
+        // them instead of indexing every line start of the file.
+        let mut cursor = LineCursor::new();
         let mut seen: HashMap<&str, usize, FxBuild> = HashMap::default();
         seen.reserve(candidates.len());
         for Candidate { decision, glob_errors } in &candidates {
@@ -601,7 +604,7 @@ impl Loader<'_> {
             } else if let Some(status) = inactive {
                 Some(Exclusion::InactiveStatus { status: status.to_string() })
             } else if let Some(&first) = seen.get(decision.id.as_str()) {
-                let (kept_line, _) = self.memory.line_col(first);
+                let (kept_line, _) = cursor.line_col(&self.memory.text, first);
                 let msg = format!("duplicate id \"{}\": the record at line {kept_line} wins and this one is dropped; give it a unique id", decision.id);
                 self.warning(decision.offset, Some(&decision.id), msg);
                 Some(Exclusion::DuplicateId { kept_line })
@@ -631,7 +634,7 @@ impl Loader<'_> {
             match reason {
                 None => self.memory.pool.push(decision),
                 Some(reason) => {
-                    let (line, column) = self.memory.line_col(decision.offset);
+                    let (line, column) = cursor.line_col(&self.memory.text, decision.offset);
                     self.memory.excluded.push(Excluded {
                         id: decision.id,
                         title: decision.title,
@@ -643,6 +646,37 @@ impl Loader<'_> {
                 }
             }
         }
+    }
+}
+
+/// Line and column of offsets visited in (mostly) increasing order: the
+/// same answers as [`Memory::line_col`], counting newlines from the last
+/// offset asked.
+struct LineCursor {
+    offset: usize,
+    /// 0-based line of `offset`.
+    line: usize,
+}
+
+impl LineCursor {
+    fn new() -> LineCursor {
+        LineCursor { offset: 0, line: 0 }
+    }
+
+    fn line_col(&mut self, text: &str, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let newlines = |a: usize, b: usize| text.as_bytes()[a..b].iter().filter(|&&c| c == b'\n').count();
+        if offset >= self.offset {
+            self.line += newlines(self.offset, offset);
+        } else {
+            self.line -= newlines(offset, self.offset);
+        }
+        self.offset = offset;
+        let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        (self.line + 1, text[start..offset].chars().count() + 1)
     }
 }
 
@@ -763,6 +797,17 @@ mod tests {
                 "]".repeat(depth)
             );
             parse(&deep, Family::Default);
+        }
+    }
+
+    #[test]
+    fn the_line_cursor_agrees_with_line_col() {
+        let text = "ab\n€é\"x\n\n  {\"a\": 1}\nlast";
+        let memory = parse("[]", Family::Default);
+        let memory = Memory { text: text.to_string(), ..memory };
+        let mut cursor = LineCursor::new();
+        for offset in [0, 3, 5, 4, 9, 1, 12, 13, 30, 7, 0, text.len(), 100] {
+            assert_eq!(cursor.line_col(text, offset), memory.line_col(offset), "{offset}");
         }
     }
 
