@@ -448,8 +448,7 @@ impl Loader<'_> {
                 }
             }
         }
-        decision_records.append(&mut item_records);
-        self.build_pool(decision_records);
+        self.build_pool(vec![decision_records, item_records]);
     }
 
     fn top_array<'n>(&mut self, root: &'n Node, key: &str) -> Option<&'n Node> {
@@ -579,16 +578,18 @@ impl Loader<'_> {
         }
     }
 
-    fn build_pool(&mut self, candidates: Vec<Candidate>) {
+    /// Builds the pool from the candidates, read segment after segment.
+    fn build_pool(&mut self, segments: Vec<Vec<Candidate>>) {
+        let count = segments.iter().map(Vec::len).sum();
         // First every reason (and its diagnostics, in record order), with ids
         // borrowed from the candidates; then the moves into pool and excluded.
-        let mut reasons: Vec<Option<Exclusion>> = Vec::with_capacity(candidates.len());
+        let mut reasons: Vec<Option<Exclusion>> = Vec::with_capacity(count);
         // Record offsets are nearly sorted: a cursor counts lines between
         // them instead of indexing every line start of the file.
         let mut cursor = LineCursor::new();
         let mut seen: HashMap<&str, usize, FxBuild> = HashMap::default();
-        seen.reserve(candidates.len());
-        for Candidate { decision, glob_errors } in &candidates {
+        seen.reserve(count);
+        for Candidate { decision, glob_errors } in segments.iter().flatten() {
             let eligible = match (&decision.kind, self.family) {
                 (RecordKind::DecisionRecord, _) => true,
                 (RecordKind::Item(t), Family::Default) => matches!(t.as_str(), "decision" | "rule" | "anti_pattern"),
@@ -629,8 +630,10 @@ impl Loader<'_> {
             reasons.push(reason);
         }
         drop(seen);
-        self.memory.pool.reserve(reasons.iter().filter(|r| r.is_none()).count());
-        for (Candidate { decision, .. }, reason) in candidates.into_iter().zip(reasons) {
+        let in_pool = reasons.iter().filter(|r| r.is_none()).count();
+        self.memory.pool.reserve(in_pool);
+        self.memory.excluded.reserve(count - in_pool);
+        for (Candidate { decision, .. }, reason) in segments.into_iter().flatten().zip(reasons) {
             match reason {
                 None => self.memory.pool.push(decision),
                 Some(reason) => {

@@ -85,6 +85,22 @@ impl Tokenizer {
     /// Calls `each` for every non-empty run of letters and digits of the
     /// lowercased `text`, in text order, before any filter.
     pub(crate) fn each_run(&self, text: &str, each: &mut dyn FnMut(&str)) {
+        if text.is_ascii() && self.family == Family::Default {
+            // ASCII: lowercase run by run, on the stack, instead of the text.
+            return byte_runs(text, |b| b.is_ascii_alphanumeric(), &mut |run| {
+                let mut buf = [0u8; 64];
+                if !run.bytes().any(|b| b.is_ascii_uppercase()) {
+                    each(run);
+                } else if run.len() <= buf.len() {
+                    let lower = &mut buf[..run.len()];
+                    lower.copy_from_slice(run.as_bytes());
+                    lower.make_ascii_lowercase();
+                    each(std::str::from_utf8(lower).expect("ASCII"));
+                } else {
+                    each(&run.to_ascii_lowercase());
+                }
+            });
+        }
         let lowered;
         let lower: &str = if text.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
             lowered = text.to_lowercase();

@@ -89,7 +89,8 @@ struct Raw {
 
 /// The records of a memory text, mapped, in the order `build_pool` wants
 /// them (decision records, then items), and how many records were seen.
-pub(super) fn load(text: &str, family: Family) -> Result<(usize, Vec<Candidate>), Bail> {
+/// The candidates come in segments, to be read one after the other.
+pub(super) fn load(text: &str, family: Family) -> Result<(usize, Vec<Vec<Candidate>>), Bail> {
     let mut de = serde_json::Deserializer::from_str(text);
     let root = RootSeed { base: text.as_ptr() as usize, text, family }.deserialize(&mut de).map_err(|_| Bail)?;
     de.end().map_err(|_| Bail)?;
@@ -99,18 +100,12 @@ pub(super) fn load(text: &str, family: Family) -> Result<(usize, Vec<Candidate>)
     };
     let records = decisions.len() + items.len();
     // Decision records first, then the item records of `decisions`, then `items`.
-    let mut out = Vec::with_capacity(records);
-    let mut items_in_decisions = Vec::new();
-    for c in decisions {
-        if c.decision.kind == RecordKind::DecisionRecord {
-            out.push(c);
-        } else {
-            items_in_decisions.push(c);
-        }
+    if decisions.iter().all(|c| c.decision.kind == RecordKind::DecisionRecord) {
+        return Ok((records, vec![decisions, items]));
     }
-    out.append(&mut items_in_decisions);
-    out.extend(items);
-    Ok((records, out))
+    let (decision_records, items_in_decisions) =
+        decisions.into_iter().partition(|c| c.decision.kind == RecordKind::DecisionRecord);
+    Ok((records, vec![decision_records, items_in_decisions, items]))
 }
 
 /// `required_str`: a string that is not blank.
@@ -331,7 +326,9 @@ struct RecordsSeed<'t> {
 
 impl<'de> RecordsSeed<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Candidate>, A::Error> {
-        let mut out = Vec::new();
+        // Room for as many records as the text could hold at a few hundred
+        // bytes each: pages never touched cost nothing, growth copies would.
+        let mut out = Vec::with_capacity(self.root.text.len() / 256);
         let in_decisions = self.in_decisions;
         while let Some(raw) = seq.next_element_seed(RecordSeed { root: self.root, depth: self.depth + 1 })? {
             out.push(map(raw, in_decisions, self.root.family).map_err(de::Error::custom)?);
