@@ -7,6 +7,16 @@ summed field weight of a token in a decision, indexes each tag's token set,
 and compiles every scope glob into one `GlobSet`. A query then costs work
 proportional to its tokens and the decisions they touch.
 
+One exception, for latency: `context` answers one query per process (an
+editor hook, timed from process start to exit), so it uses
+[`Index::build_for_query`], which interns only that query's tokens and keeps
+no `GlobSet`: compiling the regexes of ~1,800 distinct globs would cost more
+than everything else the query needs. Its scopes are matched per query by
+compiling only the globs whose literal text can occur in the path (a
+necessary condition) into a small `GlobSet`, so the globset semantics are the
+same. Such an index answers exactly its own query (anything else panics);
+batch commands always use [`Index::build`].
+
 Scores are integer thousandths ([`Milli`]); ties are broken by pool order;
 nothing here depends on hashing order, threads or the clock.
 
