@@ -202,7 +202,7 @@ impl Index {
     ///   are in the query, which are all a score counts, and a tag holding a
     ///   token outside the query is left out, since its boost needs all of
     ///   its tokens in the query;
-    /// - scope globs are matched for the query's path only (see [`Scopes`])
+    /// - scope globs are matched for the query's path only (see `Scopes`)
     ///   instead of compiling every distinct glob into one `GlobSet`.
     ///
     /// [`Index::retrieve`] of that query is exactly what the full index
