@@ -313,13 +313,21 @@ fn memory_path(config: &Config, flag: Option<&Path>) -> Result<PathBuf, Error> {
 /// Loads the memory under the effective profile and builds the index;
 /// warnings go to standard error.
 fn load_index(config: &Config, args: &MemoryArgs) -> Result<Index, Error> {
+    load_index_with(config, args, Index::build)
+}
+
+fn load_index_with(
+    config: &Config,
+    args: &MemoryArgs,
+    build: impl FnOnce(Memory, Profile) -> Index,
+) -> Result<Index, Error> {
     let profile = config.profile(args.profile.as_deref(), args.k)?;
     let path = memory_path(config, args.memory.as_deref())?;
     let memory = Memory::load(&path, profile.family)?;
     for w in memory.warnings() {
         eprintln!("mneme-gate: {}", w.render(&memory.path));
     }
-    Ok(Index::build(memory, profile))
+    Ok(build(memory, profile))
 }
 
 fn stdout_write(bytes: &[u8]) -> Result<(), Error> {
@@ -346,9 +354,15 @@ struct ContextJson<'a> {
     context: String,
 }
 
+/// `context` is the editor hook, run once per prompt, so its latency is
+/// process start to exit: the index is built for its one query
+/// ([`Index::build_for_query`]) and never freed (the process exits right
+/// after; freeing a 5,000-decision index costs milliseconds).
 fn context_cmd(config: &Config, args: QueryArgs) -> Result<i32, Error> {
-    let index = load_index(config, &args.memory)?;
     let query = Query { task: &args.task, file: args.file.as_deref() };
+    let index =
+        load_index_with(config, &args.memory, |memory, profile| Index::build_for_query(memory, profile, query))?;
+    let index = &*Box::leak(Box::new(index));
     let retrieval = index.retrieve(query);
     let block = context::render(retrieval.hits.iter().map(|h| index.decision(h.pool)));
     let note = retrieval.why_empty(index.profile());

@@ -507,8 +507,25 @@ impl<'a> LineIndex<'a> {
 
 /// The byte offset of every line start of `text`.
 pub fn line_starts(text: &str) -> Vec<usize> {
-    let mut starts = vec![0];
-    starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+    let bytes = text.as_bytes();
+    let mut starts = Vec::with_capacity(bytes.iter().filter(|&&b| b == b'\n').count() + 1);
+    starts.push(0);
+    // Eight bytes at a time: a byte of `x` is zero exactly where `word` has
+    // a newline, and the mask sets the high bit of exactly those bytes.
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let chunks = bytes.chunks_exact(8);
+    let tail = chunks.remainder();
+    for (i, chunk) in chunks.enumerate() {
+        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        let x = word ^ 0x0a0a_0a0a_0a0a_0a0a;
+        let mut zero = !(((x & LOW7) + LOW7) | x) & !LOW7;
+        while zero != 0 {
+            starts.push(i * 8 + zero.trailing_zeros() as usize / 8 + 1);
+            zero &= zero - 1;
+        }
+    }
+    let base = bytes.len() - tail.len();
+    starts.extend(tail.iter().enumerate().filter(|&(_, &b)| b == b'\n').map(|(i, _)| base + i + 1));
     starts
 }
 
@@ -598,6 +615,21 @@ mod tests {
         let text = "[".repeat(10_000);
         let p = parse(&text);
         assert!(p.errors.iter().any(|e| e.message.contains("nesting")));
+    }
+
+    #[test]
+    fn line_starts_finds_every_newline() {
+        let text: String = (0..300u32)
+            .map(|i| if i % 7 == 0 || i % 11 == 3 { '\n' } else { char::from(b'a' + (i % 26) as u8) })
+            .collect();
+        for end in 0..text.len() {
+            let t = &text[..end];
+            let naive: Vec<usize> = std::iter::once(0)
+                .chain(t.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1))
+                .collect();
+            assert_eq!(line_starts(t), naive);
+        }
+        assert_eq!(line_starts("é\n€\n\u{10a0a}\n"), [0, 3, 7, 12]);
     }
 
     #[test]

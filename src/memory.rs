@@ -13,6 +13,7 @@ This module knows nothing of tokens or scores; the index is built from its
 output by `retrieval`.
 */
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -22,6 +23,9 @@ use serde::Serialize;
 
 use crate::json::{self, LineIndex, Node, Value};
 use crate::profile::Family;
+use crate::retrieval::FxBuild;
+
+mod fast;
 
 /// The statuses that keep a record out of the pool (compared ignoring case).
 pub const INACTIVE_STATUSES: [&str; 4] = ["superseded", "deprecated", "rejected", "retired"];
@@ -228,7 +232,28 @@ impl Memory {
     }
 
     /// Parses memory text. `path` is only used in messages.
+    ///
+    /// A well-formed file takes the typed `serde_json` fast path
+    /// (`memory::fast`); anything unusual falls back to the tolerant reader,
+    /// which alone words the errors. Both give the same `Memory`.
     pub fn parse(path: &Path, text: String, family: Family) -> Memory {
+        match fast::load(&text, family) {
+            Ok((records, candidates)) => {
+                let mut memory = Memory::empty(path, family, Vec::new());
+                memory.text = text;
+                memory.records = records;
+                let mut loader = Loader { memory: &mut memory, family, syntax: Vec::new() };
+                loader.build_pool(candidates);
+                memory.diagnostics.sort_by_key(|d| (d.severity, d.line, d.column));
+                memory
+            }
+            Err(fast::Bail) => Memory::parse_tolerant(path, text, family),
+        }
+    }
+
+    /// The tolerant path of [`Memory::parse`]: every problem, with its line
+    /// and column.
+    fn parse_tolerant(path: &Path, text: String, family: Family) -> Memory {
         let parsed = json::parse(&text);
         let mut memory = Memory::empty(path, family, Vec::new());
         memory.text = text;
@@ -423,7 +448,7 @@ impl Loader<'_> {
                 }
             }
         }
-        self.build_pool(decision_records.into_iter().chain(item_records));
+        self.build_pool(vec![decision_records, item_records]);
     }
 
     fn top_array<'n>(&mut self, root: &'n Node, key: &str) -> Option<&'n Node> {
@@ -553,9 +578,18 @@ impl Loader<'_> {
         }
     }
 
-    fn build_pool(&mut self, candidates: impl Iterator<Item = Candidate>) {
-        let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        for Candidate { decision, glob_errors } in candidates {
+    /// Builds the pool from the candidates, read segment after segment.
+    fn build_pool(&mut self, segments: Vec<Vec<Candidate>>) {
+        let count = segments.iter().map(Vec::len).sum();
+        // First every reason (and its diagnostics, in record order), with ids
+        // borrowed from the candidates; then the moves into pool and excluded.
+        let mut reasons: Vec<Option<Exclusion>> = Vec::with_capacity(count);
+        // Record offsets are nearly sorted: a cursor counts lines between
+        // them instead of indexing every line start of the file.
+        let mut cursor = LineCursor::new();
+        let mut seen: HashMap<&str, usize, FxBuild> = HashMap::default();
+        seen.reserve(count);
+        for Candidate { decision, glob_errors } in segments.iter().flatten() {
             let eligible = match (&decision.kind, self.family) {
                 (RecordKind::DecisionRecord, _) => true,
                 (RecordKind::Item(t), Family::Default) => matches!(t.as_str(), "decision" | "rule" | "anti_pattern"),
@@ -570,8 +604,8 @@ impl Loader<'_> {
                 Some(Exclusion::NotEligibleType { item_type: t.clone() })
             } else if let Some(status) = inactive {
                 Some(Exclusion::InactiveStatus { status: status.to_string() })
-            } else if let Some(&first) = seen.get(&decision.id) {
-                let (kept_line, _) = self.memory.line_col(first);
+            } else if let Some(&first) = seen.get(decision.id.as_str()) {
+                let (kept_line, _) = cursor.line_col(&self.memory.text, first);
                 let msg = format!("duplicate id \"{}\": the record at line {kept_line} wins and this one is dropped; give it a unique id", decision.id);
                 self.warning(decision.offset, Some(&decision.id), msg);
                 Some(Exclusion::DuplicateId { kept_line })
@@ -581,22 +615,29 @@ impl Loader<'_> {
             // Invalid globs break retrieval only where the record is in the pool.
             for (offset, message) in glob_errors {
                 if reason.is_none() {
-                    self.error(offset, Some(&decision.id), message);
+                    self.error(*offset, Some(&decision.id), message.clone());
                 } else {
                     self.warning(
-                        offset,
+                        *offset,
                         Some(&decision.id),
                         format!("{message} (the record is out of the pool, so this is not used yet)"),
                     );
                 }
             }
+            if reason.is_none() {
+                seen.insert(&decision.id, decision.offset);
+            }
+            reasons.push(reason);
+        }
+        drop(seen);
+        let in_pool = reasons.iter().filter(|r| r.is_none()).count();
+        self.memory.pool.reserve(in_pool);
+        self.memory.excluded.reserve(count - in_pool);
+        for (Candidate { decision, .. }, reason) in segments.into_iter().flatten().zip(reasons) {
             match reason {
-                None => {
-                    seen.insert(decision.id.clone(), decision.offset);
-                    self.memory.pool.push(decision);
-                }
+                None => self.memory.pool.push(decision),
                 Some(reason) => {
-                    let (line, column) = self.memory.line_col(decision.offset);
+                    let (line, column) = cursor.line_col(&self.memory.text, decision.offset);
                     self.memory.excluded.push(Excluded {
                         id: decision.id,
                         title: decision.title,
@@ -608,6 +649,37 @@ impl Loader<'_> {
                 }
             }
         }
+    }
+}
+
+/// Line and column of offsets visited in (mostly) increasing order: the
+/// same answers as [`Memory::line_col`], counting newlines from the last
+/// offset asked.
+struct LineCursor {
+    offset: usize,
+    /// 0-based line of `offset`.
+    line: usize,
+}
+
+impl LineCursor {
+    fn new() -> LineCursor {
+        LineCursor { offset: 0, line: 0 }
+    }
+
+    fn line_col(&mut self, text: &str, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let newlines = |a: usize, b: usize| text.as_bytes()[a..b].iter().filter(|&&c| c == b'\n').count();
+        if offset >= self.offset {
+            self.line += newlines(self.offset, offset);
+        } else {
+            self.line -= newlines(offset, self.offset);
+        }
+        self.offset = offset;
+        let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        (self.line + 1, text[start..offset].chars().count() + 1)
     }
 }
 
@@ -652,8 +724,105 @@ pub fn compile_glob(pattern: &str) -> Result<Glob, String> {
 mod tests {
     use super::*;
 
+    /// Parses through [`Memory::parse`] and checks that the tolerant path
+    /// alone gives the same memory (whichever path `parse` took).
     fn parse(text: &str, family: Family) -> Memory {
-        Memory::parse(Path::new("m.json"), text.to_string(), family)
+        let m = Memory::parse(Path::new("m.json"), text.to_string(), family);
+        assert_same(&m, &Memory::parse_tolerant(Path::new("m.json"), text.to_string(), family), text);
+        m
+    }
+
+    fn assert_same(fast: &Memory, tolerant: &Memory, text: &str) {
+        let view = |m: &Memory| format!("{:#?}", (&m.pool, &m.excluded, &m.diagnostics, m.records, m.family));
+        assert_eq!(view(fast), view(tolerant), "the two paths disagree on {text}");
+    }
+
+    fn took_fast_path(text: &str, family: Family) -> bool {
+        fast::load(text, family).is_ok()
+    }
+
+    #[test]
+    fn fast_and_tolerant_paths_agree_on_unusual_files() {
+        let cases = [
+            // Well-formed: the fast path must take these.
+            r#"{"decisions": [{"id": "a", "decision": "x", "rules": [{"type": "FORBID_LITERAL", "value": "v"}], "extra": {"deep": [[1, 2], {"k": null}]}}]}"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T", "scope": "src/", "constraint": "c"}], "decisions": null, "meta": null}"#,
+            "[\n  {\n \"id\": \"a\", \"type\": \"rule\", \"title\": \"T\\u00e9\\n\"},\n{\"id\": \"a\", \"type\": \"rule\", \"title\": \"dup\"}]",
+            r#"{"decisions": [{"id": "x", "decision": "y", "status": "Retired"}, {"id": "p", "type": "preference", "title": "P"}]}"#,
+            r#"{"decisions": [{"id": "x", "decision": "y", "title": 5, "tags": {}, "type": 1}], "items": [{"id": "i", "type": "rule", "title": "t", "decision": 5, "rules": 3}]}"#,
+            r#"{"decisions": [{"id": "x", "decision": "y", "rules": null}, {"id": "z", "title": "t", "rules": 1}]}"#,
+            r#"{"decisions": [{"id": "a", "decision": "x", "rules": [{"type": 1, "type": "FORBID_LITERAL"}]}]}"#,
+            // Unusual: the fast path must give up, and `parse` must still match.
+            "\u{feff}[]",
+            "",
+            "42",
+            "[1]",
+            "{}",
+            r#"{"decisions": [{"id": "x", "title": null}]}"#,
+            r#"{"meta": 3, "items": []}"#,
+            r#"{"items": [{"id": "a", "id": "b", "type": "rule", "title": "T"}]}"#,
+            r#"{"items": [{"i\u0064": "a", "type": "rule", "title": "T"}]}"#,
+            r#"{"items": [{"id": "a", "ty\u0070e": "rule", "title": "T"}]}"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T", "scope": "src/[ab"}]}"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T", "scope": "src/[ab", "status": "retired"}]}"#,
+            r#"{"decisions": [{"id": "a", "decision": "x", "rules": [{"type": "OTHER"}]}]}"#,
+            r#"{"decisions": [{"id": "a", "decision": "x", "rules": [{"type": "FORBID_LITERAL", "type": 1}]}]}"#,
+            r#"{"decisions": [{"id": "a", "decision": "x", "rules": ["x"]}]}"#,
+            r#"{"decisions": [{"id": "a", "decision": "x", "scope": "one"}]}"#,
+            r#"{"decisions": [{"id": " ", "decision": "x"}]}"#,
+            r#"{"decisions": [{"id": "a", "decision": ""}]}"#,
+            r#"{"decisions": [{"id": "a", "type": null, "title": "t"}]}"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T", "tags": ["x", 1]}]}"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T"},]}"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T"}]} x"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T", "x": "\ud800"}]}"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T", "x": "\ud800\u0041"}]}"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T", "x": "\udc00"}]}"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T", "x": 01}]}"#,
+            r#"{"items": [{}]}"#,
+            r#"{"items": [{"id": "a", "type": "rule", "title": "T"}], "items": []}"#,
+        ];
+        for text in cases {
+            for family in [Family::Default, Family::Mneme] {
+                parse(text, family);
+            }
+        }
+        for text in &cases[..7] {
+            assert!(took_fast_path(text, Family::Default), "{text}");
+        }
+        for text in &cases[7..] {
+            assert!(!took_fast_path(text, Family::Default), "{text}");
+        }
+        for depth in [90, 97, 98, 99, 100, 101, 126, 127, 128, 129, 200] {
+            let deep = format!(
+                r#"{{"items": [{{"id": "a", "type": "rule", "title": "T", "x": {}{}}}]}}"#,
+                "[".repeat(depth),
+                "]".repeat(depth)
+            );
+            parse(&deep, Family::Default);
+        }
+    }
+
+    #[test]
+    fn the_line_cursor_agrees_with_line_col() {
+        let text = "ab\n€é\"x\n\n  {\"a\": 1}\nlast";
+        let memory = parse("[]", Family::Default);
+        let memory = Memory { text: text.to_string(), ..memory };
+        let mut cursor = LineCursor::new();
+        for offset in [0, 3, 5, 4, 9, 1, 12, 13, 30, 7, 0, text.len(), 100] {
+            assert_eq!(cursor.line_col(text, offset), memory.line_col(offset), "{offset}");
+        }
+    }
+
+    #[test]
+    fn fast_and_tolerant_paths_agree_on_synthetic_corpora() {
+        for (n, seed) in [(300, 1), (300, 2), (1000, 7)] {
+            let text = crate::synth::corpus_json(&crate::synth::CorpusSpec::new(n, seed));
+            for family in [Family::Default, Family::Mneme] {
+                assert!(took_fast_path(&text, family));
+                parse(&text, family);
+            }
+        }
     }
 
     fn ids(m: &Memory) -> Vec<&str> {

@@ -7,6 +7,16 @@ summed field weight of a token in a decision, indexes each tag's token set,
 and compiles every scope glob into one `GlobSet`. A query then costs work
 proportional to its tokens and the decisions they touch.
 
+One exception, for latency: `context` answers one query per process (an
+editor hook, timed from process start to exit), so it uses
+[`Index::build_for_query`], which interns only that query's tokens and keeps
+no `GlobSet`: compiling the regexes of ~1,800 distinct globs would cost more
+than everything else the query needs. Its scopes are matched per query by
+compiling only the globs whose literal text can occur in the path (a
+necessary condition) into a small `GlobSet`, so the globset semantics are the
+same. Such an index answers exactly its own query (anything else panics);
+batch commands always use [`Index::build`].
+
 Scores are integer thousandths ([`Milli`]); ties are broken by pool order;
 nothing here depends on hashing order, threads or the clock.
 
@@ -18,7 +28,7 @@ ranking.
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use globset::{GlobSet, GlobSetBuilder};
+use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 
 use crate::memory::{Decision, Excluded, Memory};
@@ -117,20 +127,26 @@ pub struct Index {
     vocab: HashMap<Box<str>, u32, FxBuild>,
     /// Interned tokens by id, for explain.
     words: Vec<Box<str>>,
-    /// Per decision, per field (in [`Field::ALL`] order): sorted token ids.
-    fields: Vec<[Box<[u32]>; 5]>,
-    /// Per token: (decision, Σ weight of the fields holding the token).
-    postings: Vec<Vec<(u32, i64)>>,
-    /// Per tag with a non-empty token set: its decision and token count.
+    /// Per decision, per field (in [`Field::ALL`] order): sorted token ids,
+    /// as ranges of `field_tokens` (`field_start` has `5 × pool + 1` entries).
+    field_tokens: Vec<u32>,
+    field_start: Vec<u32>,
+    /// Per token: (decision, Σ weight of the fields holding the token), as
+    /// ranges of `postings` (flat, CSR: `posting_start[t]..posting_start[t+1]`).
+    postings: Vec<(u32, i64)>,
+    posting_start: Vec<u32>,
+    /// Per tag with a non-empty token set: its decision and token range.
     tags: Vec<TagEntry>,
-    /// Per token: the tags whose token set holds it.
-    tag_postings: Vec<Vec<u32>>,
-    globs: GlobSet,
-    /// Per distinct glob of `globs`: the decisions that carry it.
-    glob_owner: Vec<Vec<u32>>,
-    /// Per distinct glob: its compiled pattern text.
-    glob_patterns: Vec<Box<str>>,
+    tag_tokens: Vec<u32>,
+    /// Per token: the tags whose token set holds it (CSR, like `postings`).
+    tag_postings: Vec<u32>,
+    tag_posting_start: Vec<u32>,
+    scopes: Scopes,
     has_scope: Vec<bool>,
+    /// Set by [`Index::build_for_query`]: the one query (task, file) it answers.
+    only: Option<(Box<str>, Option<Box<str>>)>,
+    /// With `only`: bit `min(n, 63)` set when a query token is `n` bytes long.
+    only_lengths: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -138,7 +154,23 @@ struct TagEntry {
     decision: u32,
     /// Position in the decision's `tags`.
     position: u32,
-    tokens: Box<[u32]>,
+    /// `tag_tokens[start..start + len]`: the tag's sorted token ids.
+    start: u32,
+    len: u32,
+}
+
+/// The distinct scope globs of the pool and how a path is matched to them.
+#[derive(Debug)]
+struct Scopes {
+    /// All distinct globs compiled into one set at build (batch use), or
+    /// `None` when built for one query (see [`Index::build_for_query`]).
+    set: Option<GlobSet>,
+    /// Per distinct glob: the decisions that carry it.
+    owner: Vec<Vec<u32>>,
+    /// Per distinct glob: the glob (as compiled at load).
+    globs: Vec<Glob>,
+    /// Per distinct glob: literals every matching path must contain.
+    filters: Vec<LiteralFilter>,
 }
 
 /// Per-query working memory, reused between queries of one thread.
@@ -156,47 +188,85 @@ pub struct Scratch {
 
 impl Index {
     /// Builds the index of a loaded memory under `profile` (whose family
-    /// must be the one the memory was loaded with).
+    /// must be the one the memory was loaded with). Every scope glob is
+    /// compiled into one `GlobSet` here, once, for any number of queries.
     pub fn build(memory: Memory, profile: Profile) -> Index {
+        Index::build_with(memory, profile, None)
+    }
+
+    /// [`Index::build`] for an index that answers one known query (the
+    /// `context` editor hook), where per-corpus work for every possible query
+    /// would cost far more than the query itself:
+    ///
+    /// - only the query's tokens are interned: a field keeps its tokens that
+    ///   are in the query, which are all a score counts, and a tag holding a
+    ///   token outside the query is left out, since its boost needs all of
+    ///   its tokens in the query;
+    /// - scope globs are matched for the query's path only (see `Scopes`)
+    ///   instead of compiling every distinct glob into one `GlobSet`.
+    ///
+    /// [`Index::retrieve`] of that query is exactly what the full index
+    /// gives. Any other query, and [`Index::explain`], panic.
+    pub fn build_for_query(memory: Memory, profile: Profile, query: Query<'_>) -> Index {
+        Index::build_with(memory, profile, Some(query))
+    }
+
+    fn build_with(memory: Memory, profile: Profile, only: Option<Query<'_>>) -> Index {
         debug_assert_eq!(memory.family, profile.family);
         let tokenizer = Tokenizer::new(profile.family, profile.min_token_len, profile.stem);
+        let n = memory.pool.len();
         let mut index = Index {
             tokenizer,
             decisions: Vec::new(),
             excluded: memory.excluded,
             vocab: HashMap::default(),
             words: Vec::new(),
-            fields: Vec::with_capacity(memory.pool.len()),
+            field_tokens: Vec::new(),
+            field_start: Vec::with_capacity(Field::ALL.len() * n + 1),
             postings: Vec::new(),
+            posting_start: Vec::new(),
             tags: Vec::new(),
+            tag_tokens: Vec::new(),
             tag_postings: Vec::new(),
-            globs: GlobSet::empty(),
-            glob_owner: Vec::new(),
-            glob_patterns: Vec::new(),
-            has_scope: Vec::with_capacity(memory.pool.len()),
+            tag_posting_start: Vec::new(),
+            scopes: Scopes { set: None, owner: Vec::new(), globs: Vec::new(), filters: Vec::new() },
+            has_scope: Vec::with_capacity(n),
+            only: None,
+            only_lengths: 0,
             profile,
         };
-        let mut globs = GlobSetBuilder::new();
-        // Many decisions share a glob (`services/payments/**`): compile each
+        index.field_start.push(0);
+        if let Some(q) = only {
+            let mut tokens = Vec::new();
+            index.tokenize_into(q.task, &mut tokens);
+            if let Some(path) = q.file.map(normalise_path).filter(|p| !p.is_empty()) {
+                index.tokenize_into(&path, &mut tokens);
+            }
+            index.only = Some((q.task.into(), q.file.map(Box::from)));
+            index.only_lengths = index.words.iter().fold(0, |mask, w| mask | 1 << w.len().min(63));
+        }
+        let weights = Field::ALL.map(|field| index.profile.weights.of(field).0);
+        // Many decisions share a glob (`services/payments/**`): keep each
         // distinct pattern once.
         let mut glob_ids: HashMap<&str, usize, FxBuild> = HashMap::default();
         let mut pairs: Vec<(u32, i64)> = Vec::new();
+        // (token, decision, Σ weight) and (token, tag), in decision order.
+        let mut post: Vec<(u32, u32, i64)> = Vec::new();
+        let mut tag_post: Vec<(u32, u32)> = Vec::new();
         let mut buf: Vec<u32> = Vec::new();
         for (d, decision) in memory.pool.iter().enumerate() {
             let d32 = d as u32;
-            let fields = Field::ALL.map(|field| {
+            pairs.clear();
+            for (f, field) in Field::ALL.into_iter().enumerate() {
                 buf.clear();
-                for text in field_texts(decision, field) {
+                for_each_field_text(decision, field, |text| {
                     index.tokenize_into(text, &mut buf);
-                }
+                });
                 buf.sort_unstable();
                 buf.dedup();
-                buf.clone().into_boxed_slice()
-            });
-            pairs.clear();
-            for (field, tokens) in Field::ALL.iter().zip(fields.iter()) {
-                let w = index.profile.weights.of(*field).0;
-                pairs.extend(tokens.iter().map(|&t| (t, w)));
+                index.field_tokens.extend_from_slice(&buf);
+                index.field_start.push(index.field_tokens.len() as u32);
+                pairs.extend(buf.iter().map(|&t| (t, weights[f])));
             }
             pairs.sort_unstable_by_key(|p| p.0);
             let mut i = 0;
@@ -207,63 +277,120 @@ impl Index {
                     sum += pairs[i].1;
                     i += 1;
                 }
-                index.postings[token as usize].push((d32, sum));
+                post.push((token, d32, sum));
             }
-            index.fields.push(fields);
             for (position, tag) in decision.tags.iter().enumerate() {
                 buf.clear();
-                index.tokenize_into(tag, &mut buf);
+                if !index.tokenize_into(tag, &mut buf) {
+                    // Restricted to one query, the tag has a token outside it.
+                    continue;
+                }
                 buf.sort_unstable();
                 buf.dedup();
                 if buf.is_empty() {
                     continue;
                 }
                 let tag_id = index.tags.len() as u32;
-                for &t in &buf {
-                    index.tag_postings[t as usize].push(tag_id);
-                }
+                tag_post.extend(buf.iter().map(|&t| (t, tag_id)));
                 index.tags.push(TagEntry {
                     decision: d32,
                     position: position as u32,
-                    tokens: buf.clone().into_boxed_slice(),
+                    start: index.tag_tokens.len() as u32,
+                    len: buf.len() as u32,
                 });
+                index.tag_tokens.extend_from_slice(&buf);
             }
             for glob in &decision.globs {
+                let scopes = &mut index.scopes;
                 let id = *glob_ids.entry(glob.glob()).or_insert_with(|| {
-                    globs.add(glob.clone());
-                    index.glob_owner.push(Vec::new());
-                    index.glob_patterns.push(glob.glob().into());
-                    index.glob_owner.len() - 1
+                    scopes.owner.push(Vec::new());
+                    scopes.globs.push(glob.clone());
+                    scopes.filters.push(LiteralFilter::new(glob.glob()));
+                    scopes.owner.len() - 1
                 });
-                if index.glob_owner[id].last() != Some(&d32) {
-                    index.glob_owner[id].push(d32);
+                if scopes.owner[id].last() != Some(&d32) {
+                    scopes.owner[id].push(d32);
                 }
             }
             index.has_scope.push(!decision.globs.is_empty());
         }
-        // Every glob compiled on its own at load, so the set cannot fail;
-        // should it, scoped decisions match nothing rather than everything.
-        index.globs = globs.build().unwrap_or_else(|_| GlobSet::empty());
+        let tokens = index.words.len();
+        (index.posting_start, index.postings) = csr(tokens, &post, |p| p.0, |p| (p.1, p.2));
+        (index.tag_posting_start, index.tag_postings) = csr(tokens, &tag_post, |p| p.0, |p| p.1);
+        if only.is_none() {
+            index.scopes.set = Some(glob_set_of(index.scopes.globs.iter()));
+        }
         index.decisions = memory.pool;
         index
     }
 
-    fn tokenize_into(&mut self, text: &str, out: &mut Vec<u32>) {
-        let Index { tokenizer, vocab, words, postings, tag_postings, .. } = self;
-        tokenizer.each_token(text, &mut |token| {
-            let id = match vocab.get(token) {
-                Some(&id) => id,
-                None => {
-                    let id = words.len() as u32;
-                    vocab.insert(token.into(), id);
-                    words.push(token.into());
-                    postings.push(Vec::new());
-                    tag_postings.push(Vec::new());
-                    id
+    /// Appends the token ids of `text` to `out`, interning new tokens; once
+    /// restricted to one query, only the query's tokens are kept. Returns
+    /// false when a token was left out.
+    fn tokenize_into(&mut self, text: &str, out: &mut Vec<u32>) -> bool {
+        let Index { tokenizer, vocab, words, only, only_lengths, .. } = self;
+        let frozen = only.is_some();
+        let mut all = true;
+        if frozen && !tokenizer.stems() {
+            // Unstemmed, a query token is its own run and passed the filters,
+            // so runs are looked up first (most fail on length alone) and the
+            // filters only run to tell a left-out token from a non-token.
+            tokenizer.each_run(text, &mut |run| {
+                let id = if *only_lengths >> run.len().min(63) & 1 == 1 { vocab.get(run) } else { None };
+                match id {
+                    Some(&id) => out.push(id),
+                    None => {
+                        if all && tokenizer.keeps(run) {
+                            all = false;
+                        }
+                    }
                 }
-            };
-            out.push(id);
+            });
+            return all;
+        }
+        tokenizer.each_token(text, &mut |token| match vocab.get(token) {
+            Some(&id) => out.push(id),
+            None if frozen => all = false,
+            None => {
+                let id = words.len() as u32;
+                vocab.insert(token.into(), id);
+                words.push(token.into());
+                out.push(id);
+            }
         });
+        all
+    }
+
+    /// Panics unless the index answers `query` (see [`Index::build_for_query`]).
+    fn check_query(&self, query: Query<'_>) {
+        if let Some((task, file)) = &self.only {
+            assert!(
+                **task == *query.task && file.as_deref() == query.file,
+                "an index built for one query cannot answer another"
+            );
+        }
+    }
+
+    /// The decisions holding token `t`, with the summed weight.
+    fn posting(&self, t: u32) -> &[(u32, i64)] {
+        let t = t as usize;
+        &self.postings[self.posting_start[t] as usize..self.posting_start[t + 1] as usize]
+    }
+
+    /// The tags whose token set holds token `t`.
+    fn tag_posting(&self, t: u32) -> &[u32] {
+        let t = t as usize;
+        &self.tag_postings[self.tag_posting_start[t] as usize..self.tag_posting_start[t + 1] as usize]
+    }
+
+    /// The sorted token ids of field number `f` (of [`Field::ALL`]) of decision `d`.
+    fn field(&self, d: usize, f: usize) -> &[u32] {
+        let i = d * Field::ALL.len() + f;
+        &self.field_tokens[self.field_start[i] as usize..self.field_start[i + 1] as usize]
+    }
+
+    fn tag_entry_tokens(&self, tag: &TagEntry) -> &[u32] {
+        &self.tag_tokens[tag.start as usize..(tag.start + tag.len) as usize]
     }
 
     pub fn profile(&self) -> &Profile {
@@ -294,6 +421,7 @@ impl Index {
 
     /// Retrieves the top `k`, reusing `scratch` between calls.
     pub fn retrieve_with(&self, query: Query<'_>, k: usize, scratch: &mut Scratch) -> Retrieval {
+        self.check_query(query);
         let n = self.decisions.len();
         if scratch.score.len() != n {
             scratch.score = vec![0; n];
@@ -317,7 +445,7 @@ impl Index {
         }
 
         for &t in &scratch.query {
-            for &(d, w) in &self.postings[t as usize] {
+            for &(d, w) in self.posting(t) {
                 let d = d as usize;
                 scratch.score[d] += w;
                 if !scratch.seen[d] {
@@ -325,14 +453,14 @@ impl Index {
                     scratch.touched.push(d as u32);
                 }
             }
-            for &tag in &self.tag_postings[t as usize] {
+            for &tag in self.tag_posting(t) {
                 *scratch.tag_count.entry(tag).or_insert(0) += 1;
             }
         }
         let boost = self.profile.tag_boost.0;
         for (&tag, &count) in &scratch.tag_count {
             let entry = &self.tags[tag as usize];
-            if count as usize == entry.tokens.len() {
+            if count == entry.len {
                 let d = entry.decision as usize;
                 scratch.score[d] += boost;
                 if !scratch.seen[d] {
@@ -392,12 +520,12 @@ impl Index {
 
     fn mark_scope(&self, path: Option<&str>, scratch: &mut Scratch) {
         let Some(path) = path else { return };
-        if self.glob_owner.is_empty() {
+        if self.scopes.owner.is_empty() {
             return;
         }
-        self.globs.matches_into(path, &mut scratch.matches);
+        self.scopes.matches_into(path, &mut scratch.matches);
         for &g in &scratch.matches {
-            for &d in &self.glob_owner[g] {
+            for &d in &self.scopes.owner[g] {
                 if !scratch.in_scope[d as usize] {
                     scratch.in_scope[d as usize] = true;
                     scratch.scope_marks.push(d);
@@ -415,13 +543,14 @@ impl Index {
 
     /// Explains one query record by record (spec §7).
     pub fn explain(&self, query: Query<'_>) -> Explanation {
+        assert!(self.only.is_none(), "an index built for one query cannot explain");
         let path = query.file.map(normalise_path).filter(|p| !p.is_empty());
         // The globs that match, from the same set retrieval uses.
         let matched_globs: Vec<&str> = match &path {
             Some(p) => {
                 let mut m = Vec::new();
-                self.globs.matches_into(p.as_str(), &mut m);
-                m.iter().map(|&g| &*self.glob_patterns[g]).collect()
+                self.scopes.matches_into(p.as_str(), &mut m);
+                m.iter().map(|&g| self.scopes.globs[g].glob()).collect()
             }
             None => Vec::new(),
         };
@@ -459,7 +588,7 @@ impl Index {
             let mut total = 0i64;
             for (f, field) in Field::ALL.iter().enumerate() {
                 let matched: Vec<String> =
-                    self.fields[d][f].iter().filter(|t| in_q(t)).map(|&t| self.words[t as usize].to_string()).collect();
+                    self.field(d, f).iter().filter(|t| in_q(t)).map(|&t| self.words[t as usize].to_string()).collect();
                 let weight = self.profile.weights.of(*field);
                 let contribution = Milli(weight.0 * matched.len() as i64);
                 total += contribution.0;
@@ -476,7 +605,7 @@ impl Index {
             let tag_hits: Vec<String> = self
                 .tags
                 .iter()
-                .filter(|t| t.decision as usize == d && t.tokens.iter().all(in_q))
+                .filter(|t| t.decision as usize == d && self.tag_entry_tokens(t).iter().all(in_q))
                 .map(|t| decision.tags[t.position as usize].clone())
                 .collect();
             let tag_boost = Milli(self.profile.tag_boost.0 * tag_hits.len() as i64);
@@ -556,6 +685,144 @@ pub fn field_texts(decision: &Decision, field: Field) -> Vec<&str> {
         Field::Constraint => decision.constraint.iter().map(String::as_str).collect(),
         Field::AntiPatterns => decision.anti_patterns.iter().map(String::as_str).collect(),
         Field::Content => vec![decision.content.as_str()],
+    }
+}
+
+/// Calls `each` with the texts of one canonical field of a decision, in
+/// [`field_texts`] order, without collecting them.
+fn for_each_field_text<'a>(decision: &'a Decision, field: Field, mut each: impl FnMut(&'a str)) {
+    match field {
+        Field::Title => each(&decision.title),
+        Field::Tags => decision.tags.iter().for_each(|t| each(t)),
+        Field::Constraint => decision.constraint.iter().for_each(|t| each(t)),
+        Field::AntiPatterns => decision.anti_patterns.iter().for_each(|t| each(t)),
+        Field::Content => each(&decision.content),
+    }
+}
+
+/// Groups `items` by key (`0..keys`) keeping their order within a key:
+/// compressed rows, `start[k]..start[k + 1]` being key `k`'s values.
+fn csr<T, V: Copy + Default>(
+    keys: usize,
+    items: &[T],
+    key: impl Fn(&T) -> u32,
+    value: impl Fn(&T) -> V,
+) -> (Vec<u32>, Vec<V>) {
+    let mut start = vec![0u32; keys + 1];
+    for item in items {
+        start[key(item) as usize + 1] += 1;
+    }
+    for k in 0..keys {
+        start[k + 1] += start[k];
+    }
+    let mut next = start.clone();
+    let mut values = vec![V::default(); items.len()];
+    for item in items {
+        let k = key(item) as usize;
+        values[next[k] as usize] = value(item);
+        next[k] += 1;
+    }
+    (start, values)
+}
+
+fn glob_set_of<'a>(globs: impl Iterator<Item = &'a Glob>) -> GlobSet {
+    let mut builder = GlobSetBuilder::new();
+    for glob in globs {
+        builder.add(glob.clone());
+    }
+    // Every glob compiled on its own at load, so the set cannot fail;
+    // should it, scoped decisions match nothing rather than everything.
+    builder.build().unwrap_or_else(|_| GlobSet::empty())
+}
+
+impl Scopes {
+    /// The indices (ascending) of the distinct globs that match `path`.
+    ///
+    /// With the set built at load this is one `GlobSet` lookup. Built for
+    /// one query, compiling every glob's regex would dominate the query, so
+    /// only the globs whose literal text can occur in `path` (a necessary
+    /// condition, see [`LiteralFilter`]) are compiled, into one small
+    /// `GlobSet`, and matched: the same globset semantics, on fewer globs.
+    fn matches_into(&self, path: &str, out: &mut Vec<usize>) {
+        match &self.set {
+            Some(set) => set.matches_into(path, out),
+            None => {
+                out.clear();
+                let candidates: Vec<usize> =
+                    (0..self.globs.len()).filter(|&g| self.filters[g].may_match(path)).collect();
+                if candidates.is_empty() {
+                    return;
+                }
+                let set = glob_set_of(candidates.iter().map(|&g| &self.globs[g]));
+                let mut hits = Vec::new();
+                set.matches_into(path, &mut hits);
+                out.extend(hits.into_iter().map(|i| candidates[i]));
+                out.sort_unstable();
+            }
+        }
+    }
+}
+
+/// The literal runs of a glob that every path it matches must contain, in
+/// order: a cheap necessary condition, never a sufficient one.
+///
+/// Globs made of letters, digits, `/ . _ -` and the wildcards `*` and `?`
+/// are filtered by all their literal runs. Any other character (classes,
+/// alternations, escapes, anything globset might treat specially) stops the
+/// filter: only the plain text before it must start the path. A `/` next
+/// to a wildcard or a special character is left out, because `**/` and
+/// `/**` can match nothing at all.
+#[derive(Debug)]
+struct LiteralFilter {
+    /// The text between wildcards (empty where two are adjacent); the
+    /// first must start the path and the last end it. `None`: only
+    /// `prefix` is checked.
+    runs: Option<Vec<Box<str>>>,
+    /// Text every matching path starts with.
+    prefix: Box<str>,
+}
+
+impl LiteralFilter {
+    fn new(glob: &str) -> LiteralFilter {
+        let literal = |c: char| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-');
+        if let Some(special) = glob.find(|c: char| !literal(c) && !matches!(c, '*' | '?')) {
+            let head = &glob[..special];
+            let head = &head[..head.find(|c: char| !literal(c)).unwrap_or(head.len())];
+            let prefix = head.strip_suffix('/').unwrap_or(head);
+            return LiteralFilter { runs: None, prefix: prefix.into() };
+        }
+        let pieces: Vec<&str> = glob.split(['*', '?']).collect();
+        let last = pieces.len() - 1;
+        let runs = pieces
+            .iter()
+            .enumerate()
+            .map(|(i, &piece)| {
+                let mut run = piece;
+                if i > 0 {
+                    run = run.strip_prefix('/').unwrap_or(run);
+                }
+                if i < last {
+                    run = run.strip_suffix('/').unwrap_or(run);
+                }
+                Box::from(run)
+            })
+            .collect();
+        LiteralFilter { runs: Some(runs), prefix: "".into() }
+    }
+
+    /// False only when no path without the runs in order can match.
+    fn may_match(&self, path: &str) -> bool {
+        let Some(runs) = &self.runs else { return path.starts_with(&*self.prefix) };
+        let Some((first, others)) = runs.split_first() else { return true };
+        let Some(mut rest) = path.strip_prefix(&**first) else { return false };
+        let Some((last, middle)) = others.split_last() else { return true };
+        for run in middle.iter().filter(|r| !r.is_empty()) {
+            match rest.find(&**run) {
+                Some(i) => rest = &rest[i + run.len()..],
+                None => return false,
+            }
+        }
+        rest.ends_with(&**last)
     }
 }
 
@@ -795,6 +1062,149 @@ mod tests {
         assert_eq!(a.fields[0].tokens, ["client", "ledger"]);
         assert_eq!(a.tag_hits, ["ledger"]);
         assert_eq!(e.records[0].scope, ScopeCheck::OutOfScope);
+    }
+
+    #[test]
+    fn the_literal_filter_never_drops_a_path_globset_matches() {
+        let globs = [
+            "services/payments/",
+            "services/payments/**",
+            "**/test_*.py",
+            "a/**/b",
+            "a/**",
+            "src/a**",
+            "src/*.rs",
+            "src/?.rs",
+            "**",
+            "*",
+            "x",
+            "/abs/*.rs",
+            "**/b/**",
+            "a/*/c",
+            "a*b*c",
+            "web/{app,lib}/*.ts",
+            "v[12]/x",
+            "**/*",
+            "a/**/**/b",
+            "*/x/*",
+            "?",
+            "a?b",
+            "lit/eral.txt",
+            "ün/*.py",
+            "src/x/**/*.{rs,py}",
+            "src/{a,b}/**",
+            "src/x/[ab]*/c",
+            "src/x/",
+            "a/{b,c/d}/e",
+            "s?c/{x}",
+            "src/x/**/{c,d}.rs",
+            "a\\*b",
+            "**/.git/**",
+        ];
+        let paths = [
+            "services/payments/refunds.py",
+            "services/payments",
+            "services/paymentsx/a.py",
+            "a/b",
+            "a/x/y/b",
+            "a",
+            "ab",
+            "a/b/c",
+            "abc",
+            "axbxc",
+            "src/abc",
+            "src/a/b",
+            "src/x.rs",
+            "src/ab.rs",
+            "test_x.py",
+            "q/test_x.py",
+            "x",
+            "y/x",
+            "/abs/a.rs",
+            "b",
+            "b/c",
+            "x/b/y",
+            "web/lib/x.ts",
+            "v2/x",
+            "a/b/b",
+            "lit/eral.txt",
+            "ün/a.py",
+            "src/x/a.rs",
+            "src/x/y/z.py",
+            "src/x",
+            "src/a/q",
+            "src/b",
+            "src/x/a1/c",
+            "src/x/b/c",
+            "a/c/d/e",
+            "a/b/e",
+            "sxc/x",
+            "src/x/c.rs",
+            "a*b",
+            ".git/x",
+            "p/.git/q",
+            "",
+            "/",
+            "a/",
+            "x/x/x",
+        ];
+        for glob in globs {
+            let compiled = crate::memory::compile_glob(glob).unwrap();
+            let matcher = compiled.compile_matcher();
+            let filter = LiteralFilter::new(compiled.glob());
+            for path in paths {
+                if matcher.is_match(path) {
+                    assert!(filter.may_match(path), "{glob} matches {path} but the filter drops it");
+                }
+            }
+        }
+        assert!(!LiteralFilter::new("src/jeam/**/*.{rs,py}").may_match("services/payments/refunds.py"));
+        assert!(LiteralFilter::new("src/jeam/**/*.{rs,py}").may_match("src/jeam/a.rs"));
+        let filter = LiteralFilter::new("**/tradrefer_*.py");
+        assert!(!filter.may_match("services/payments/refunds.py"));
+        assert!(filter.may_match("x/tradrefer_a.py"));
+    }
+
+    #[test]
+    fn an_index_for_one_query_ranks_like_the_batch_index() {
+        let text = crate::synth::corpus_json(&crate::synth::CorpusSpec::new(400, 3));
+        let mut negative = Profile::named(Family::Default);
+        negative.min_score = Milli(-1);
+        negative.k = 50;
+        let mut stemmed = Profile::named(Family::Default);
+        stemmed.stem = true;
+        for profile in [Profile::named(Family::Default), Profile::named(Family::Mneme), negative, stemmed] {
+            let memory = || Memory::parse(Path::new("m.json"), text.clone(), profile.family);
+            let batch = Index::build(memory(), profile.clone());
+            let files: Vec<Option<String>> = batch
+                .scopes
+                .globs
+                .iter()
+                .map(|g| Some(g.glob().replace("**", "x/y").replace(['*', '?'], "q")))
+                .collect();
+            let mut files: Vec<Option<String>> = files.into_iter().step_by(40).collect();
+            files.extend([
+                Some("services/payments/refunds.py".to_string()),
+                Some("a/b.py".into()),
+                None,
+                Some("".into()),
+            ]);
+            for (i, file) in files.iter().enumerate() {
+                let d = batch.decision(i % batch.decisions().len());
+                let tags = d.tags.join(" ");
+                for task in [d.title.as_str(), tags.as_str(), "do it", "ledger payments refund"] {
+                    let q = Query { task, file: file.as_deref() };
+                    let one = Index::build_for_query(memory(), profile.clone(), q);
+                    assert_eq!(batch.retrieve(q), one.retrieve(q), "{task} {file:?}");
+                    if let Some(file) = file {
+                        let (mut a, mut b) = (Vec::new(), Vec::new());
+                        batch.scopes.matches_into(file, &mut a);
+                        one.scopes.matches_into(file, &mut b);
+                        assert_eq!(a, b, "{file}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

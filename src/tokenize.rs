@@ -15,12 +15,13 @@ use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use crate::profile::Family;
+use crate::retrieval::FxBuild;
 
 const DEFAULT_STOPWORDS: &str = include_str!("stopwords-en.txt");
 const MNEME_STOPWORDS: [&str; 6] = ["add", "use", "not", "get", "set", "run"];
 
-fn default_stopwords() -> &'static HashSet<&'static str> {
-    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+fn default_stopwords() -> &'static HashSet<&'static str, FxBuild> {
+    static SET: OnceLock<HashSet<&'static str, FxBuild>> = OnceLock::new();
     SET.get_or_init(|| DEFAULT_STOPWORDS.lines().map(str::trim).filter(|l| !l.is_empty()).collect())
 }
 
@@ -57,6 +58,49 @@ impl Tokenizer {
     /// Calls `emit` for every token of `text`, in text order; a token can be
     /// emitted more than once (the caller's set collapses duplicates).
     pub fn each_token(&self, text: &str, emit: &mut dyn FnMut(&str)) {
+        self.each_run(text, &mut |run| {
+            if !self.keeps(run) {
+                return;
+            }
+            match &self.stemmer {
+                Some(stemmer) => emit(&stemmer.stem(run)),
+                None => emit(run),
+            }
+        });
+    }
+
+    /// Whether the tokenizer stems (a token is then not its run).
+    pub(crate) fn stems(&self) -> bool {
+        self.stemmer.is_some()
+    }
+
+    /// Whether a run of [`Tokenizer::each_run`] is a token: long enough
+    /// and not a stopword. [`Tokenizer::each_token`] emits exactly the runs
+    /// it keeps (stemmed when the tokenizer stems).
+    pub(crate) fn keeps(&self, run: &str) -> bool {
+        let long_enough = if run.is_ascii() { run.len() >= self.min_len } else { run.chars().count() >= self.min_len };
+        long_enough && !self.is_stopword(run)
+    }
+
+    /// Calls `each` for every non-empty run of letters and digits of the
+    /// lowercased `text`, in text order, before any filter.
+    pub(crate) fn each_run(&self, text: &str, each: &mut dyn FnMut(&str)) {
+        if text.is_ascii() && self.family == Family::Default {
+            // ASCII: lowercase run by run, on the stack, instead of the text.
+            return byte_runs(text, |b| b.is_ascii_alphanumeric(), &mut |run| {
+                let mut buf = [0u8; 64];
+                if !run.bytes().any(|b| b.is_ascii_uppercase()) {
+                    each(run);
+                } else if run.len() <= buf.len() {
+                    let lower = &mut buf[..run.len()];
+                    lower.copy_from_slice(run.as_bytes());
+                    lower.make_ascii_lowercase();
+                    each(std::str::from_utf8(lower).expect("ASCII"));
+                } else {
+                    each(&run.to_ascii_lowercase());
+                }
+            });
+        }
         let lowered;
         let lower: &str = if text.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
             lowered = text.to_lowercase();
@@ -64,32 +108,20 @@ impl Tokenizer {
         } else {
             text
         };
-        let mut keep = |token: &str| {
-            let long_enough =
-                if token.is_ascii() { token.len() >= self.min_len } else { token.chars().count() >= self.min_len };
-            if !long_enough || self.is_stopword(token) {
-                return;
-            }
-            match &self.stemmer {
-                Some(stemmer) => emit(&stemmer.stem(token)),
-                None => emit(token),
-            }
-        };
         match self.family {
+            // For ASCII text, Unicode letters and digits are exactly the ASCII
+            // ones: split on bytes.
+            Family::Default if lower.is_ascii() => byte_runs(lower, |b| b.is_ascii_alphanumeric(), each),
             Family::Default => {
                 for run in lower.split(|c: char| !c.is_alphanumeric()) {
                     if !run.is_empty() {
-                        keep(run);
+                        each(run);
                     }
                 }
             }
-            Family::Mneme => {
-                for run in lower.split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit())) {
-                    if !run.is_empty() {
-                        keep(run);
-                    }
-                }
-            }
+            // Runs of ASCII `[a-z0-9]`: every other byte, a byte of a
+            // non-ASCII character included, separates.
+            Family::Mneme => byte_runs(lower, |b| b.is_ascii_lowercase() || b.is_ascii_digit(), each),
         }
     }
 
@@ -100,6 +132,22 @@ impl Tokenizer {
         out.sort();
         out.dedup();
         out
+    }
+}
+
+/// The maximal runs of bytes of `text` that are `word` bytes (which must be
+/// ASCII, so that every run is whole characters).
+fn byte_runs(text: &str, word: impl Fn(u8) -> bool, each: &mut dyn FnMut(&str)) {
+    let mut start = None;
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        if word(b) {
+            start.get_or_insert(i);
+        } else if let Some(s) = start.take() {
+            each(&text[s..i]);
+        }
+    }
+    if let Some(s) = start {
+        each(&text[s..]);
     }
 }
 
