@@ -673,8 +673,19 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
 
 /// Orders hits by score (highest first), then pool order, and keeps `k`.
 pub fn rank(hits: &mut Vec<Hit>, k: usize) {
-    hits.sort_unstable_by(|a, b| b.score.cmp(&a.score).then(a.pool.cmp(&b.pool)));
-    hits.truncate(k);
+    // (score desc, pool asc) is a total order (pool positions are unique), so
+    // selecting the top k and sorting only them gives exactly the order of a
+    // full sort, in O(n + k log k) instead of O(n log n).
+    let order = |a: &Hit, b: &Hit| b.score.cmp(&a.score).then(a.pool.cmp(&b.pool));
+    if k == 0 {
+        hits.clear();
+        return;
+    }
+    if hits.len() > k {
+        hits.select_nth_unstable_by(k - 1, order);
+        hits.truncate(k);
+    }
+    hits.sort_unstable_by(order);
 }
 
 /// The texts of one canonical field of a decision.
