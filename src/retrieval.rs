@@ -254,16 +254,29 @@ impl Index {
         let mut post: Vec<(u32, u32, i64)> = Vec::new();
         let mut tag_post: Vec<(u32, u32)> = Vec::new();
         let mut buf: Vec<u32> = Vec::new();
+        // Restricted to one query, the vocabulary is fixed, so every
+        // decision's fields and tags are tokenised in parallel first (the
+        // bulk of the work); the index is then assembled in pool order.
+        let frozen: Option<Vec<FrozenTokens>> = index.only.as_ref().map(|_| {
+            use rayon::prelude::*;
+            let (tokenizer, vocab, lengths) = (&index.tokenizer, &index.vocab, index.only_lengths);
+            memory.pool.par_iter().map(|decision| FrozenTokens::of(tokenizer, vocab, lengths, decision)).collect()
+        });
         for (d, decision) in memory.pool.iter().enumerate() {
             let d32 = d as u32;
             pairs.clear();
             for (f, field) in Field::ALL.into_iter().enumerate() {
                 buf.clear();
-                for_each_field_text(decision, field, |text| {
-                    index.tokenize_into(text, &mut buf);
-                });
-                buf.sort_unstable();
-                buf.dedup();
+                match &frozen {
+                    Some(pre) => buf.extend_from_slice(&pre[d].fields[f]),
+                    None => {
+                        for_each_field_text(decision, field, |text| {
+                            index.tokenize_into(text, &mut buf);
+                        });
+                        buf.sort_unstable();
+                        buf.dedup();
+                    }
+                }
                 index.field_tokens.extend_from_slice(&buf);
                 index.field_start.push(index.field_tokens.len() as u32);
                 pairs.extend(buf.iter().map(|&t| (t, weights[f])));
@@ -281,7 +294,17 @@ impl Index {
             }
             for (position, tag) in decision.tags.iter().enumerate() {
                 buf.clear();
-                if !index.tokenize_into(tag, &mut buf) {
+                let complete = match &frozen {
+                    Some(pre) => match &pre[d].tags[position] {
+                        Some(tokens) => {
+                            buf.extend_from_slice(tokens);
+                            true
+                        }
+                        None => false,
+                    },
+                    None => index.tokenize_into(tag, &mut buf),
+                };
+                if !complete {
                     // Restricted to one query, the tag has a token outside it.
                     continue;
                 }
@@ -329,28 +352,12 @@ impl Index {
     /// false when a token was left out.
     fn tokenize_into(&mut self, text: &str, out: &mut Vec<u32>) -> bool {
         let Index { tokenizer, vocab, words, only, only_lengths, .. } = self;
-        let frozen = only.is_some();
-        let mut all = true;
-        if frozen && !tokenizer.stems() {
-            // Unstemmed, a query token is its own run and passed the filters,
-            // so runs are looked up first (most fail on length alone) and the
-            // filters only run to tell a left-out token from a non-token.
-            tokenizer.each_run(text, &mut |run| {
-                let id = if *only_lengths >> run.len().min(63) & 1 == 1 { vocab.get(run) } else { None };
-                match id {
-                    Some(&id) => out.push(id),
-                    None => {
-                        if all && tokenizer.keeps(run) {
-                            all = false;
-                        }
-                    }
-                }
-            });
-            return all;
+        if only.is_some() {
+            return tokenize_frozen(tokenizer, vocab, *only_lengths, text, out);
         }
+        let all = true;
         tokenizer.each_token(text, &mut |token| match vocab.get(token) {
             Some(&id) => out.push(id),
-            None if frozen => all = false,
             None => {
                 let id = words.len() as u32;
                 vocab.insert(token.into(), id);
@@ -708,6 +715,74 @@ fn for_each_field_text<'a>(decision: &'a Decision, field: Field, mut each: impl 
         Field::Constraint => decision.constraint.iter().for_each(|t| each(t)),
         Field::AntiPatterns => decision.anti_patterns.iter().for_each(|t| each(t)),
         Field::Content => each(&decision.content),
+    }
+}
+
+/// Appends the ids of `text`'s tokens that are in the fixed vocabulary of a
+/// one-query index; returns false when a token was left out.
+fn tokenize_frozen(
+    tokenizer: &Tokenizer,
+    vocab: &HashMap<Box<str>, u32, FxBuild>,
+    only_lengths: u64,
+    text: &str,
+    out: &mut Vec<u32>,
+) -> bool {
+    let mut all = true;
+    if !tokenizer.stems() {
+        // Unstemmed, a query token is its own run and passed the filters,
+        // so runs are looked up first (most fail on length alone) and the
+        // filters only run to tell a left-out token from a non-token.
+        tokenizer.each_run(text, &mut |run| {
+            let id = if only_lengths >> run.len().min(63) & 1 == 1 { vocab.get(run) } else { None };
+            match id {
+                Some(&id) => out.push(id),
+                None => {
+                    if all && tokenizer.keeps(run) {
+                        all = false;
+                    }
+                }
+            }
+        });
+        return all;
+    }
+    tokenizer.each_token(text, &mut |token| match vocab.get(token) {
+        Some(&id) => out.push(id),
+        None => all = false,
+    });
+    all
+}
+
+/// One decision's token ids under a one-query index: per field (sorted,
+/// distinct) and per tag (`None` when the tag has a token outside the query).
+struct FrozenTokens {
+    fields: [Vec<u32>; 5],
+    tags: Vec<Option<Vec<u32>>>,
+}
+
+impl FrozenTokens {
+    fn of(tokenizer: &Tokenizer, vocab: &HashMap<Box<str>, u32, FxBuild>, lengths: u64, d: &Decision) -> Self {
+        let fields = Field::ALL.map(|field| {
+            let mut buf = Vec::new();
+            for_each_field_text(d, field, |text| {
+                tokenize_frozen(tokenizer, vocab, lengths, text, &mut buf);
+            });
+            buf.sort_unstable();
+            buf.dedup();
+            buf
+        });
+        let tags = d
+            .tags
+            .iter()
+            .map(|tag| {
+                let mut buf = Vec::new();
+                tokenize_frozen(tokenizer, vocab, lengths, tag, &mut buf).then(|| {
+                    buf.sort_unstable();
+                    buf.dedup();
+                    buf
+                })
+            })
+            .collect();
+        FrozenTokens { fields, tags }
     }
 }
 
