@@ -393,6 +393,9 @@ fn suite_fingerprint<'a>(roots: &[PathBuf], scenarios: impl Iterator<Item = &'a 
             }
         }
     }
+    // A suite file holds many scenarios: hash each file once.
+    files.sort();
+    files.dedup();
     let mut lines: Vec<String> = files
         .iter()
         .map(|p| {
