@@ -766,7 +766,6 @@ fn run_suite(
 ) -> Result<SuiteRun, Error> {
     use crate::gate::{absolute_rules, GateOutcome};
     use crate::report::{Report, ReportInputs};
-    use crate::scenarios::Suite;
 
     let started = std::time::Instant::now();
     let profile = config.profile(args.memory.profile.as_deref(), args.memory.k)?;
@@ -782,7 +781,7 @@ fn run_suite(
     if roots.is_empty() {
         return Err(Error::Usage("no suite: pass --scenarios PATH, or set `scenarios:` in mneme-gate.yaml".into()));
     }
-    let suite = Suite::load(&roots).map_err(Error::Suite)?;
+    let suite = load_suite(&roots, args.jobs)?;
     for w in &suite.warnings {
         eprintln!("mneme-gate: warning: {w}");
     }
@@ -836,6 +835,16 @@ fn run_suite(
         },
     );
     Ok(SuiteRun { report, index, memory_path, profile, filtered: !filter.is_empty(), loaded, ran })
+}
+
+/// Loads the suite, parsing its files on `jobs` threads (default: one per core).
+fn load_suite(roots: &[PathBuf], jobs: Option<usize>) -> Result<crate::scenarios::Suite, Error> {
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(jobs) = jobs {
+        builder = builder.num_threads(jobs.max(1));
+    }
+    let pool = builder.build().map_err(|e| Error::Usage(format!("cannot start the worker threads: {e}")))?;
+    pool.install(|| crate::scenarios::Suite::load(roots)).map_err(Error::Suite)
 }
 
 /// The repository the run is in, unless `MNEME_GATE_GIT=off`.
@@ -1277,7 +1286,7 @@ fn floor_cmd(config: &Config, args: SuiteArgs) -> Result<i32, Error> {
     let memory_path = memory_path(config, args.memory.memory.as_deref())?;
     let memory = Memory::load(&memory_path, profile.family)?;
     let roots = if args.scenarios.is_empty() { configured_suites(config) } else { args.scenarios.clone() };
-    let suite = crate::scenarios::Suite::load(&roots).map_err(Error::Suite)?;
+    let suite = load_suite(&roots, args.jobs)?;
     let mut responses = 0usize;
     for s in &suite.scenarios {
         for r in [&s.control, &s.governed].into_iter().flatten() {

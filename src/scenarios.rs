@@ -569,13 +569,28 @@ fn read_root(root: &Path) -> (LoadedRoot, Vec<SuiteError>) {
             let mut found = Vec::new();
             walk(root, Path::new(""), &mut found, &mut errors);
             found.sort_by(|a, b| a.sort_key().cmp(b.sort_key()));
-            for item in found {
-                match item {
-                    Found::Native { path, rel_dir } => {
-                        load_native_file(&path, root, &rel_dir, &mut loaded, &mut errors)
+            // Files are independent: parse them on the current rayon pool,
+            // then gather in sorted path order (the order never depends on
+            // the number of threads).
+            use rayon::prelude::*;
+            let parts: Vec<(LoadedRoot, Vec<SuiteError>)> = found
+                .into_par_iter()
+                .map(|item| {
+                    let mut part = LoadedRoot { root: root.to_path_buf(), scenarios: Vec::new(), warnings: Vec::new() };
+                    let mut errs = Vec::new();
+                    match item {
+                        Found::Native { path, rel_dir } => {
+                            load_native_file(&path, root, &rel_dir, &mut part, &mut errs)
+                        }
+                        Found::Mneme { dir } => load_mneme_dir(&dir, root, &mut part, &mut errs),
                     }
-                    Found::Mneme { dir } => load_mneme_dir(&dir, root, &mut loaded, &mut errors),
-                }
+                    (part, errs)
+                })
+                .collect();
+            for (part, mut errs) in parts {
+                loaded.scenarios.extend(part.scenarios);
+                loaded.warnings.extend(part.warnings);
+                errors.append(&mut errs);
             }
         }
     } else {
