@@ -1182,9 +1182,24 @@ pub fn write_suite(dir: &Path, corpus: &Corpus, spec: &SuiteSpec, layout: SuiteL
                 text.push('\n');
                 write(folder.join("scenario.json"), &text)?;
                 write(folder.join("query.txt"), &format!("{}\n", s.task))?;
-                if let Some((control, governed)) = &s.responses {
-                    write(folder.join("without_mneme.json"), &control.to_json())?;
-                    write(folder.join("with_mneme.json"), &governed.to_json())?;
+                // Mneme requires both text sides in every folder; the JSON
+                // sides, when present, are what both tools check.
+                match &s.responses {
+                    Some((control, governed)) => {
+                        write(folder.join("without_mneme.json"), &control.to_json())?;
+                        write(folder.join("with_mneme.json"), &governed.to_json())?;
+                        write(folder.join("without_mneme.txt"), &format!("{}\n", control.text))?;
+                        write(folder.join("with_mneme.txt"), &format!("{}\n", governed.text))?;
+                    }
+                    None => {
+                        let control = if s.failure_terms.is_empty() {
+                            "The change edits the file as asked.".to_string()
+                        } else {
+                            format!("The change adds {}.", s.failure_terms.join(", "))
+                        };
+                        write(folder.join("without_mneme.txt"), &format!("{control}\n"))?;
+                        write(folder.join("with_mneme.txt"), "The change follows the project decisions.\n")?;
+                    }
                 }
             }
         }
@@ -1545,6 +1560,8 @@ mod tests {
             }
             let query = std::fs::read_to_string(f.join("query.txt")).unwrap();
             assert!(!query.trim().is_empty());
+            // Mneme itself refuses a folder without both text sides.
+            assert!(f.join("with_mneme.txt").is_file() && f.join("without_mneme.txt").is_file());
             if f.join("with_mneme.json").exists() {
                 assert!(f.join("without_mneme.json").exists());
                 with_responses += 1;

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# The benchmark of issue 6: mneme-gate against the real Mneme and against the
+# parse-only floor, context latency, peak memory, scaling and threads.
+#
+#   bash bench/run.sh [--runs N] [--quick]
+#
+# It builds the release binary, installs mneme-hq 0.10.0 into
+# target/bench-venv (PyPI), generates seeded inputs under target/bench/
+# (reused when present), times whole-process runs (medians, min and max) and
+# prints a Markdown table, also written to target/bench/results.md.
+# --quick uses small sizes (a smoke test of the script, not numbers to quote).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=5
+quick=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) runs="${2:?--runs needs a number}"; shift 2 ;;
+    --quick) quick=1; shift ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) echo "bench: unknown argument: $1" >&2; exit 2 ;;
+  esac
+done
+
+cargo build --release --locked --quiet
+bin="$PWD/target/release/mneme-gate"
+
+venv="$PWD/target/bench-venv"
+if ! "$venv/bin/mneme" --help >/dev/null 2>&1; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet "mneme-hq==0.10.0"
+fi
+
+mkdir -p target/bench
+python3 - "$bin" "$venv/bin/mneme" "$runs" "$quick" <<'PY'
+import json, os, platform, statistics, subprocess, sys, tempfile, time
+from pathlib import Path
+
+bin, mneme, runs, quick = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
+root = Path("target/bench").resolve()
+env = {**os.environ, "MNEME_GATE_GIT": "off", "NO_COLOR": "1"}
+
+D, S = (1000, 2000) if quick else (5000, 10000)          # the big native case
+MD, MS = (100, 200) if quick else (500, 1000)            # the Mneme-layout case
+
+
+def generate(decisions, scenarios, layout="native", seed=7):
+    out = root / f"{layout}-{decisions}x{scenarios}-s{seed}"
+    if not (out / "project_memory.json").exists():
+        subprocess.run([bin, "synth", "--decisions", str(decisions), "--scenarios", str(scenarios),
+                        "--seed", str(seed), "--layout", layout, "--out", str(out)],
+                       check=True, capture_output=True)
+    return out
+
+
+def size_of(path):
+    return sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file())
+
+
+def measure(cmd, cwd, n, ok=(0, 1)):
+    """Median, min and max seconds, and the largest peak RSS (KiB) of n runs."""
+    times, rss = [], 0
+    with tempfile.NamedTemporaryFile() as t:
+        for _ in range(n):
+            start = time.perf_counter()
+            done = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", t.name, *cmd], cwd=cwd, env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            times.append(time.perf_counter() - start)
+            if done.returncode not in ok:
+                sys.exit(f"bench: {' '.join(cmd)} exited {done.returncode}:\n{done.stderr[-2000:]}")
+            rss = max(rss, int(Path(t.name).read_text().split()[-1]))
+    return statistics.median(times), min(times), max(times), rss
+
+
+def run_cmd(d, extra=()):
+    return [bin, "run", "--quiet", "--no-baseline", "--memory", "project_memory.json",
+            "--scenarios", "scenarios", *extra]
+
+
+def fmt(m):
+    med, lo, hi, _ = m
+    return f"{med:.3f} s (min {lo:.3f}, max {hi:.3f})"
+
+
+def mib(kib):
+    return f"{kib / 1024:.0f} MiB"
+
+
+rows, notes = [], []
+big = generate(D, S)
+big_size = size_of(big)
+
+run_big = measure(run_cmd(big), big, runs)
+floor_big = measure([bin, "floor", "--memory", "project_memory.json", "--scenarios", "scenarios"], big, runs)
+jobs1 = measure(run_cmd(big, ["--jobs", "1"]), big, runs)
+jobs2 = measure(run_cmd(big, ["--jobs", "2"]), big, runs)
+
+mn = generate(MD, MS, "mneme")
+ours_mn = measure(run_cmd(mn, ["--profile", "mneme"]), mn, runs)
+theirs = measure([mneme, "benchmark", "scenarios", "--memory", "project_memory.json",
+                  "--json", str(mn / "mneme.json")], mn, max(1, min(runs, 3)), ok=(0, 1))
+
+ctx_corpus = generate(D, 0)
+ctx_cmd = [bin, "context", "--memory", "project_memory.json", "--task",
+           "Add a refund endpoint that writes the reversal to the ledger", "--file", "services/payments/refunds.py"]
+subprocess.run(ctx_cmd, cwd=ctx_corpus, env=env, stdout=subprocess.DEVNULL, check=True)
+ctx = measure(ctx_cmd, ctx_corpus, 30 if not quick else 5, ok=(0,))
+
+scale_s = [measure(run_cmd(p), p, runs) for p in (generate(D, S // 4), generate(D, S // 2), big)]
+scale_d = [measure(run_cmd(p), p, runs) for p in (generate(D // 4, S), generate(D // 2, S), big)]
+
+# Do the two tools agree on the Mneme-layout suite? (Reported, not hidden.)
+ours_report = Path(tempfile.mkdtemp()) / "r.json"
+subprocess.run(run_cmd(mn, ["--profile", "mneme", "--json", str(ours_report)]), cwd=mn, env=env,
+               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+o = json.loads(ours_report.read_text())
+m = json.loads((mn / "mneme.json").read_text())
+ours_ids = {s["id"]: [r["id"] for r in s["retrieved"]] for s in o["scenarios"]}
+same_ids = sum(ours_ids[r["name"]] == r["layer1"]["retrieved_ids"] for r in m["results"])
+same_verdicts = sum({s["id"]: s["verdict"] for s in o["scenarios"]}[r["name"]] == r["verdict"] for r in m["results"])
+
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
+ratio = theirs[0] / ours_mn[0]
+over_floor = run_big[0] / floor_big[0]
+grow_s = scale_s[2][0] / scale_s[0][0]
+grow_d = scale_d[2][0] / scale_d[0][0]
+speedup = jobs1[0] / jobs2[0]
+rss_ratio = run_big[3] * 1024 / big_size
+
+
+def verdict(ok, text):
+    return ("met" if ok else "missed") + f" ({text})"
+
+
+lines = [
+    f"Machine: {os.cpu_count()} cores, {cpu}; {rustc}; {platform.python_version()} for Mneme; "
+    f"medians of {runs} whole-process runs (Mneme: {max(1, min(runs, 3))}; context: {30 if not quick else 5})"
+    + (" — QUICK SIZES, not for quoting" if quick else ""),
+    "",
+    "| what | result | peak RSS | target |",
+    "|---|---|---|---|",
+    f"| `run`, {S:,} scenarios × {D:,} decisions (native, {big_size / 2**20:.0f} MiB of input) | {fmt(run_big)} | {mib(run_big[3])} | |",
+    f"| parse-only floor (`floor`), same input | {fmt(floor_big)} | {mib(floor_big[3])} | |",
+    f"| run / floor | {over_floor:.2f}× | | ≤ 2×: {verdict(over_floor <= 2, f'{over_floor:.2f}×')} |",
+    f"| `run --profile mneme`, {MS:,} × {MD:,} (Mneme layout) | {fmt(ours_mn)} | {mib(ours_mn[3])} | |",
+    f"| Mneme 0.10.0 `mneme benchmark`, same suite | {fmt(theirs)} | {mib(theirs[3])} | |",
+    f"| Mneme / mneme-gate | {ratio:.0f}× | | ≥ 100×: {verdict(ratio >= 100, f'{ratio:.0f}×')} |",
+    f"| `context`, {D:,} decisions | {ctx[0] * 1000:.1f} ms (min {ctx[1] * 1000:.1f}, max {ctx[2] * 1000:.1f}) | {mib(ctx[3])} | ≤ 20 ms: {verdict(ctx[0] <= 0.020, f'{ctx[0] * 1000:.1f} ms')} |",
+    f"| scenarios ×1 / ×2 / ×4 ({S // 4:,} / {S // 2:,} / {S:,}) | {scale_s[0][0]:.3f} / {scale_s[1][0]:.3f} / {scale_s[2][0]:.3f} s | | 1×→4× ≤ 4.4×: {verdict(grow_s <= 4.4, f'{grow_s:.2f}×')} |",
+    f"| decisions ×1 / ×2 / ×4 ({D // 4:,} / {D // 2:,} / {D:,}) | {scale_d[0][0]:.3f} / {scale_d[1][0]:.3f} / {scale_d[2][0]:.3f} s | | 1×→4×: {grow_d:.2f}× |",
+    f"| `--jobs 1` / `--jobs 2` on {S:,} × {D:,} | {jobs1[0]:.3f} / {jobs2[0]:.3f} s | | speed-up ≥ 1.6×: {verdict(speedup >= 1.6, f'{speedup:.2f}×')} |",
+    f"| peak RSS / input size ({S:,} × {D:,}) | {rss_ratio:.2f}× | | ≤ 4×: {verdict(rss_ratio <= 4, f'{rss_ratio:.2f}×')} |",
+    "",
+    f"Agreement with Mneme on the {MS:,}-scenario Mneme-layout suite: identical retrieved ids in "
+    f"{same_ids}/{len(m['results'])} scenarios, identical verdicts in {same_verdicts}/{len(m['results'])} "
+    "(see the README for the two documented causes of difference).",
+]
+text = "\n".join(lines) + "\n"
+(root / "results.md").write_text(text)
+print(text)
+PY
