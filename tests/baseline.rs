@@ -113,10 +113,35 @@ fn a_regression_is_explained_and_fails_the_gate() {
     let dir = example();
     break_refund_scope(dir.path());
     let json = dir.path().join("out/report.json");
-    let out =
-        expect(run(dir.path(), &["run", "--quiet", "--json", json.to_str().unwrap()], OFF), 1, "a scenario regressed");
+    let out = expect(
+        run(
+            dir.path(),
+            &[
+                "run",
+                "--quiet",
+                "--json",
+                "out/report.json",
+                "--markdown",
+                "out/summary.md",
+                "--junit",
+                "out/junit.xml",
+            ],
+            OFF,
+        ),
+        1,
+        "a scenario regressed",
+    );
     insta::assert_snapshot!("regression_terminal", out.stdout);
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    // The comparison in every report format.
+    insta::assert_snapshot!("regression_json_comparison", serde_json::to_string_pretty(&report["comparison"]).unwrap());
+    let markdown = std::fs::read_to_string(dir.path().join("out/summary.md")).unwrap();
+    let from = markdown.find("### Compared with the baseline").expect("the summary has the comparison");
+    let to = markdown.find("### Scenarios that did not pass").unwrap_or(markdown.len());
+    insta::assert_snapshot!("regression_markdown_comparison", &markdown[from..to]);
+    let junit = std::fs::read_to_string(dir.path().join("out/junit.xml")).unwrap();
+    let gate = &junit[junit.find("<testsuite name=\"gate\"").expect("a gate testsuite")..];
+    insta::assert_snapshot!("regression_junit_gate", gate);
     let changes = report["comparison"]["scenarios"].as_array().unwrap();
     let refund = changes.iter().find(|c| c["id"] == "refund-posts-ledger-reversal").expect("the scenario changed");
     assert_eq!(refund["baseline_verdict"], "PASS");
