@@ -823,7 +823,7 @@ fn run_suite(
 
     let gate = GateOutcome::new(absolute_rules(&run, settings));
     let report = Report::build(
-        &run,
+        run,
         gate,
         ReportInputs {
             index: &index,

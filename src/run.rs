@@ -42,6 +42,8 @@ pub struct ScenarioRun {
     /// Whether the governed answer was checked (Layer 2 evaluated): the
     /// scenario has a governed response and is not MALFORMED.
     pub layer2: bool,
+    /// (`scenario.assertions` is emptied once the scenario is judged: the
+    /// verdict holds everything later stages need.)
     /// What the user should know about this scenario: expected ids that are
     /// not in the retrieval pool, Mneme `.txt` sides, ...
     pub warnings: Vec<String>,
@@ -120,7 +122,7 @@ pub fn run(index: &Index, scenarios: Vec<Scenario>, options: RunOptions<'_>) -> 
 pub fn run_one(
     index: &Index,
     known: &KnownIds<'_>,
-    scenario: Scenario,
+    mut scenario: Scenario,
     k: usize,
     scratch: &mut Scratch,
 ) -> ScenarioRun {
@@ -138,6 +140,9 @@ pub fn run_one(
     let layer2 = scenario.governed.is_some() && verdict.verdict != crate::verdict::Verdict::Malformed;
     let mut warnings = known.check(&scenario);
     warnings.extend(verdict.warnings.iter().cloned());
+    // Judged: the compiled assertions (and their regex caches, the largest
+    // part of a scenario in memory) are not needed by any later stage.
+    scenario.assertions = Vec::new();
     ScenarioRun { scenario, retrieved, metrics, verdict, layer2, warnings }
 }
 

@@ -263,9 +263,10 @@ pub struct ReportInputs<'a> {
 impl Report {
     /// Builds the report of a run. Reads the suite's files again to hash
     /// them (a file that cannot be read hashes as `missing`).
-    pub fn build(run: &RunResult, gate: GateOutcome, inputs: ReportInputs<'_>) -> Report {
-        let mut scenarios: Vec<ScenarioReport> = run.scenarios.iter().map(scenario_report).collect();
-        scenarios.sort_by(|a, b| a.id.cmp(&b.id));
+    /// Consumes the run: its strings move into the report instead of being
+    /// copied, so a large suite is not held twice.
+    pub fn build(run: RunResult, gate: GateOutcome, inputs: ReportInputs<'_>) -> Report {
+        let suite = suite_fingerprint(inputs.suite_roots, run.scenarios.iter().map(|s| &s.scenario));
         let mut warnings = inputs.warnings;
         warnings.extend(run.scenarios.iter().flat_map(|s| s.warnings.iter().cloned()));
         warnings.sort();
@@ -289,6 +290,9 @@ impl Report {
                 );
             }
         }
+        let (k, summary) = (run.k, run.summary);
+        let mut scenarios: Vec<ScenarioReport> = run.scenarios.into_iter().map(scenario_report).collect();
+        scenarios.sort_by(|a, b| a.id.cmp(&b.id));
         Report {
             schema: REPORT_SCHEMA.to_string(),
             tool: Tool { name: "mneme-gate".into(), version: env!("CARGO_PKG_VERSION").into() },
@@ -297,12 +301,12 @@ impl Report {
                     path: display_path(inputs.memory_path),
                     sha256: hex_sha256(inputs.memory_bytes),
                 },
-                suite: suite_fingerprint(inputs.suite_roots, run.scenarios.iter().map(|s| &s.scenario)),
+                suite,
                 profile: ProfileFingerprint::of(inputs.profile),
-                k: run.k,
+                k,
                 metrics_version: METRICS_VERSION.to_string(),
             },
-            summary: run.summary.clone(),
+            summary,
             gate,
             warnings,
             scenarios,
@@ -343,37 +347,35 @@ impl Report {
     }
 }
 
-fn scenario_report(run: &ScenarioRun) -> ScenarioReport {
-    let s = &run.scenario;
+fn scenario_report(run: ScenarioRun) -> ScenarioReport {
+    let s = run.scenario;
+    let v = run.verdict;
     ScenarioReport {
-        id: s.id.clone(),
         source: Source { path: display_path(&s.source), line: s.line, column: s.column },
         format: match s.format {
             SuiteFormat::Native => "native".into(),
             SuiteFormat::Mneme => "mneme".into(),
         },
-        category: s.category.clone(),
-        description: s.description.clone(),
-        task: s.task.clone(),
-        file: s.file.clone(),
-        expected: s.expect.clone(),
-        acceptable: s.acceptable.clone(),
+        id: s.id,
+        category: s.category,
+        description: s.description,
+        task: s.task,
+        file: s.file,
+        expected: s.expect,
+        acceptable: s.acceptable,
         retrieved: run
             .retrieved
-            .iter()
-            .map(|r| RetrievedEntry { id: r.id.clone(), score: r.score.as_f64(), rank: r.rank })
+            .into_iter()
+            .map(|r| RetrievedEntry { id: r.id, score: r.score.as_f64(), rank: r.rank })
             .collect(),
-        metrics: run.metrics.clone(),
-        verdict: run.verdict.verdict,
-        explanation: run.verdict.explanation.clone(),
-        triggers: Triggers {
-            control: run.verdict.control_triggers.clone(),
-            governed: run.verdict.governed_triggers.clone(),
-        },
-        violations: Violations { control: run.verdict.control_violations, governed: run.verdict.governed_violations },
-        missing: run.verdict.missing.clone(),
+        metrics: run.metrics,
+        verdict: v.verdict,
+        explanation: v.explanation,
+        triggers: Triggers { control: v.control_triggers, governed: v.governed_triggers },
+        violations: Violations { control: v.control_violations, governed: v.governed_violations },
+        missing: v.missing,
         layer2: run.layer2,
-        warnings: run.warnings.clone(),
+        warnings: run.warnings,
     }
 }
 
