@@ -1,9 +1,13 @@
 /*!
 mneme-gate: the CI governance gate and benchmark runner for decision
 retrieval. The pipeline reads top to bottom, each stage taking plain data
-from the one before it: [`memory`] → [`retrieval`] → [`context`] → (suites,
-verdicts, metrics and reports in later stages) → [`cli`], the only module
-that prints. [`error`] maps every failure to a message and an exit code.
+from the one before it: [`memory`] → [`retrieval`] → [`context`] →
+[`scenarios`] → [`verdict`] → [`metrics`] → [`run`] (the stages above, in
+parallel, per scenario) → [`gate`] → [`baseline`] → [`report`] → [`cli`],
+the only module that prints. [`error`] maps every failure to a message and
+an exit code. Beside the pipeline: [`config`] (`mneme-gate.yaml`),
+[`git`] (files at other revisions), [`init`] (a starter setup) and
+[`synth`] (seeded corpora and suites for benchmarks).
 */
 
 pub mod baseline;
