@@ -5,7 +5,7 @@ and the retrieval profile, read with serde-saphyr.
 Unknown keys are refused with the line they are on, so a typo (`weigths:`)
 can never silently leave a default in force. Paths are relative to the
 folder of the configuration file. Command-line flags override the file; see
-[`Settings::resolve`].
+[`Config::profile`] and the commands in [`crate::cli`].
 */
 
 use std::fmt;
