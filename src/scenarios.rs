@@ -1896,7 +1896,7 @@ scenarios:
         assert!(matches!(&e[1], SuiteError::PathOutsideRoot { line: 6, .. }));
         // Climbing within the root is fine, and the file need not exist.
         let (s, e) = parse_native(
-            "scenarios:\n  - id: a\n    task: t\n    responses:\n      control: ../shared/./x.json\n      governed: ok/../y.md\n",
+            "scenarios:\n  - id: a\n    task: t\n    responses:\n      control: ../common/./x.json\n      governed: ok/../y.md\n",
             Path::new("root/sub/s.yaml"),
             Path::new("root"),
             Path::new("sub"),
@@ -1907,7 +1907,7 @@ scenarios:
                 Some(ResponseRef::Resolved { path: c, format: cf, .. }),
                 Some(ResponseRef::Resolved { path: g, format: gf, .. }),
             ) => {
-                assert_eq!(c, &PathBuf::from("root/shared/x.json"));
+                assert_eq!(c, &PathBuf::from("root/common/x.json"));
                 assert_eq!(g, &PathBuf::from("root/sub/y.md"));
                 assert_eq!((*cf, *gf), (ResponseFormat::Structured, ResponseFormat::Text));
             }
@@ -2044,7 +2044,7 @@ scenarios:
 
     #[test]
     fn loads_the_mneme_sample() {
-        let root = fixtures().join("mneme-sample");
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/mneme");
         let suite = Suite::load(&[&root]).expect("loads");
         assert_eq!(suite.scenarios.len(), 7);
         let ids: Vec<_> = suite.scenarios.iter().map(|s| s.id.as_str()).collect();

@@ -639,6 +639,10 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/suites")
     }
 
+    fn conformance_dir() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/mneme")
+    }
+
     fn assertion(kind: AssertionKind, value: &str, severity: Severity) -> Assertion {
         Assertion { kind, matcher: Matcher::Substring(value.to_string()), severity }
     }
@@ -1046,9 +1050,9 @@ mod tests {
     /// violation counts Mneme 0.10.0 published.
     #[test]
     fn mneme_sample_matches_published_triggers() {
-        let suite = Suite::load(&[fixtures().join("mneme-sample/benchmarks")]).unwrap();
+        let suite = Suite::load(&[conformance_dir().join("benchmarks")]).unwrap();
         let published: serde_json::Value = serde_json::from_str(
-            &fs::read_to_string(fixtures().join("mneme-sample/expected-mneme-0.10.0-benchmark.json")).unwrap(),
+            &fs::read_to_string(conformance_dir().join("expected-mneme-0.10.0-benchmark.json")).unwrap(),
         )
         .unwrap();
         let results = published["results"].as_array().unwrap();

@@ -1,21 +1,18 @@
 //! Mneme conformance: under profile `mneme`, `retrieve` reproduces the
 //! retrieved ids that Mneme 0.10.0 itself produced for its seven benchmark
-//! queries. Runs whenever `../shared/conformance/mneme` exists.
+//! queries. The benchmark is vendored under `tests/conformance/mneme/`
+//! (Mneme's MIT licence beside it), so this always runs.
 
 use std::path::PathBuf;
 use std::process::Command;
 
-fn conformance_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/mneme");
-    dir.is_dir().then_some(dir)
+fn conformance_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/mneme")
 }
 
 #[test]
 fn retrieve_reproduces_mneme_0_10_0() {
-    let Some(dir) = conformance_dir() else {
-        eprintln!("conformance: skipped (no ../shared/conformance/mneme)");
-        return;
-    };
+    let dir = conformance_dir();
     let expected: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("expected-mneme-0.10.0-benchmark.json")).unwrap())
             .unwrap();
@@ -63,10 +60,7 @@ fn retrieve_reproduces_mneme_0_10_0() {
 /// triggers per side, and the summary figures it printed.
 #[test]
 fn run_reproduces_mneme_0_10_0_benchmark() {
-    let Some(dir) = conformance_dir() else {
-        eprintln!("conformance: skipped (no ../shared/conformance/mneme)");
-        return;
-    };
+    let dir = conformance_dir();
     let expected: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("expected-mneme-0.10.0-benchmark.json")).unwrap())
             .unwrap();

@@ -6,9 +6,9 @@
 #
 #   tests/reference/conformance.sh [--bin target/debug/mneme-gate] [--reference-only]
 #
-# The conformance folder is looked up at <repo root>/../shared/conformance/mneme;
-# when it is absent the check is skipped (exit 0).
-# Exit status: 0 pass or skipped, 1 mismatch, 2 usage error or missing binary.
+# The benchmark is vendored at tests/conformance/mneme (Mneme's MIT licence
+# beside it), so the check always runs.
+# Exit status: 0 pass, 1 mismatch, 2 usage error or missing binary.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -30,10 +30,10 @@ case "$bin" in
   *) [ -e "$bin" ] || bin="$root/$bin" ;;
 esac
 
-conf="$root/../shared/conformance/mneme"
-if [ ! -d "$conf" ]; then
-  echo "conformance: skipped (no ../shared/conformance/mneme)"
-  exit 0
+conf="$root/tests/conformance/mneme"
+if [ ! -d "$conf/benchmarks" ]; then
+  echo "conformance: $conf/benchmarks is missing: the vendored benchmark is part of the repository" >&2
+  exit 2
 fi
 conf="$(cd "$conf" && pwd)"
 python="${PYTHON:-python3}"
