@@ -27,6 +27,9 @@ use crate::metrics::SuiteMetrics;
 use crate::report::{Report, ScenarioReport, REPORT_SCHEMA};
 use crate::verdict::Verdict;
 
+mod select;
+pub use select::{select, AtRevision, Selected};
+
 /// Why a baseline cannot be used.
 #[derive(Debug)]
 pub enum BaselineError {

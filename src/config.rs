@@ -8,7 +8,6 @@ folder of the configuration file. Command-line flags override the file; see
 [`Config::profile`] and the commands in [`crate::cli`].
 */
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -91,7 +90,8 @@ pub struct TolerancesConfig {
 }
 
 /// A problem with the configuration or the flags, with a place if known.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{}", self.place(), self.message)]
 pub struct ConfigError {
     pub path: Option<PathBuf>,
     pub line: Option<u64>,
@@ -99,19 +99,16 @@ pub struct ConfigError {
     pub message: String,
 }
 
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl ConfigError {
+    /// `path:line:column: `, `path: ` or nothing.
+    fn place(&self) -> String {
         match (&self.path, self.line, self.column) {
-            (Some(p), Some(l), Some(c)) => write!(f, "{}:{l}:{c}: {}", p.display(), self.message),
-            (Some(p), _, _) => write!(f, "{}: {}", p.display(), self.message),
-            _ => f.write_str(&self.message),
+            (Some(p), Some(l), Some(c)) => format!("{}:{l}:{c}: ", p.display()),
+            (Some(p), _, _) => format!("{}: ", p.display()),
+            _ => String::new(),
         }
     }
-}
 
-impl std::error::Error for ConfigError {}
-
-impl ConfigError {
     pub fn usage(message: impl Into<String>) -> Self {
         ConfigError { path: None, line: None, column: None, message: message.into() }
     }
@@ -191,14 +188,11 @@ impl Config {
     /// A profile named on the command line is taken as published: the
     /// file's overrides belong to the profile the file names, so
     /// `--profile mneme` reproduces Mneme whatever the file tunes.
-    pub fn profile(&self, cli_profile: Option<&str>, cli_k: Option<usize>) -> Result<Profile, ConfigError> {
+    pub fn profile(&self, cli_profile: Option<Family>, cli_k: Option<usize>) -> Result<Profile, ConfigError> {
         let path = self.where_();
         let retrieval = self.file.retrieval.as_ref();
         let mut profile = match cli_profile {
-            Some(name) => Profile::named(
-                Family::parse(name)
-                    .ok_or_else(|| ConfigError::usage(format!("unknown profile `{name}`: use `default` or `mneme`")))?,
-            ),
+            Some(family) => Profile::named(family),
             None => {
                 let named = retrieval.and_then(|r| r.profile.as_ref());
                 let family = match named {
@@ -362,7 +356,7 @@ mod tests {
         assert_eq!(p.weights.tags, Milli(2500));
         assert_eq!(c.profile(None, Some(7)).unwrap().k, 7);
         // A profile named on the command line is taken as published.
-        let m = c.profile(Some("mneme"), None).unwrap();
+        let m = c.profile(Some(Family::Mneme), None).unwrap();
         assert_eq!(m, Profile::named(Family::Mneme));
     }
 
@@ -386,7 +380,6 @@ mod tests {
         assert!(e.message.contains("between 1"), "{e}");
         let e = parse("retrieval: [1, 2\n").unwrap_err();
         assert!(e.line.is_some(), "{e}");
-        assert!(parse("").unwrap().profile(Some("nope"), None).is_err());
         assert!(parse("").unwrap().profile(None, Some(0)).is_err());
     }
 

@@ -2,18 +2,20 @@
 The one place where failures become messages and exit codes.
 
 Library stages return their own typed errors; [`Error`] gathers every failure
-a user can cause, and [`Error::exit_code`] maps each to the documented code.
-Anything else is a bug, not an exit code.
+a user can cause (and the few the machine can), and [`Error::exit_code`] maps
+each to the documented code. Anything else is a bug, not an exit code.
 */
 
 use std::fmt;
 use std::path::PathBuf;
 
+use crate::baseline::BaselineError;
 use crate::config::ConfigError;
+use crate::git::GitError;
 use crate::memory::MemoryError;
 use crate::scenarios::SuiteError;
 
-/// Exit codes, as documented in the README.
+/// Exit codes, as documented in `docs/exit-codes.md`.
 pub mod exit {
     /// The gate passed (or the command did what it was asked).
     pub const OK: i32 = 0;
@@ -25,38 +27,47 @@ pub mod exit {
     pub const INFRASTRUCTURE: i32 = 3;
 }
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// Bad flags or a missing required input.
+    #[error("{0}")]
     Usage(String),
-    Config(ConfigError),
-    Memory(MemoryError),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Memory(#[from] MemoryError),
     /// The baseline (or a saved report) cannot be used.
-    Baseline(crate::baseline::BaselineError),
+    #[error(transparent)]
+    Baseline(#[from] BaselineError),
     /// The baseline was made with another k, profile or metric definitions.
-    IncompatibleBaseline {
-        path: String,
-        differences: Vec<String>,
-    },
+    #[error("the baseline {path} is not comparable with this run:{}\nre-pin it with `mneme-gate baseline` (a reviewed change), or compare anyway with --allow-incompatible-baseline", Lines(differences))]
+    IncompatibleBaseline { path: String, differences: Vec<String> },
     /// A git revision or file could not be read.
-    Git(crate::git::GitError),
+    #[error(transparent)]
+    Git(#[from] GitError),
     /// The suite could not be loaded: every problem found, each with its place.
+    #[error("the suite has {} problem(s); fix them and run again:{}", .0.len(), Lines(.0))]
     Suite(Vec<SuiteError>),
     /// A line of an input file (for example a queries JSONL) is wrong.
-    Input {
-        path: PathBuf,
-        problems: Vec<(usize, String)>,
-    },
+    #[error("{} has {} bad line(s):{}", path.display(), problems.len(), BadLines { path, problems })]
+    Input { path: PathBuf, problems: Vec<(usize, String)> },
     /// Reading an input file failed.
+    #[error("cannot read {}: {source}", path.display())]
     Read {
         path: PathBuf,
+        #[source]
         source: std::io::Error,
     },
     /// Writing output failed (a full disk, a closed pipe).
+    #[error("cannot write {}: {source}", path.as_ref().map_or("the output".to_string(), |p| p.display().to_string()))]
     Write {
         path: Option<PathBuf>,
+        #[source]
         source: std::io::Error,
     },
+    /// The machine failed: threads could not be started, and the like.
+    #[error("{0}")]
+    Infrastructure(String),
 }
 
 impl Error {
@@ -68,66 +79,69 @@ impl Error {
             | Error::Suite(_)
             | Error::Baseline(_)
             | Error::IncompatibleBaseline { .. }
-            | Error::Git(_)
             | Error::Input { .. }
             | Error::Read { .. } => exit::INPUT,
-            Error::Write { .. } => exit::INFRASTRUCTURE,
+            Error::Git(e) if e.is_infrastructure() => exit::INFRASTRUCTURE,
+            Error::Git(_) => exit::INPUT,
+            Error::Write { .. } | Error::Infrastructure(_) => exit::INFRASTRUCTURE,
         }
     }
 }
 
-impl fmt::Display for Error {
+/// Items, one per indented line.
+struct Lines<'a, T>(&'a [T]);
+
+impl<T: fmt::Display> fmt::Display for Lines<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Usage(m) => f.write_str(m),
-            Error::Config(e) => write!(f, "{e}"),
-            Error::Memory(e) => write!(f, "{e}"),
-            Error::Baseline(e) => write!(f, "{e}"),
-            Error::Git(e) => write!(f, "{e}"),
-            Error::IncompatibleBaseline { path, differences } => {
-                write!(f, "the baseline {path} is not comparable with this run:")?;
-                for d in differences {
-                    write!(f, "\n  {d}")?;
-                }
-                write!(
-                    f,
-                    "\nre-pin it with `mneme-gate baseline` (a reviewed change), or compare anyway with --allow-incompatible-baseline"
-                )
-            }
-            Error::Suite(errors) => {
-                write!(f, "the suite has {} problem(s); fix them and run again:", errors.len())?;
-                for e in errors {
-                    write!(f, "\n  {e}")?;
-                }
-                Ok(())
-            }
-            Error::Input { path, problems } => {
-                write!(f, "{} has {} bad line(s):", path.display(), problems.len())?;
-                for (line, message) in problems.iter().take(20) {
-                    write!(f, "\n  {}:{line}: {message}", path.display())?;
-                }
-                if problems.len() > 20 {
-                    write!(f, "\n  ... and {} more", problems.len() - 20)?;
-                }
-                Ok(())
-            }
-            Error::Read { path, source } => write!(f, "cannot read {}: {source}", path.display()),
-            Error::Write { path: Some(p), source } => write!(f, "cannot write {}: {source}", p.display()),
-            Error::Write { path: None, source } => write!(f, "cannot write the output: {source}"),
+        self.0.iter().try_for_each(|item| write!(f, "\n  {item}"))
+    }
+}
+
+/// The first twenty bad lines of a file, as `path:line: message`.
+struct BadLines<'a> {
+    path: &'a std::path::Path,
+    problems: &'a [(usize, String)],
+}
+
+impl fmt::Display for BadLines<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const SHOWN: usize = 20;
+        for (line, message) in self.problems.iter().take(SHOWN) {
+            write!(f, "\n  {}:{line}: {message}", self.path.display())?;
         }
+        if self.problems.len() > SHOWN {
+            write!(f, "\n  ... and {} more", self.problems.len() - SHOWN)?;
+        }
+        Ok(())
     }
 }
 
-impl std::error::Error for Error {}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl From<ConfigError> for Error {
-    fn from(e: ConfigError) -> Self {
-        Error::Config(e)
+    #[test]
+    fn every_kind_has_its_code() {
+        let io = || std::io::Error::other("x");
+        assert_eq!(Error::Usage("u".into()).exit_code(), exit::INPUT);
+        assert_eq!(Error::Read { path: "f".into(), source: io() }.exit_code(), exit::INPUT);
+        assert_eq!(Error::Write { path: None, source: io() }.exit_code(), exit::INFRASTRUCTURE);
+        assert_eq!(Error::Infrastructure("threads".into()).exit_code(), exit::INFRASTRUCTURE);
     }
-}
 
-impl From<MemoryError> for Error {
-    fn from(e: MemoryError) -> Self {
-        Error::Memory(e)
+    #[test]
+    fn lists_are_one_per_line_and_long_ones_are_cut() {
+        let e = Error::IncompatibleBaseline { path: "b.json".into(), differences: vec!["k 3 → 5".into()] };
+        assert_eq!(
+            e.to_string(),
+            "the baseline b.json is not comparable with this run:\n  k 3 → 5\nre-pin it with `mneme-gate baseline` \
+             (a reviewed change), or compare anyway with --allow-incompatible-baseline"
+        );
+        let problems = (1..=22).map(|n| (n, format!("bad {n}"))).collect();
+        let text = Error::Input { path: "q.jsonl".into(), problems }.to_string();
+        assert!(text.starts_with("q.jsonl has 22 bad line(s):\n  q.jsonl:1: bad 1\n"), "{text}");
+        assert!(text.ends_with("\n  q.jsonl:20: bad 20\n  ... and 2 more"), "{text}");
+        let w = Error::Write { path: None, source: std::io::Error::other("disk full") };
+        assert_eq!(w.to_string(), "cannot write the output: disk full");
     }
 }

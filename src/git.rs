@@ -31,6 +31,13 @@ pub enum GitError {
     Other(String),
 }
 
+impl GitError {
+    /// Whether the machine, not the input, failed.
+    pub fn is_infrastructure(&self) -> bool {
+        matches!(self, GitError::Other(_))
+    }
+}
+
 impl fmt::Display for GitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

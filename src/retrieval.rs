@@ -706,6 +706,20 @@ pub fn field_texts(decision: &Decision, field: Field) -> Vec<&str> {
     }
 }
 
+/// Pool decisions whose every field tokenises to nothing under `profile`:
+/// no query can retrieve them. Each as (byte offset in the file, id).
+pub fn silent_decisions(pool: &[Decision], profile: &Profile) -> Vec<(usize, String)> {
+    let tokenizer = Tokenizer::new(profile.family, profile.min_token_len, profile.stem);
+    let silent = |d: &Decision| {
+        Field::ALL.iter().all(|&f| {
+            let mut any = false;
+            for_each_field_text(d, f, |t| tokenizer.each_token(t, &mut |_| any = true));
+            !any
+        })
+    };
+    pool.iter().filter(|d| silent(d)).map(|d| (d.offset, d.id.clone())).collect()
+}
+
 /// Calls `each` with the texts of one canonical field of a decision, in
 /// [`field_texts`] order, without collecting them.
 fn for_each_field_text<'a>(decision: &'a Decision, field: Field, mut each: impl FnMut(&'a str)) {

@@ -182,7 +182,8 @@ fn bad_input_gets_a_clear_message_and_exit_2() {
     let out = Run::new(["context", "--memory", "no/such.json", "--task", "x"]).code(2);
     assert!(out.stderr.contains("cannot read the memory file no/such.json"), "{}", out.stderr);
     let out = Run::new(["context", "--memory", SMALL, "--task", "x", "--profile", "bm25"]).code(2);
-    assert!(out.stderr.contains("unknown profile `bm25`"), "{}", out.stderr);
+    assert!(out.stderr.contains("invalid value 'bm25' for '--profile <NAME>'"), "{}", out.stderr);
+    assert!(out.stderr.contains("[possible values: default, mneme]"), "{}", out.stderr);
     let out = Run::new(["context", "--memory", SMALL, "--task", "x", "--k", "0"]).code(2);
     assert!(out.stderr.contains("--k must be at least 1"), "{}", out.stderr);
     let out = Run::new(["--config", "tests/fixtures/config/typo.yaml", "context", "--task", "x"]).code(2);
@@ -425,7 +426,8 @@ fn github_annotations_and_step_outputs() {
     let out = Run::new(with(&BROKEN, &["--quiet"])).code(1);
     assert!(!out.stdout.contains("::error"), "{}", out.stdout);
     let out = Run::new(with(&BROKEN, &["--annotations", "gitlab"])).code(2);
-    assert!(out.stderr.contains("--annotations `gitlab` is not a kind"), "{}", out.stderr);
+    assert!(out.stderr.contains("invalid value 'gitlab' for '--annotations <KIND>'"), "{}", out.stderr);
+    assert!(out.stderr.contains("[possible values: github, off]"), "{}", out.stderr);
 }
 
 #[test]

@@ -22,3 +22,11 @@ pub fn schema() -> String {
     text.push('\n');
     text
 }
+
+/// Any document of the command line (`context --json`, `explain --json`,
+/// `validate --json`, `diff --json`) as pretty JSON with a final newline.
+pub fn pretty<T: serde::Serialize + ?Sized>(doc: &T) -> String {
+    let mut text = serde_json::to_string_pretty(doc).expect("the command line's documents always serialise");
+    text.push('\n');
+    text
+}

@@ -14,11 +14,14 @@ number of threads.
 */
 
 pub mod annotations;
+pub mod context;
+pub mod explain;
 pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod terminal;
 pub mod trec;
+pub mod validate;
 
 use std::path::{Component, Path, PathBuf};
 

@@ -1,0 +1,244 @@
+/*!
+The flags, as clap types and nothing else: no defaults that need the
+configuration file, no validation beyond what clap does. [`super::settings`]
+turns them into plain settings.
+*/
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "mneme-gate",
+    version,
+    about = "CI governance gate and benchmark runner for decision retrieval",
+    long_about = "Retrieves the architectural decisions that govern a task from project_memory.json, \
+deterministically, and gates CI on whether the right ones come out.\n\n\
+Exit codes: 0 gate passed / command succeeded, 1 gate failed, 2 usage, configuration or input error, \
+3 infrastructure error."
+)]
+pub(crate) struct Cli {
+    /// The configuration file (default: ./mneme-gate.yaml when it exists).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Print the context block an agent receives for a task (editor hook).
+    Context(QueryArgs),
+    /// Explain a ranking: every record, its matches, its score and why it is or is not retrieved.
+    Explain(QueryArgs),
+    /// Batch retrieval: JSONL queries in, JSONL rankings out, in input order.
+    Retrieve(RetrieveArgs),
+    /// Check a memory file and report every problem at once.
+    Validate(ValidateArgs),
+    /// Run the suite: retrieval and verdicts for every scenario, metrics, reports, and the gate.
+    Run(Box<RunArgs>),
+    /// Run the suite and pin the result as the baseline (atomically).
+    Baseline(PinArgs),
+    /// Compare two saved JSON reports the way `run` compares with its baseline.
+    Diff(DiffArgs),
+    /// Set up a repository that has a memory file: configuration, a starter suite, a pinned baseline and a
+    /// GitHub Actions workflow.
+    Init(InitArgs),
+}
+
+/// A scoring profile, as named on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ProfileName {
+    /// The default profile (stemming, stopwords, scope pre-filter).
+    Default,
+    /// Mneme 0.10.0's scorer, as published.
+    Mneme,
+}
+
+/// Which CI annotations to print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum AnnotationKind {
+    /// GitHub Actions workflow commands (`::error file=...::`).
+    Github,
+    /// None.
+    Off,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct MemoryArgs {
+    /// The memory file (default: `memory` from the configuration, else ./project_memory.json).
+    #[arg(long, value_name = "FILE")]
+    pub memory: Option<PathBuf>,
+    /// The scoring profile, as published (ignores the configuration's overrides).
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<ProfileName>,
+    /// How many decisions to retrieve (default: the profile's, 3).
+    #[arg(long, value_name = "N")]
+    pub k: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct QueryArgs {
+    #[command(flatten)]
+    pub memory: MemoryArgs,
+    /// The task text.
+    #[arg(long, value_name = "TEXT")]
+    pub task: String,
+    /// The file being edited (turns on the scope pre-filter).
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<String>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RetrieveArgs {
+    #[command(flatten)]
+    pub memory: MemoryArgs,
+    /// JSONL file of queries `{"id": ..., "task": ..., "file": ...}`; `-` for standard input.
+    #[arg(long, value_name = "FILE")]
+    pub queries: PathBuf,
+}
+
+/// What a suite run needs: the memory, the suite and the threads.
+#[derive(Debug, Args)]
+pub(crate) struct SuiteArgs {
+    #[command(flatten)]
+    pub memory: MemoryArgs,
+    /// A suite root: a folder of YAML suite files and/or Mneme benchmark folders, or one file (repeatable;
+    /// default: `scenarios` from the configuration).
+    #[arg(long, value_name = "PATH")]
+    pub scenarios: Vec<PathBuf>,
+    /// Worker threads (default: one per core). Reports are identical for every value.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RunArgs {
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// Only scenarios whose id matches this glob (`*` matches anything; repeatable: any match).
+    #[arg(long, value_name = "GLOB")]
+    pub filter: Vec<String>,
+    /// Write the JSON report (schema mneme-gate.report/v1); `-` for standard output.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write JUnit XML.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write the Markdown summary (for a pull request or $GITHUB_STEP_SUMMARY).
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Write the ranking as a TREC run file (`qid Q0 docid rank score mneme-gate`).
+    #[arg(long, value_name = "FILE")]
+    pub trec_run: Option<PathBuf>,
+    /// Write the expected ids as TREC qrels (`qid 0 docid 1`).
+    #[arg(long, value_name = "FILE")]
+    pub trec_qrels: Option<PathBuf>,
+    /// Print only the summary and the gate, not the scenario table.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Put wall-clock timings in the JSON report (which then differs from run to run).
+    #[arg(long)]
+    pub timings: bool,
+    /// Annotations for CI: `github` prints ::error/::warning workflow commands pointing at each failing
+    /// scenario's line (default when GITHUB_ACTIONS=true), `off` prints none.
+    #[arg(long, value_name = "KIND")]
+    pub annotations: Option<AnnotationKind>,
+    /// Append GitHub Actions step outputs (result, pass-rate, mean-recall-at-k, weak-retrieval, json-report,
+    /// junit-report) to this file (pass "$GITHUB_OUTPUT").
+    #[arg(long, value_name = "FILE")]
+    pub github_output: Option<PathBuf>,
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
+}
+
+/// How `run` finds and treats the baseline.
+#[derive(Debug, Args)]
+pub(crate) struct BaselineArgs {
+    /// The pinned baseline (default: `baseline` from the configuration).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_baseline")]
+    pub baseline: Option<PathBuf>,
+    /// Do not compare with a baseline: only the absolute rules apply.
+    #[arg(long)]
+    pub no_baseline: bool,
+    /// Read the baseline as it is at this git revision (for example the pull request's base) instead of the
+    /// working tree; a working-tree baseline that differs fails the gate unless --accept-baseline-change.
+    #[arg(long, value_name = "REV", conflicts_with = "no_baseline")]
+    pub baseline_ref: Option<String>,
+    /// Accept that this change re-pins the baseline: compare with the working tree's baseline.
+    #[arg(long, requires = "baseline_ref")]
+    pub accept_baseline_change: bool,
+    /// Compare with a baseline made with another k, profile or metric definitions anyway.
+    #[arg(long)]
+    pub allow_incompatible_baseline: bool,
+    /// Add a field-by-field diff of the decision corpus between this git revision and the working tree.
+    #[arg(long, value_name = "REV")]
+    pub memory_ref: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PinArgs {
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// Where to write the baseline (default: `baseline` from the configuration, else reports/baseline.json).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Pin even when the run fails the absolute rules.
+    #[arg(long)]
+    pub allow_failing: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct InitArgs {
+    /// The memory file (default: ./project_memory.json, else ./.mneme/project_memory.json).
+    #[arg(long, value_name = "FILE")]
+    pub memory: Option<PathBuf>,
+    /// Overwrite files that already exist.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DiffArgs {
+    /// The older report (for example the baseline).
+    pub old: PathBuf,
+    /// The newer report.
+    pub new: PathBuf,
+    /// Compare reports made with another k, profile or metric definitions anyway.
+    #[arg(long)]
+    pub allow_incompatible: bool,
+    /// Write the comparison as JSON to this file (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ValidateArgs {
+    /// The memory file (default: `memory` from the configuration, else ./project_memory.json).
+    #[arg(long, value_name = "FILE")]
+    pub memory: Option<PathBuf>,
+    /// The profile whose pool rules apply.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<ProfileName>,
+    /// Warnings fail too (exit 2).
+    #[arg(long)]
+    pub strict: bool,
+    /// Print the findings as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

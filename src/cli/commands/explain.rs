@@ -1,0 +1,17 @@
+//! `mneme-gate explain`: every record, its matches, its score, and why it is
+//! or is not retrieved.
+
+use crate::cli::output;
+use crate::cli::settings::QuerySettings;
+use crate::cli::suite::load_memory;
+use crate::error::{exit, Error};
+use crate::report::explain;
+use crate::retrieval::{Index, Query};
+
+pub(crate) fn execute(s: QuerySettings) -> Result<i32, Error> {
+    let index = Index::build(load_memory(&s.memory)?, s.memory.profile.clone());
+    let explanation = index.explain(Query { task: &s.task, file: s.file.as_deref() });
+    let text = if s.json { explain::json(&explanation) } else { explain::text(&explanation) };
+    output::stdout(text.as_bytes())?;
+    Ok(exit::OK)
+}

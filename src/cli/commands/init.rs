@@ -1,0 +1,80 @@
+//! `mneme-gate init`: a starter setup for a repository that has a memory
+//! file: configuration, a starter suite, a GitHub Actions workflow and a
+//! pinned baseline. Never overwrites without `--force`.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::cli::args::SuiteArgs;
+use crate::cli::output;
+use crate::cli::settings::{self, InitSettings, MemorySettings};
+use crate::cli::suite::{self, load_memory};
+use crate::config::{Config, CONFIG_FILE};
+use crate::error::{exit, Error};
+use crate::profile::{Family, Profile};
+use crate::report::display_path;
+use crate::retrieval::Index;
+
+const BASELINE: &str = settings::DEFAULT_BASELINE;
+
+pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
+    let memory_shown = display_path(&s.memory);
+    let memory = MemorySettings { path: s.memory.clone(), profile: Profile::named(Family::Default) };
+    let index = Index::build(load_memory(&memory)?, memory.profile);
+    let (suite, active, parked) = crate::init::starter_suite(&index, &memory_shown);
+
+    let files: [(&str, String); 3] = [
+        (CONFIG_FILE, crate::init::config_text(&memory_shown)),
+        ("scenarios/starter.yaml", suite),
+        (".github/workflows/mneme-gate.yml", crate::init::WORKFLOW.to_string()),
+    ];
+    let mut text = String::new();
+    let mut wrote = 0;
+    for (path, content) in &files {
+        if Path::new(path).exists() && !s.force {
+            let _ = writeln!(text, "left alone  {path} (it exists; --force overwrites it)");
+            continue;
+        }
+        output::file(Path::new(path), content)?;
+        wrote += 1;
+        let _ = writeln!(text, "wrote       {path}");
+    }
+    if Path::new(BASELINE).exists() && !s.force {
+        let _ = writeln!(text, "left alone  {BASELINE} (it exists; --force re-pins it)");
+    } else {
+        // The suite as the configuration just written describes it.
+        let config = Config::discover(Some(Path::new(CONFIG_FILE)))?;
+        let no_flags = SuiteArgs {
+            memory: crate::cli::args::MemoryArgs { memory: None, profile: None, k: None },
+            scenarios: Vec::new(),
+            jobs: None,
+        };
+        let run = suite::run(&settings::suite(&config, &no_flags, &[])?, true)?;
+        let pinned = crate::baseline::pinned(&run.report);
+        output::file(Path::new(BASELINE), &crate::report::json::render(&pinned))?;
+        wrote += 1;
+        let gate = if pinned.gate.passed { "passed" } else { "FAILED: see `mneme-gate run`" };
+        let _ = writeln!(text, "pinned      {BASELINE} ({} scenario(s), gate {gate})", pinned.summary.total);
+    }
+    if wrote == 0 {
+        text.push_str("\nNothing written: every file exists. `mneme-gate init --force` regenerates them.\n");
+        output::stdout(text.as_bytes())?;
+        return Ok(exit::OK);
+    }
+    let more = if parked > 0 {
+        format!(" ({parked} more commented out: their decision is not retrieved for its title)")
+    } else {
+        String::new()
+    };
+    let _ = write!(
+        text,
+        "\nThe starter suite has {active} scenario(s) from the decisions of {memory_shown}{more}.\n\
+         Next:\n\
+         1. Review scenarios/starter.yaml: every scenario is marked TODO(review).\n\
+         2. Run `mneme-gate run` and read the table.\n\
+         3. Re-pin with `mneme-gate baseline` after each reviewed change, and commit mneme-gate.yaml,\n   \
+         scenarios/, reports/baseline.json and .github/workflows/mneme-gate.yml.\n"
+    );
+    output::stdout(text.as_bytes())?;
+    Ok(exit::OK)
+}

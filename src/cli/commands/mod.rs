@@ -1,0 +1,29 @@
+//! One file per command, each a short function from its settings to an exit
+//! code. A new command is a new file here, a variant in `args::Command` and
+//! one in `settings::Settings`.
+
+mod baseline;
+mod context;
+mod diff;
+mod explain;
+mod init;
+mod retrieve;
+mod run;
+mod validate;
+
+use super::settings::Settings;
+use crate::error::Error;
+
+/// Runs the command the settings describe.
+pub(crate) fn execute(settings: Settings) -> Result<i32, Error> {
+    match settings {
+        Settings::Context(s) => context::execute(s),
+        Settings::Explain(s) => explain::execute(s),
+        Settings::Retrieve(s) => retrieve::execute(s),
+        Settings::Validate(s) => validate::execute(s),
+        Settings::Run(s) => run::execute(*s),
+        Settings::Baseline(s) => baseline::execute(s),
+        Settings::Diff(s) => diff::execute(s),
+        Settings::Init(s) => init::execute(s),
+    }
+}

@@ -1,0 +1,153 @@
+//! `mneme-gate run`: the suite, its reports, and the gate, compared with the
+//! baseline when there is one.
+
+use std::path::Path;
+use std::time::Instant;
+
+use crate::baseline::{self, AtRevision, Comparison};
+use crate::cli::output;
+use crate::cli::settings::{BaselinePlan, Destination, RunSettings};
+use crate::cli::suite::{self, SuiteRun};
+use crate::error::{exit, Error};
+use crate::gate::{GateOutcome, GateSettings};
+use crate::git::{GitError, Repo};
+use crate::memory::Memory;
+use crate::report::{self, display_path, Report};
+
+pub(crate) fn execute(s: RunSettings) -> Result<i32, Error> {
+    let started = Instant::now();
+    let SuiteRun { mut report, index, loaded, ran } = suite::run(&s.suite, s.quiet)?;
+    let repo = if s.git { std::env::current_dir().ok().and_then(|d| Repo::discover(&d)) } else { None };
+    report.git = repo.as_ref().and_then(|r| r.info());
+
+    let mut rules = report.gate.rules.clone();
+    let compared = match &s.baseline {
+        Some(plan) => Some(compare(plan, &report, &s.suite.gate, repo.as_ref(), !s.suite.filter.is_empty())?),
+        None => None,
+    };
+    if let Some(rev) = &s.memory_ref {
+        let path = &s.suite.memory.path;
+        let old = match require(repo.as_ref())?.read_at(rev, path)? {
+            Some(bytes) => {
+                Memory::parse(path, String::from_utf8_lossy(&bytes).into_owned(), s.suite.memory.profile.family).pool
+            }
+            None => Vec::new(),
+        };
+        report.memory_diff = Some(baseline::memory_diff(rev, &old, index.decisions(), index.excluded()));
+    }
+    if let Some((mut comparison, baseline)) = compared {
+        if let Some(diff) = &report.memory_diff {
+            baseline::attribute(&mut comparison, diff, &baseline, &report);
+        }
+        rules.extend(baseline::rules(&comparison, &s.suite.gate));
+        report.comparison = Some(comparison);
+    }
+    report.gate = GateOutcome::new(rules);
+
+    if s.timings {
+        let ms = |d: std::time::Duration| (d.as_secs_f64() * 1e6).round() / 1e3;
+        report.timings =
+            Some(report::Timings { load_ms: ms(loaded), run_ms: ms(ran), total_ms: ms(started.elapsed()) });
+    }
+
+    write_reports(&s, &report)?;
+    if let Some(path) = &s.github_output {
+        append_github_outputs(path, &report, &s)?;
+    }
+    let mut text = String::new();
+    if s.annotations {
+        text.push_str(&report::annotations::github(&report, report::annotations::GITHUB_LIMIT));
+    }
+    let style = report::terminal::Style { colour: s.colour, quiet: s.quiet };
+    text.push_str(&report::terminal::render(&report, style));
+    output::terminal(&text, s.reports.to_stdout())?;
+    Ok(if report.gate.passed { exit::OK } else { exit::GATE_FAILED })
+}
+
+fn require(repo: Option<&Repo>) -> Result<&Repo, Error> {
+    repo.ok_or_else(|| {
+        let dir = std::env::current_dir().unwrap_or_else(|_| ".".into());
+        Error::Git(GitError::NotARepository { dir })
+    })
+}
+
+/// Reads the baseline (and, with a revision, the revision's copy), lets
+/// [`baseline::select`] choose, and compares the run with the choice.
+fn compare(
+    plan: &BaselinePlan,
+    current: &Report,
+    settings: &GateSettings,
+    repo: Option<&Repo>,
+    filtered: bool,
+) -> Result<(Comparison, Report), Error> {
+    let shown = display_path(&plan.path);
+    let working = match baseline::load(&plan.path) {
+        Ok(r) => Some(r),
+        Err(baseline::BaselineError::Missing { .. }) if plan.revision.is_some() => None,
+        Err(e) => return Err(e.into()),
+    };
+    let at = match &plan.revision {
+        None => None,
+        Some(rev) => {
+            let repo = require(repo)?;
+            let commit = repo.resolve(rev)?;
+            let report = match repo.read_at(rev, &plan.path)? {
+                Some(bytes) => Some(baseline::parse(&format!("{rev}:{shown}"), &String::from_utf8_lossy(&bytes))?),
+                None => None,
+            };
+            Some(AtRevision { revision: rev.clone(), commit, report })
+        }
+    };
+    let chosen = baseline::select(&plan.path, &shown, working, at, plan.accept_change, settings)?;
+    let differences = baseline::incompatibilities(&chosen.baseline, current);
+    if !differences.is_empty() && !plan.allow_incompatible {
+        return Err(Error::IncompatibleBaseline { path: chosen.source.path, differences });
+    }
+    let mut comparison = baseline::compare(&chosen.baseline, current, settings, chosen.source);
+    comparison.filtered = filtered;
+    comparison.baseline_change = chosen.change;
+    Ok((comparison, chosen.baseline))
+}
+
+/// Writes each report asked for.
+fn write_reports(s: &RunSettings, report: &Report) -> Result<(), Error> {
+    type Render = fn(&Report) -> Result<String, String>;
+    let r = &s.reports;
+    let formats: [(&Option<Destination>, Render); 5] = [
+        (&r.json, |r| Ok(report::json::render(r))),
+        (&r.junit, |r| Ok(report::junit::render(r))),
+        (&r.markdown, |r| Ok(report::markdown::render(r))),
+        (&r.trec_run, report::trec::run),
+        (&r.trec_qrels, report::trec::qrels),
+    ];
+    for (destination, render) in formats {
+        let Some(destination) = destination else { continue };
+        let text = render(report).map_err(|m| {
+            let name = destination.file().map_or("standard output".to_string(), |p| p.display().to_string());
+            Error::Usage(format!("cannot write {name}: {m}"))
+        })?;
+        output::report(destination, &text)?;
+    }
+    Ok(())
+}
+
+/// Appends the step outputs of GitHub Actions (`key=value` lines).
+fn append_github_outputs(path: &Path, report: &Report, s: &RunSettings) -> Result<(), Error> {
+    use std::io::Write as _;
+    let m = &report.summary;
+    let file_of = |d: &Option<Destination>| {
+        d.as_ref().and_then(Destination::file).map_or(String::new(), |p| p.display().to_string())
+    };
+    let text = format!(
+        "result={}\npass-rate={}\nmean-recall-at-k={}\nweak-retrieval={}\njson-report={}\njunit-report={}\n",
+        if report.gate.passed { "passed" } else { "failed" },
+        m.pass_rate,
+        m.mean_recall_at_k.map_or(String::new(), |v| v.to_string()),
+        m.weak_retrieval,
+        file_of(&s.reports.json),
+        file_of(&s.reports.junit)
+    );
+    let err = |source| Error::Write { path: Some(path.to_path_buf()), source };
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(err)?;
+    file.write_all(text.as_bytes()).map_err(err)
+}

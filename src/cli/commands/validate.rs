@@ -1,0 +1,32 @@
+//! `mneme-gate validate`: every problem of a memory file at once.
+
+use crate::cli::output;
+use crate::cli::settings::ValidateSettings;
+use crate::error::{exit, Error};
+use crate::memory::{Diagnostic, Memory, Severity};
+use crate::report::validate::{self, Findings};
+
+pub(crate) fn execute(s: ValidateSettings) -> Result<i32, Error> {
+    let profile = &s.memory.profile;
+    let path = &s.memory.path;
+    let mut memory = Memory::read(path, profile.family)?;
+    if !memory.has_errors() {
+        for (offset, id) in crate::retrieval::silent_decisions(&memory.pool, profile) {
+            let (line, column) = memory.line_col(offset);
+            memory.diagnostics.push(Diagnostic {
+                severity: Severity::Warning,
+                line,
+                column,
+                record_id: Some(id),
+                message: "no field yields a token under this profile: no query can retrieve this decision".into(),
+            });
+        }
+    }
+    memory.diagnostics.sort_by_key(|d| (d.severity, d.line, d.column));
+    let findings = Findings { path, profile: profile.name, memory: &memory };
+    let text = if s.json { validate::json(&findings) } else { validate::text(&findings) };
+    // A validator's findings are its output: they go to standard output.
+    output::stdout(text.as_bytes())?;
+    let failed = findings.errors() > 0 || (s.strict && findings.warnings() > 0);
+    Ok(if failed { exit::INPUT } else { exit::OK })
+}

@@ -1,0 +1,37 @@
+/*!
+The command line, in ripgrep's two steps: [`args`] holds the clap types,
+[`settings::resolve`] turns flags, `mneme-gate.yaml` and defaults into plain
+settings once, and each command in [`commands`] is a short function from its
+settings to an exit code. This is the only module that prints
+([`output`]); [`crate::error`] words every failure and chooses its code.
+*/
+
+mod args;
+mod commands;
+mod output;
+mod settings;
+mod suite;
+
+use clap::Parser;
+
+use crate::error::{exit, Error};
+
+/// Runs the command line and returns the process exit code.
+pub fn run() -> i32 {
+    let cli = match args::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { exit::INPUT } else { exit::OK };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match settings::resolve(cli).and_then(commands::execute) {
+        Ok(code) => code,
+        Err(Error::Write { path: None, source }) if source.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
+        Err(e) => {
+            output::note(&format!("error: {e}"));
+            e.exit_code()
+        }
+    }
+}

@@ -1,0 +1,57 @@
+/*!
+Everything the command line writes goes through here.
+
+Standard output carries what the user asked for: a failed write there is an
+error (exit 3), except a closed pipe (`| head`), which is how a reader says
+it has seen enough. Standard error carries notes and warnings: a failed
+write there is ignored, since there is nowhere left to say so. Report files
+are written atomically, so a report is whole or absent.
+*/
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use super::settings::Destination;
+use crate::error::Error;
+
+/// Writes to standard output and flushes.
+pub(crate) fn stdout(bytes: &[u8]) -> Result<(), Error> {
+    let mut out = io::stdout().lock();
+    out.write_all(bytes).and_then(|_| out.flush()).map_err(|source| Error::Write { path: None, source })
+}
+
+/// Writes to standard error, ignoring failure.
+pub(crate) fn stderr(text: &str) {
+    let mut err = io::stderr().lock();
+    let _ = err.write_all(text.as_bytes()).and_then(|_| err.flush());
+}
+
+/// One line on standard error, prefixed with the tool's name.
+pub(crate) fn note(line: &str) {
+    stderr(&format!("mneme-gate: {line}\n"));
+}
+
+/// Writes a file atomically, creating its folder.
+pub(crate) fn file(path: &Path, text: &str) -> Result<(), Error> {
+    crate::baseline::write_atomically(path, text)
+        .map_err(|source| Error::Write { path: Some(path.to_path_buf()), source })
+}
+
+/// Writes a report to its destination.
+pub(crate) fn report(destination: &Destination, text: &str) -> Result<(), Error> {
+    match destination {
+        Destination::Stdout => stdout(text.as_bytes()),
+        Destination::File(path) => file(path, text),
+    }
+}
+
+/// The terminal text of a command: on standard output, or on standard
+/// error when a report took standard output.
+pub(crate) fn terminal(text: &str, report_on_stdout: bool) -> Result<(), Error> {
+    if report_on_stdout {
+        stderr(text);
+        Ok(())
+    } else {
+        stdout(text.as_bytes())
+    }
+}

@@ -1,0 +1,469 @@
+/*!
+Flags, `mneme-gate.yaml` and defaults, resolved once into plain settings.
+
+[`resolve`] is the only place that knows where a value may come from (a
+flag, the configuration file, the environment, a default); the commands
+receive finished values and never look at the flags or the file again.
+Every value that can be wrong is checked here, so a command starts only
+with settings that make sense together.
+*/
+
+use std::path::{Path, PathBuf};
+
+use globset::GlobMatcher;
+
+use super::args::{
+    AnnotationKind, BaselineArgs, Cli, Command, DiffArgs, InitArgs, MemoryArgs, PinArgs, ProfileName, QueryArgs,
+    RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
+};
+use crate::config::{Config, OneOrMany};
+use crate::error::Error;
+use crate::gate::GateSettings;
+use crate::profile::{Family, Profile};
+
+/// What one invocation does, with everything it needs.
+#[derive(Debug)]
+pub(crate) enum Settings {
+    Context(QuerySettings),
+    Explain(QuerySettings),
+    Retrieve(RetrieveSettings),
+    Validate(ValidateSettings),
+    Run(Box<RunSettings>),
+    Baseline(PinSettings),
+    Diff(DiffSettings),
+    Init(InitSettings),
+}
+
+/// The memory file and the profile it is read and scored under.
+#[derive(Debug, Clone)]
+pub(crate) struct MemorySettings {
+    pub path: PathBuf,
+    pub profile: Profile,
+}
+
+#[derive(Debug)]
+pub(crate) struct QuerySettings {
+    pub memory: MemorySettings,
+    pub task: String,
+    pub file: Option<String>,
+    pub json: bool,
+}
+
+/// Where a file's text comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Source {
+    Stdin,
+    File(PathBuf),
+}
+
+#[derive(Debug)]
+pub(crate) struct RetrieveSettings {
+    pub memory: MemorySettings,
+    pub queries: Source,
+}
+
+#[derive(Debug)]
+pub(crate) struct ValidateSettings {
+    pub memory: MemorySettings,
+    pub strict: bool,
+    pub json: bool,
+}
+
+/// Where a report goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Destination {
+    Stdout,
+    File(PathBuf),
+}
+
+impl Destination {
+    fn of(path: &Path) -> Destination {
+        if path.as_os_str() == "-" {
+            Destination::Stdout
+        } else {
+            Destination::File(path.to_path_buf())
+        }
+    }
+
+    /// The file, when the report goes to one.
+    pub fn file(&self) -> Option<&Path> {
+        match self {
+            Destination::Stdout => None,
+            Destination::File(p) => Some(p),
+        }
+    }
+}
+
+/// A suite to run: the memory, the suite roots, the threads, the scenarios
+/// selected, and the gate's rules.
+#[derive(Debug, Clone)]
+pub(crate) struct SuiteSettings {
+    pub memory: MemorySettings,
+    pub roots: Vec<PathBuf>,
+    pub jobs: Option<usize>,
+    /// Scenario id globs (`--filter`); empty: every scenario.
+    pub filter: Vec<GlobMatcher>,
+    pub gate: GateSettings,
+}
+
+/// The report files of `run`, each optional.
+#[derive(Debug, Default)]
+pub(crate) struct Reports {
+    pub json: Option<Destination>,
+    pub junit: Option<Destination>,
+    pub markdown: Option<Destination>,
+    pub trec_run: Option<Destination>,
+    pub trec_qrels: Option<Destination>,
+}
+
+impl Reports {
+    /// Whether one of them goes to standard output (then the terminal
+    /// report goes to standard error).
+    pub fn to_stdout(&self) -> bool {
+        [&self.json, &self.junit, &self.markdown, &self.trec_run, &self.trec_qrels]
+            .iter()
+            .any(|d| matches!(d, Some(Destination::Stdout)))
+    }
+}
+
+/// The baseline `run` compares with.
+#[derive(Debug, Clone)]
+pub(crate) struct BaselinePlan {
+    pub path: PathBuf,
+    /// Read it at this revision (`--baseline-ref`).
+    pub revision: Option<String>,
+    pub accept_change: bool,
+    pub allow_incompatible: bool,
+}
+
+#[derive(Debug)]
+pub(crate) struct RunSettings {
+    pub suite: SuiteSettings,
+    pub reports: Reports,
+    pub quiet: bool,
+    pub timings: bool,
+    pub annotations: bool,
+    pub github_output: Option<PathBuf>,
+    /// `None`: only the absolute rules apply.
+    pub baseline: Option<BaselinePlan>,
+    pub memory_ref: Option<String>,
+    /// Look for the git repository the run is in (off with `MNEME_GATE_GIT=off`).
+    pub git: bool,
+    pub colour: bool,
+}
+
+#[derive(Debug)]
+pub(crate) struct PinSettings {
+    pub suite: SuiteSettings,
+    pub out: PathBuf,
+    pub allow_failing: bool,
+    pub colour: bool,
+}
+
+#[derive(Debug)]
+pub(crate) struct DiffSettings {
+    pub old: PathBuf,
+    pub new: PathBuf,
+    pub allow_incompatible: bool,
+    pub json: Option<Destination>,
+    pub gate: GateSettings,
+    pub colour: bool,
+}
+
+#[derive(Debug)]
+pub(crate) struct InitSettings {
+    pub memory: PathBuf,
+    pub force: bool,
+}
+
+/// The baseline path when neither a flag nor the configuration names one
+/// (`baseline` writes there; `--baseline-ref` reads there).
+pub(crate) const DEFAULT_BASELINE: &str = "reports/baseline.json";
+
+/// The highest `--jobs` accepted: beyond it threads only cost.
+pub(crate) const MAX_JOBS: usize = 1024;
+
+/// Resolves the command line against the configuration file.
+pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
+    let config = Config::discover(cli.config.as_deref())?;
+    let colour = colour_stdout();
+    Ok(match cli.command {
+        Command::Context(args) => Settings::Context(query(&config, args)?),
+        Command::Explain(args) => Settings::Explain(query(&config, args)?),
+        Command::Retrieve(args) => Settings::Retrieve(retrieve(&config, args)?),
+        Command::Validate(args) => Settings::Validate(validate(&config, args)?),
+        Command::Run(args) => Settings::Run(Box::new(run(&config, *args, colour)?)),
+        Command::Baseline(args) => Settings::Baseline(pin(&config, args, colour)?),
+        Command::Diff(args) => Settings::Diff(diff(&config, args, colour)?),
+        Command::Init(args) => Settings::Init(init(args)?),
+    })
+}
+
+fn family(name: Option<ProfileName>) -> Option<Family> {
+    name.map(|n| match n {
+        ProfileName::Default => Family::Default,
+        ProfileName::Mneme => Family::Mneme,
+    })
+}
+
+fn memory(config: &Config, args: &MemoryArgs) -> Result<MemorySettings, Error> {
+    let profile = config.profile(family(args.profile), args.k)?;
+    Ok(MemorySettings { path: memory_path(config, args.memory.as_deref())?, profile })
+}
+
+/// The memory path: the flag, else the configuration, else the usual names.
+fn memory_path(config: &Config, flag: Option<&Path>) -> Result<PathBuf, Error> {
+    if let Some(p) = flag {
+        return Ok(p.to_path_buf());
+    }
+    if let Some(p) = &config.file.memory {
+        return Ok(config.resolve_path(p));
+    }
+    for candidate in ["project_memory.json", ".mneme/project_memory.json"] {
+        if Path::new(candidate).is_file() {
+            return Ok(PathBuf::from(candidate));
+        }
+    }
+    Err(Error::Usage(
+        "no memory file: pass --memory FILE, or set `memory:` in mneme-gate.yaml (looked for ./project_memory.json and ./.mneme/project_memory.json)".into(),
+    ))
+}
+
+fn query(config: &Config, args: QueryArgs) -> Result<QuerySettings, Error> {
+    Ok(QuerySettings { memory: memory(config, &args.memory)?, task: args.task, file: args.file, json: args.json })
+}
+
+fn retrieve(config: &Config, args: RetrieveArgs) -> Result<RetrieveSettings, Error> {
+    let queries = if args.queries.as_os_str() == "-" { Source::Stdin } else { Source::File(args.queries.clone()) };
+    Ok(RetrieveSettings { memory: memory(config, &args.memory)?, queries })
+}
+
+fn validate(config: &Config, args: ValidateArgs) -> Result<ValidateSettings, Error> {
+    let profile = config.profile(family(args.profile), None)?;
+    let memory = MemorySettings { path: memory_path(config, args.memory.as_deref())?, profile };
+    Ok(ValidateSettings { memory, strict: args.strict, json: args.json })
+}
+
+/// The suite paths from the configuration, resolved.
+fn configured_suites(config: &Config) -> Vec<PathBuf> {
+    match &config.file.scenarios {
+        None => Vec::new(),
+        Some(OneOrMany::One(p)) => vec![config.resolve_path(p)],
+        Some(OneOrMany::Many(ps)) => ps.iter().map(|p| config.resolve_path(p)).collect(),
+    }
+}
+
+/// The suite of `run`, `baseline` and `init`: the configuration's gate, the
+/// flags' memory, roots and threads, and the `--filter` globs.
+pub(crate) fn suite(config: &Config, args: &SuiteArgs, filter: &[String]) -> Result<SuiteSettings, Error> {
+    let gate = config.gate_settings()?;
+    let memory = memory(config, &args.memory)?;
+    let roots = if args.scenarios.is_empty() { configured_suites(config) } else { args.scenarios.clone() };
+    if roots.is_empty() {
+        return Err(Error::Usage("no suite: pass --scenarios PATH, or set `scenarios:` in mneme-gate.yaml".into()));
+    }
+    let jobs = match args.jobs {
+        Some(0) => return Err(Error::Usage("--jobs must be at least 1".into())),
+        Some(n) if n > MAX_JOBS => {
+            return Err(Error::Usage(format!(
+                "--jobs {n} is more threads than any machine can use here; give at most {MAX_JOBS}"
+            )))
+        }
+        other => other,
+    };
+    let mut matchers = Vec::new();
+    for pattern in filter {
+        let glob = globset::Glob::new(pattern)
+            .map_err(|e| Error::Usage(format!("--filter `{pattern}` is not a valid glob: {}", e.kind())))?;
+        matchers.push(glob.compile_matcher());
+    }
+    Ok(SuiteSettings { memory, roots, jobs, filter: matchers, gate })
+}
+
+/// The configured baseline path, if any.
+fn baseline_path(config: &Config, flag: Option<&Path>) -> Option<PathBuf> {
+    match (flag, &config.file.baseline) {
+        (Some(p), _) => Some(p.to_path_buf()),
+        (None, Some(p)) => Some(config.resolve_path(p)),
+        (None, None) => None,
+    }
+}
+
+fn baseline_plan(config: &Config, args: &BaselineArgs) -> Option<BaselinePlan> {
+    if args.no_baseline {
+        return None;
+    }
+    let path = match baseline_path(config, args.baseline.as_deref()) {
+        Some(p) => p,
+        None if args.baseline_ref.is_some() => PathBuf::from(DEFAULT_BASELINE),
+        None => return None,
+    };
+    Some(BaselinePlan {
+        path,
+        revision: args.baseline_ref.clone(),
+        accept_change: args.accept_baseline_change,
+        allow_incompatible: args.allow_incompatible_baseline,
+    })
+}
+
+/// At most one report may go to standard output.
+fn reports(args: &RunArgs) -> Result<Reports, Error> {
+    let of = |p: &Option<PathBuf>| p.as_deref().map(Destination::of);
+    let reports = Reports {
+        json: of(&args.json),
+        junit: of(&args.junit),
+        markdown: of(&args.markdown),
+        trec_run: of(&args.trec_run),
+        trec_qrels: of(&args.trec_qrels),
+    };
+    let on_stdout = [&reports.json, &reports.junit, &reports.markdown, &reports.trec_run, &reports.trec_qrels]
+        .iter()
+        .filter(|d| matches!(d, Some(Destination::Stdout)))
+        .count();
+    if on_stdout > 1 {
+        return Err(Error::Usage("only one report can go to standard output (`-`)".into()));
+    }
+    Ok(reports)
+}
+
+fn run(config: &Config, args: RunArgs, colour: bool) -> Result<RunSettings, Error> {
+    let suite = suite(config, &args.suite, &args.filter)?;
+    let reports = reports(&args)?;
+    let annotations = match args.annotations {
+        Some(AnnotationKind::Github) => true,
+        Some(AnnotationKind::Off) => false,
+        None => std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"),
+    };
+    let colour = colour && !reports.to_stdout();
+    Ok(RunSettings {
+        suite,
+        baseline: baseline_plan(config, &args.baseline),
+        memory_ref: args.baseline.memory_ref,
+        reports,
+        quiet: args.quiet,
+        timings: args.timings,
+        annotations,
+        github_output: args.github_output,
+        git: !std::env::var("MNEME_GATE_GIT").is_ok_and(|v| v == "off"),
+        colour,
+    })
+}
+
+fn pin(config: &Config, args: PinArgs, colour: bool) -> Result<PinSettings, Error> {
+    let suite = suite(config, &args.suite, &[])?;
+    let out = args.out.or_else(|| baseline_path(config, None)).unwrap_or_else(|| PathBuf::from(DEFAULT_BASELINE));
+    Ok(PinSettings { suite, out, allow_failing: args.allow_failing, colour })
+}
+
+fn diff(config: &Config, args: DiffArgs, colour: bool) -> Result<DiffSettings, Error> {
+    let json = args.json.as_deref().map(Destination::of);
+    let colour = colour && json != Some(Destination::Stdout);
+    Ok(DiffSettings {
+        gate: config.gate_settings()?,
+        old: args.old,
+        new: args.new,
+        allow_incompatible: args.allow_incompatible,
+        json,
+        colour,
+    })
+}
+
+fn init(args: InitArgs) -> Result<InitSettings, Error> {
+    let memory = memory_path(&Config::default(), args.memory.as_deref()).map_err(|_| {
+        Error::Usage(
+            "init needs a memory file: pass --memory FILE, or run it where project_memory.json (or .mneme/project_memory.json) is"
+                .into(),
+        )
+    })?;
+    Ok(InitSettings { memory, force: args.force })
+}
+
+/// Whether colour may be used on standard output.
+fn colour_stdout() -> bool {
+    use std::io::IsTerminal;
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn settings(args: &[&str], config: &str) -> Result<Settings, Error> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mneme-gate.yaml");
+        std::fs::write(&path, config).unwrap();
+        let mut argv = vec!["mneme-gate", "--config", path.to_str().unwrap()];
+        argv.extend_from_slice(args);
+        resolve(Cli::try_parse_from(argv).unwrap())
+    }
+
+    fn run_settings(args: &[&str], config: &str) -> RunSettings {
+        match settings(args, config).unwrap() {
+            Settings::Run(s) => *s,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn paths_in_the_file_are_relative_to_it_and_flags_win() {
+        let s = run_settings(&["run"], "memory: m.json\nscenarios: [a, b]\nbaseline: base.json\n");
+        assert!(s.suite.memory.path.ends_with("m.json"));
+        assert_eq!(s.suite.roots.len(), 2);
+        let dir = s.suite.memory.path.parent().unwrap();
+        assert!(dir.is_absolute(), "beside the configuration file, not the working folder: {dir:?}");
+        assert_eq!(s.suite.roots, [dir.join("a"), dir.join("b")]);
+        assert!(s.baseline.as_ref().unwrap().path.ends_with("base.json"));
+
+        let s = run_settings(&["run", "--memory", "x.json", "--scenarios", "s", "--no-baseline"], "memory: m.json\n");
+        assert_eq!(s.suite.memory.path, PathBuf::from("x.json"));
+        assert_eq!(s.suite.roots, [PathBuf::from("s")]);
+        assert!(s.baseline.is_none());
+    }
+
+    #[test]
+    fn a_revision_without_a_configured_baseline_reads_the_default_path() {
+        let s = run_settings(&["run", "--memory", "m", "--scenarios", "s", "--baseline-ref", "main"], "");
+        let plan = s.baseline.unwrap();
+        assert_eq!((plan.path, plan.revision), (PathBuf::from(DEFAULT_BASELINE), Some("main".to_string())));
+        let s = run_settings(&["run", "--memory", "m", "--scenarios", "s"], "");
+        assert!(s.baseline.is_none(), "no flag, no configuration: no baseline");
+    }
+
+    #[test]
+    fn a_named_profile_ignores_the_files_overrides_and_k_applies() {
+        let config = "retrieval:\n  k: 5\n  min_score: 2.0\n";
+        let s = run_settings(&["run", "--memory", "m", "--scenarios", "s"], config);
+        assert_eq!(s.suite.memory.profile.k, 5);
+        let s = run_settings(&["run", "--memory", "m", "--scenarios", "s", "--profile", "mneme", "--k", "4"], config);
+        assert_eq!((s.suite.memory.profile.family, s.suite.memory.profile.k), (Family::Mneme, 4));
+    }
+
+    #[test]
+    fn bad_values_are_refused_before_any_work() {
+        let base = ["run", "--memory", "m", "--scenarios", "s"];
+        let refused = |extra: &[&str]| {
+            let args: Vec<&str> = base.iter().chain(extra).copied().collect();
+            match settings(&args, "") {
+                Err(Error::Usage(m)) => m,
+                other => panic!("{extra:?}: {other:?}"),
+            }
+        };
+        assert!(refused(&["--jobs", "0"]).contains("at least 1"));
+        assert!(refused(&["--jobs", "1025"]).contains("at most 1024"));
+        assert!(refused(&["--filter", "a[b"]).contains("not a valid glob"));
+        assert!(refused(&["--json", "-", "--junit", "-"]).contains("only one report"));
+        match settings(&["run", "--memory", "m"], "") {
+            Err(Error::Usage(m)) => assert!(m.starts_with("no suite"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_report_on_standard_output_turns_colour_off() {
+        let s = run_settings(&["run", "--memory", "m", "--scenarios", "s", "--json", "-"], "");
+        assert!(!s.colour);
+        assert_eq!(s.reports.json, Some(Destination::Stdout));
+        assert!(s.reports.to_stdout());
+    }
+}

@@ -1,0 +1,119 @@
+/*!
+The work `run`, `baseline` and `init` share: load the memory and the suite,
+run every selected scenario on the thread pool, and build the report with
+the gate's absolute rules. Comparing with a baseline is `run`'s alone.
+*/
+
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+use super::output;
+use super::settings::{MemorySettings, SuiteSettings};
+use crate::error::Error;
+use crate::gate::{absolute_rules, GateOutcome};
+use crate::memory::Memory;
+use crate::report::{Report, ReportInputs};
+use crate::retrieval::Index;
+use crate::run::RunOptions;
+use crate::scenarios::Suite;
+
+/// A suite, run and reported with the absolute rules.
+pub(crate) struct SuiteRun {
+    pub report: Report,
+    pub index: Index,
+    pub loaded: Duration,
+    pub ran: Duration,
+}
+
+/// Loads the memory under the settings' profile; warnings go to standard
+/// error.
+pub(crate) fn load_memory(settings: &MemorySettings) -> Result<Memory, Error> {
+    let memory = Memory::load(&settings.path, settings.profile.family)?;
+    for w in memory.warnings() {
+        output::note(&w.render(&memory.path));
+    }
+    Ok(memory)
+}
+
+/// Loads the memory and the suite, runs every selected scenario, and builds
+/// the report with the absolute rules.
+pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Error> {
+    let started = Instant::now();
+    let memory = load_memory(&settings.memory)?;
+    let memory_path = &settings.memory.path;
+    let memory_bytes =
+        std::fs::read(memory_path).map_err(|source| Error::Read { path: memory_path.clone(), source })?;
+
+    let pool = thread_pool(settings.jobs)?;
+    let suite = pool.install(|| Suite::load(&settings.roots)).map_err(Error::Suite)?;
+    for w in &suite.warnings {
+        output::note(&format!("warning: {w}"));
+    }
+    let mut scenarios = suite.scenarios;
+    if !settings.filter.is_empty() {
+        scenarios.retain(|s| settings.filter.iter().any(|m| m.is_match(&s.id)));
+        if scenarios.is_empty() {
+            let globs: Vec<&str> = settings.filter.iter().map(|m| m.glob().glob()).collect();
+            return Err(Error::Usage(format!(
+                "no scenario id matches --filter {}; `mneme-gate run --json -` lists the ids",
+                globs.join(" --filter ")
+            )));
+        }
+    }
+
+    let profile = &settings.memory.profile;
+    let index = Index::build(memory, profile.clone());
+    let loaded = started.elapsed();
+    let bar = progress_bar(scenarios.len(), quiet);
+    let tick = || {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    };
+    let progress = bar.as_ref().map(|_| &tick as &(dyn Fn() + Sync));
+    let run = crate::run::run(&index, scenarios, RunOptions { jobs: settings.jobs, progress })
+        .map_err(|e| Error::Infrastructure(e.to_string()))?;
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let ran = started.elapsed() - loaded;
+
+    let gate = GateOutcome::new(absolute_rules(&run, &settings.gate));
+    let report = Report::build(
+        run,
+        gate,
+        ReportInputs {
+            index: &index,
+            memory_path,
+            memory_bytes: &memory_bytes,
+            suite_roots: &settings.roots,
+            profile,
+            warnings: suite.warnings,
+        },
+    );
+    Ok(SuiteRun { report, index, loaded, ran })
+}
+
+/// The pool the suite files are parsed on (the run builds its own with the
+/// same size).
+fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, Error> {
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(jobs) = jobs {
+        builder = builder.num_threads(jobs);
+    }
+    builder.build().map_err(|e| Error::Infrastructure(format!("cannot start the worker threads: {e}")))
+}
+
+/// A progress bar on standard error, only when it is a terminal and the
+/// suite is large enough to wait for.
+fn progress_bar(scenarios: usize, quiet: bool) -> Option<indicatif::ProgressBar> {
+    const WORTH_A_BAR: usize = 2_000;
+    if quiet || scenarios < WORTH_A_BAR || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(scenarios as u64);
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} scenarios {elapsed}") {
+        bar.set_style(style);
+    }
+    Some(bar)
+}

@@ -1,0 +1,50 @@
+/*!
+The `context --json` document (`mneme-gate.context/v1`): the ranking an
+agent's context block was built from, and the block itself.
+*/
+
+use serde::Serialize;
+
+use crate::profile::{Milli, Profile};
+use crate::retrieval::{Index, Retrieval};
+
+#[derive(Serialize)]
+struct RetrievedJson<'a> {
+    rank: usize,
+    id: &'a str,
+    title: &'a str,
+    score: Milli,
+}
+
+#[derive(Serialize)]
+struct ContextJson<'a> {
+    schema: &'static str,
+    task: &'a str,
+    file: Option<&'a str>,
+    profile: &'a Profile,
+    retrieved: Vec<RetrievedJson<'a>>,
+    note: Option<String>,
+    context: &'a str,
+}
+
+/// The document for one query, with a final newline.
+pub fn json(index: &Index, task: &str, file: Option<&str>, retrieval: &Retrieval, block: &str) -> String {
+    let retrieved = retrieval
+        .hits
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let d = index.decision(h.pool);
+            RetrievedJson { rank: i + 1, id: &d.id, title: &d.title, score: h.score }
+        })
+        .collect();
+    super::json::pretty(&ContextJson {
+        schema: "mneme-gate.context/v1",
+        task,
+        file,
+        profile: index.profile(),
+        retrieved,
+        note: retrieval.why_empty(index.profile()),
+        context: block,
+    })
+}
