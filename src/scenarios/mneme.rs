@@ -5,17 +5,19 @@ writes them so that its benchmarks run unchanged.
 
 Keys that mneme-gate does not use are warnings, not errors, and the id falls
 back to the folder name, as in Mneme. It does not walk folders (`load` does)
-and never opens a response file: it only picks `.json` over `.txt`.
+and never opens a response file: it only picks `.json` over `.txt`. JSON
+types and serde_json's errors are worded by `crate::describe`.
 */
 
 use std::fs;
 use std::path::Path;
 
+use crate::describe::{json_error, json_type};
+
 use super::assertions::{assertion_spec, AssertionSpec, ParsedAssertion};
 use super::error::SuiteError;
 use super::model::{LoadedRoot, ResponseFormat, ResponseRef, Scenario, SuiteFormat, DEFAULT_CATEGORY};
 use super::node::Node;
-use super::text::strip_location_suffix;
 
 /// scenario.json keys that Mneme knows but mneme-gate does not use.
 const MNEME_IGNORED_KEYS: &[&str] = &["scenario_type", "expected_exposed_decision_ids"];
@@ -82,7 +84,7 @@ pub fn parse_mneme(
                 path: json_path.to_path_buf(),
                 line: e.line().max(1),
                 column: e.column().max(1),
-                message: strip_location_suffix(&e.to_string()),
+                message: json_error(&e),
             });
             return (None, errors, warnings);
         }
@@ -94,7 +96,7 @@ pub fn parse_mneme(
             column: 1,
             field: "scenario.json".to_string(),
             expected: "an object".to_string(),
-            found: json_kind(&value),
+            found: found(&value),
         });
         return (None, errors, warnings);
     };
@@ -107,7 +109,7 @@ pub fn parse_mneme(
             column,
             field: key.to_string(),
             expected: expected.to_string(),
-            found: json_kind(v),
+            found: found(v),
         });
     };
     let mut get_string = |key: &str| -> Option<String> {
@@ -148,7 +150,7 @@ pub fn parse_mneme(
             line: None,
             column: None,
             parsed: ParsedAssertion::Invalid {
-                reason: format!("scenario.json `assertions` must be a list, found {}", json_kind(other)),
+                reason: format!("scenario.json `assertions` must be a list, found {}", found(other)),
             },
         }],
     };
@@ -228,14 +230,14 @@ pub fn parse_mneme(
     (Some(scenario), errors, warnings)
 }
 
-fn json_kind(v: &serde_json::Value) -> String {
+/// What a wrong value is, for "found ...": a boolean or a number is quoted,
+/// as the YAML side quotes it ("the number `3`"), anything else is named
+/// by [`json_type`].
+fn found(v: &serde_json::Value) -> String {
     match v {
-        serde_json::Value::Null => "null".to_string(),
         serde_json::Value::Bool(b) => format!("the boolean `{b}`"),
         serde_json::Value::Number(n) => format!("the number `{n}`"),
-        serde_json::Value::String(_) => "a string".to_string(),
-        serde_json::Value::Array(_) => "a list".to_string(),
-        serde_json::Value::Object(_) => "an object".to_string(),
+        other => json_type(other).to_string(),
     }
 }
 
@@ -286,5 +288,27 @@ mod tests {
         assert!(
             matches!(&s.assertions[0].parsed, ParsedAssertion::Invalid { reason } if reason.contains("must be a list"))
         );
+    }
+
+    #[test]
+    fn wrong_values_are_named_as_the_yaml_side_names_them() {
+        let load = |text: &str| parse_mneme(text, Path::new("s.json"), "x", Some("q".into()), Path::new("."));
+        let (_, e, _) = load("{\"name\": true, \"category\": 2.5, \"description\": [\"d\"]}");
+        let found: Vec<_> = e
+            .iter()
+            .map(|e| match e {
+                SuiteError::WrongType { found, .. } => found.as_str(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(found, ["the boolean `true`", "the number `2.5`", "a list"]);
+        let (_, e, _) = load("null");
+        assert_eq!(e[0].to_string(), "s.json:1:1: `scenario.json` must be an object, found null");
+        let (s, _, _) = load("{\"assertions\": 7}");
+        assert!(
+            matches!(&s.unwrap().assertions[0].parsed, ParsedAssertion::Invalid { reason } if reason.ends_with("found the number `7`"))
+        );
+        let (_, e, _) = load("{\"name\": \"a\"} x");
+        assert_eq!(e[0].to_string(), "s.json:1:15: syntax error: trailing characters; fix the file and load it again");
     }
 }

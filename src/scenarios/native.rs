@@ -22,7 +22,7 @@ use super::assertions::assertion_spec;
 use super::error::SuiteError;
 use super::model::{LoadedRoot, ResponseFormat, ResponseRef, Scenario, SuiteFormat, DEFAULT_CATEGORY};
 use super::node::{pos_or_1, Node};
-use super::text::{strip_location_suffix, suggest};
+use super::text::{one_line, suggest};
 
 /// The keys a native scenario may have, in the order the docs list them.
 pub const SCENARIO_KEYS: &[&str] =
@@ -355,6 +355,20 @@ fn parse_native_scenario(cx: &mut FileCx<'_>, item: &Spanned<Node>) -> Option<Sc
         suite_root: cx.root.to_path_buf(),
         format: SuiteFormat::Native,
     })
+}
+
+/// A serde-saphyr message on one line, without the location it may end
+/// with: the error prints it in front instead. (`describe::json_error` does
+/// this for serde_json, whose messages are one line and end only with
+/// " at line L column C".)
+fn strip_location_suffix(message: &str) -> String {
+    let m = one_line(message);
+    for marker in [" at line ", " at position "] {
+        if let Some(i) = m.rfind(marker) {
+            return m[..i].to_string();
+        }
+    }
+    m
 }
 
 /// The response path, relative to the suite root, if it stays inside it.

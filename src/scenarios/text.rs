@@ -6,18 +6,6 @@ A leaf: it knows nothing of suites, YAML or JSON, and it decides nothing
 about what a message says.
 */
 
-/// serde-saphyr's and serde_json's messages end with the location, which we
-/// print in front instead.
-pub(super) fn strip_location_suffix(message: &str) -> String {
-    let m = one_line(message);
-    for marker in [" at line ", " at position "] {
-        if let Some(i) = m.rfind(marker) {
-            return m[..i].to_string();
-        }
-    }
-    m
-}
-
 pub(super) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
