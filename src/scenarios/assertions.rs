@@ -19,7 +19,7 @@ use super::node::{pos, Node};
 use super::text::{one_line, suggest};
 
 /// The assertion type keys, as written in a suite.
-pub const ASSERTION_TYPES: &[&str] =
+const ASSERTION_TYPES: &[&str] =
     &["forbidden_dependency", "forbidden_path", "forbidden_path_pattern", "forbidden_text", "required_text"];
 
 /// One entry of a scenario's `assertions` list.
@@ -113,7 +113,7 @@ impl AssertionKind {
     }
 
     /// Parses a type key; `forbidden_path_pattern` is `ForbiddenPath`.
-    pub fn from_key(key: &str) -> Option<AssertionKind> {
+    fn from_key(key: &str) -> Option<AssertionKind> {
         match key {
             "forbidden_dependency" => Some(AssertionKind::ForbiddenDependency),
             "forbidden_path" | "forbidden_path_pattern" => Some(AssertionKind::ForbiddenPath),

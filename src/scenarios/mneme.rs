@@ -68,7 +68,7 @@ pub(super) fn load_mneme_dir(dir: &Path, root: &Path, out: &mut LoadedRoot, erro
 /// when the file is missing). Response files are looked up beside
 /// `scenario.json`: `.json` preferred over `.txt`. Returns the scenario (if
 /// valid), the errors and the warnings.
-pub fn parse_mneme(
+fn parse_mneme(
     text: &str,
     json_path: &Path,
     folder_name: &str,

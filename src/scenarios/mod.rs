@@ -48,13 +48,10 @@ mod native;
 mod node;
 mod text;
 
-pub use assertions::{
-    Assertion, AssertionKind, AssertionSpec, Matcher, ParsedAssertion, Pattern, Severity, ASSERTION_TYPES,
-};
+// Public: the types that `Suite::load`, a `Scenario`'s fields, `crate::error`
+// and `crate::verdict` hand out. Everything else is private to its file, or
+// `pub(super)` / `pub(crate)` where a sibling needs it.
+pub use assertions::{Assertion, AssertionKind, AssertionSpec, Matcher, ParsedAssertion, Pattern, Severity};
 pub use error::SuiteError;
 pub use load::load_root;
-pub use mneme::parse_mneme;
-pub use model::{
-    LoadedRoot, ResponseFormat, ResponseRef, Scenario, SourceLocation, Suite, SuiteFormat, DEFAULT_CATEGORY,
-};
-pub use native::{parse_native, SCENARIO_KEYS};
+pub use model::{LoadedRoot, ResponseFormat, ResponseRef, Scenario, SourceLocation, Suite, SuiteFormat};

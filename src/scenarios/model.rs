@@ -16,7 +16,7 @@ use serde::Serialize;
 use super::assertions::AssertionSpec;
 
 /// The category of a scenario that names none.
-pub const DEFAULT_CATEGORY: &str = "uncategorised";
+pub(crate) const DEFAULT_CATEGORY: &str = "uncategorised";
 
 /// Every scenario of one run, from one or more suite roots, ids unique.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -95,7 +95,7 @@ impl Scenario {
     }
 
     /// `path:line:column` of the scenario, for messages.
-    pub fn location(&self) -> SourceLocation {
+    pub(crate) fn location(&self) -> SourceLocation {
         SourceLocation { path: self.source.clone(), line: self.line, column: self.column }
     }
 }

@@ -25,7 +25,7 @@ use super::node::{pos_or_1, Node};
 use super::text::{one_line, suggest};
 
 /// The keys a native scenario may have, in the order the docs list them.
-pub const SCENARIO_KEYS: &[&str] =
+const SCENARIO_KEYS: &[&str] =
     &["id", "category", "description", "task", "file", "expect", "acceptable", "responses", "assertions"];
 
 /// Context of one suite file while it is validated.
@@ -207,7 +207,7 @@ pub(super) fn load_native_file(
 /// the scenarios' `source`; response paths are resolved against `root`
 /// joined with `rel_dir` (the file's folder relative to the root) and must
 /// stay inside `root`. Returns the valid scenarios and every error found.
-pub fn parse_native(text: &str, path: &Path, root: &Path, rel_dir: &Path) -> (Vec<Scenario>, Vec<SuiteError>) {
+fn parse_native(text: &str, path: &Path, root: &Path, rel_dir: &Path) -> (Vec<Scenario>, Vec<SuiteError>) {
     let mut errors = Vec::new();
     let mut scenarios = Vec::new();
     let doc: Spanned<Node> = match serde_saphyr::from_str(text) {
