@@ -251,6 +251,7 @@ mod tests {
     fn fixtures() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/suites")
     }
+
     #[test]
     fn loads_the_mneme_sample() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/mneme");

@@ -146,7 +146,9 @@ pub enum ResponseRef {
     Unusable { declared: String, reason: String },
 }
 
-/// The scenarios of one suite root (ids not yet checked across roots).
+/// The scenarios of one suite root (ids not yet checked across roots). While
+/// a root loads, `native` and `mneme` fill one per file and `load` gathers
+/// them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LoadedRoot {
     /// The suite root: the folder, or the folder holding the file given.

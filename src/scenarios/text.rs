@@ -6,6 +6,7 @@ A leaf: it knows nothing of suites, YAML or JSON, and it decides nothing
 about what a message says.
 */
 
+/// `s` with every run of whitespace, newlines included, as one space.
 pub(super) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -20,6 +21,7 @@ pub(super) fn suggest(key: &str, allowed: &[&str]) -> Option<String> {
         .map(|(_, a)| a.to_string())
 }
 
+/// The Levenshtein distance between `a` and `b`, counted in characters.
 pub(super) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
