@@ -1,0 +1,406 @@
+/*!
+Loading: walking the suite roots, reading their files in parallel, and
+checking that ids are unique across all of them.
+
+A folder root is walked recursively in sorted path order (hidden entries
+skipped, symlinked folders not followed). Its files are independent, so they
+are parsed on the current rayon pool and gathered back in that order: the
+result never depends on the number of threads. Every error of every file is
+kept, so one load reports them all.
+
+It parses nothing itself: a YAML file goes to `native`, a Mneme folder to
+`mneme`.
+*/
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+use super::error::SuiteError;
+use super::mneme::load_mneme_dir;
+use super::model::{LoadedRoot, Scenario, Suite};
+use super::native::load_native_file;
+
+impl Suite {
+    /// Loads every suite root, in the order given. A root is a folder (walked
+    /// recursively), a `*.yaml` / `*.yml` file, or a Mneme folder or its
+    /// `scenario.json`. All errors found are returned together.
+    pub fn load<P: AsRef<Path>>(roots: &[P]) -> Result<Suite, Vec<SuiteError>> {
+        let mut suite = Suite { roots: Vec::new(), scenarios: Vec::new(), warnings: Vec::new() };
+        let mut errors = Vec::new();
+        let mut seen_roots: Vec<PathBuf> = Vec::new();
+        for root in roots {
+            let root = root.as_ref();
+            let key = normalize_lexically(root);
+            if seen_roots.contains(&key) {
+                suite.warnings.push(format!("suite root {} was given twice; it is loaded once", root.display()));
+                continue;
+            }
+            seen_roots.push(key);
+            let (loaded, mut errs) = read_root(root);
+            suite.roots.push(loaded.root);
+            suite.scenarios.extend(loaded.scenarios);
+            suite.warnings.extend(loaded.warnings);
+            errors.append(&mut errs);
+        }
+        check_unique_ids(&suite.scenarios, &mut errors);
+        if errors.is_empty() {
+            Ok(suite)
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+/// Loads one suite root. Ids are checked for uniqueness within the root.
+pub fn load_root(root: &Path) -> Result<LoadedRoot, Vec<SuiteError>> {
+    let (loaded, mut errors) = read_root(root);
+    check_unique_ids(&loaded.scenarios, &mut errors);
+    if errors.is_empty() {
+        Ok(loaded)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Reads one suite root: the valid scenarios and every error (ids not
+/// checked).
+fn read_root(root: &Path) -> (LoadedRoot, Vec<SuiteError>) {
+    let mut errors = Vec::new();
+    let mut loaded = LoadedRoot { root: root.to_path_buf(), scenarios: Vec::new(), warnings: Vec::new() };
+    let meta = match fs::metadata(root) {
+        Ok(m) => m,
+        Err(e) => {
+            errors.push(SuiteError::Io {
+                path: root.to_path_buf(),
+                message: format!("cannot read the suite path: {e}; check the path given"),
+            });
+            return (loaded, errors);
+        }
+    };
+    if meta.is_dir() {
+        if root.join("scenario.json").is_file() {
+            load_mneme_dir(root, root, &mut loaded, &mut errors);
+        } else {
+            let mut found = Vec::new();
+            walk(root, Path::new(""), &mut found, &mut errors);
+            found.sort_by(|a, b| a.sort_key().cmp(b.sort_key()));
+            // Files are independent: parse them on the current rayon pool,
+            // then gather in sorted path order (the order never depends on
+            // the number of threads).
+            use rayon::prelude::*;
+            let parts: Vec<(LoadedRoot, Vec<SuiteError>)> = found
+                .into_par_iter()
+                .map(|item| {
+                    let mut part = LoadedRoot { root: root.to_path_buf(), scenarios: Vec::new(), warnings: Vec::new() };
+                    let mut errs = Vec::new();
+                    match item {
+                        Found::Native { path, rel_dir } => {
+                            load_native_file(&path, root, &rel_dir, &mut part, &mut errs)
+                        }
+                        Found::Mneme { dir } => load_mneme_dir(&dir, root, &mut part, &mut errs),
+                    }
+                    (part, errs)
+                })
+                .collect();
+            for (part, mut errs) in parts {
+                loaded.scenarios.extend(part.scenarios);
+                loaded.warnings.extend(part.warnings);
+                errors.append(&mut errs);
+            }
+        }
+    } else {
+        let parent = match root.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = root.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        loaded.root = parent.clone();
+        if is_yaml(root) {
+            load_native_file(root, &parent, Path::new(""), &mut loaded, &mut errors);
+        } else if name == "scenario.json" {
+            load_mneme_dir(&parent, &parent, &mut loaded, &mut errors);
+        } else {
+            errors.push(SuiteError::Io {
+                path: root.to_path_buf(),
+                message: "not a suite: give a folder, a .yaml / .yml suite file, or a Mneme \
+                          scenario.json"
+                    .to_string(),
+            });
+            return (loaded, errors);
+        }
+    }
+    if loaded.scenarios.is_empty() && errors.is_empty() {
+        errors.push(SuiteError::NoScenarios { path: root.to_path_buf() });
+    }
+    (loaded, errors)
+}
+
+fn check_unique_ids(scenarios: &[Scenario], errors: &mut Vec<SuiteError>) {
+    let mut first: HashMap<&str, &Scenario> = HashMap::new();
+    for s in scenarios {
+        match first.get(s.id.as_str()) {
+            None => {
+                first.insert(&s.id, s);
+            }
+            Some(f) => {
+                let already = errors.iter().any(|e| match e {
+                    SuiteError::DuplicateId { second, .. } => *second == s.location(),
+                    SuiteError::OverlappingRoots { location, .. } => *location == s.location(),
+                    _ => false,
+                });
+                if already {
+                    continue;
+                }
+                if f.source == s.source && f.line == s.line {
+                    errors.push(SuiteError::OverlappingRoots {
+                        id: s.id.clone(),
+                        location: s.location(),
+                        first_root: f.suite_root.clone(),
+                        second_root: s.suite_root.clone(),
+                    });
+                } else {
+                    errors.push(SuiteError::DuplicateId {
+                        id: s.id.clone(),
+                        first: f.location(),
+                        second: s.location(),
+                    });
+                }
+            }
+        }
+    }
+}
+
+enum Found {
+    Native { path: PathBuf, rel_dir: PathBuf },
+    Mneme { dir: PathBuf },
+}
+
+impl Found {
+    fn sort_key(&self) -> &Path {
+        match self {
+            Found::Native { path, .. } => path,
+            Found::Mneme { dir } => dir,
+        }
+    }
+}
+
+fn is_yaml(path: &Path) -> bool {
+    matches!(path.extension().and_then(|e| e.to_str()), Some("yaml") | Some("yml"))
+}
+
+/// Collects suite files and Mneme folders below `dir`. Hidden entries (a
+/// name starting with `.`) are skipped; a Mneme folder is a leaf; symlinked
+/// folders are not followed (no cycles).
+fn walk(dir: &Path, rel: &Path, found: &mut Vec<Found>, errors: &mut Vec<SuiteError>) {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            errors.push(SuiteError::Io { path: dir.to_path_buf(), message: format!("cannot list the folder: {e}") });
+            return;
+        }
+    };
+    let mut names: Vec<_> = entries.filter_map(|e| e.ok()).collect();
+    names.sort_by_key(|e| e.file_name());
+    for entry in names {
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        let Ok(ftype) = entry.file_type() else {
+            continue;
+        };
+        if ftype.is_dir() {
+            let sub_rel = rel.join(&name);
+            if path.join("scenario.json").is_file() {
+                found.push(Found::Mneme { dir: path });
+            } else {
+                walk(&path, &sub_rel, found, errors);
+            }
+        } else if is_yaml(&path) && path.is_file() {
+            found.push(Found::Native { path, rel_dir: rel.to_path_buf() });
+        }
+    }
+}
+
+/// Resolves `.` and `..` without touching the file system.
+fn normalize_lexically(path: &Path) -> PathBuf {
+    let mut out: Vec<Component> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => match out.last() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir) | Some(Component::Prefix(_)) => {}
+                _ => out.push(c),
+            },
+            other => out.push(other),
+        }
+    }
+    out.iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenarios::{ResponseFormat, ResponseRef, SuiteFormat};
+
+    fn fixtures() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/suites")
+    }
+
+    #[test]
+    fn loads_the_mneme_sample() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/mneme");
+        let suite = Suite::load(&[&root]).expect("loads");
+        assert_eq!(suite.scenarios.len(), 7);
+        let ids: Vec<_> = suite.scenarios.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "feature_boundary_violation",
+                "framework_abstraction_violation",
+                "infra_scope_creep_violation",
+                "openai_provider_violation",
+                "pydantic_dependency_creep",
+                "retrieval_complexity_violation",
+                "storage_backend_violation",
+            ]
+        );
+        let s = suite.get("storage_backend_violation").unwrap();
+        assert_eq!(s.format, SuiteFormat::Mneme);
+        assert_eq!(s.category, "architecture");
+        assert_eq!(s.task, "We need better scalability for project memory storage. Should we migrate to Postgres?");
+        assert_eq!(s.expect, vec!["mneme_storage_json"]);
+        assert_eq!((s.line, s.column), (1, 1));
+        assert!(s.source.ends_with("storage_backend_violation/scenario.json"));
+        assert_eq!(s.assertions.len(), 5);
+        assert!(s.assertions.iter().all(|a| a.valid().is_some()));
+        assert!(
+            matches!(&s.control, Some(ResponseRef::Resolved { format: ResponseFormat::Structured, declared, .. }) if declared == "without_mneme.json")
+        );
+        assert_eq!(s.expected_failure_terms.len(), 4);
+        assert!(suite.warnings.is_empty(), "{:?}", suite.warnings);
+        // A single Mneme folder, or its scenario.json, is a root too.
+        let single = Suite::load(&[root.join("benchmarks/openai_provider_violation")]).unwrap();
+        assert_eq!(single.scenarios[0].id, "openai_provider_violation");
+        let file = Suite::load(&[root.join("benchmarks/openai_provider_violation/scenario.json")]).unwrap();
+        assert_eq!(file.scenarios[0].id, "openai_provider_violation");
+    }
+
+    #[test]
+    fn loads_the_broken_suite_without_load_errors() {
+        let suite = Suite::load(&[fixtures().join("broken")])
+            .unwrap_or_else(|e| panic!("{}", e.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")));
+        assert!(suite.scenarios.len() >= 20);
+        // Mneme folders and YAML files are mixed, in sorted path order.
+        assert!(suite.scenarios.iter().any(|s| s.format == SuiteFormat::Mneme));
+        let first = &suite.scenarios[0];
+        assert!(first.source.ends_with("broken/malformed.yaml"));
+        assert_eq!((first.line, first.column), (4, 5));
+    }
+
+    fn load_errors(name: &str) -> Vec<SuiteError> {
+        Suite::load(&[fixtures().join(name)]).expect_err("must not load")
+    }
+
+    #[test]
+    fn load_error_fixtures() {
+        let dup = load_errors("duplicate-id");
+        assert_eq!(dup.len(), 1, "{dup:?}");
+        let msg = dup[0].to_string();
+        assert!(msg.contains("b.yaml:5:5: duplicate scenario id `refund-ledger`"), "{msg}");
+        assert!(msg.contains("a.yaml:2"), "{msg}");
+
+        let esc = load_errors("escape-root");
+        assert_eq!(esc.len(), 2, "{esc:?}");
+        assert!(esc.iter().all(|e| matches!(e, SuiteError::PathOutsideRoot { .. })));
+
+        let syn = load_errors("syntax-error");
+        assert!(matches!(syn[0], SuiteError::Syntax { .. }), "{syn:?}");
+        assert!(syn[0].line().unwrap() > 1);
+
+        let unk = load_errors("unknown-key");
+        assert!(unk.iter().any(|e| matches!(e, SuiteError::UnknownKey { key, .. } if key == "expcet")), "{unk:?}");
+
+        let task = load_errors("missing-task");
+        assert!(
+            task.iter().any(|e| matches!(e, SuiteError::MissingField { field, .. } if field == "task")),
+            "{task:?}"
+        );
+        assert!(task.iter().any(|e| matches!(e, SuiteError::MissingField { field, .. } if field == "id")), "{task:?}");
+
+        let wrong = load_errors("wrong-type");
+        assert!(wrong.iter().all(|e| matches!(e, SuiteError::WrongType { .. })), "{wrong:?}");
+    }
+
+    #[test]
+    fn ids_are_unique_across_roots() {
+        let a = fixtures().join("duplicate-id/a.yaml");
+        let b = fixtures().join("duplicate-id/b.yaml");
+        let e = Suite::load(&[&a, &b]).unwrap_err();
+        assert!(matches!(&e[0], SuiteError::DuplicateId { id, .. } if id == "refund-ledger"));
+        // One file loaded through two overlapping roots says so.
+        let e = Suite::load(&[fixtures().join("duplicate-id"), a.clone()]).unwrap_err();
+        assert!(e.iter().any(|e| matches!(e, SuiteError::OverlappingRoots { .. })), "{e:?}");
+        // The same root twice is loaded once.
+        let ok = Suite::load(&[&a, &a]).unwrap();
+        assert_eq!(ok.warnings.len(), 1);
+    }
+
+    #[test]
+    fn missing_or_empty_roots_are_errors() {
+        let e = Suite::load(&[fixtures().join("does-not-exist")]).unwrap_err();
+        assert!(matches!(e[0], SuiteError::Io { .. }));
+        let dir = tempfile::tempdir().unwrap();
+        let e = Suite::load(&[dir.path()]).unwrap_err();
+        assert!(matches!(e[0], SuiteError::NoScenarios { .. }));
+    }
+
+    #[test]
+    fn walking_is_recursive_sorted_and_skips_hidden() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        fs::create_dir_all(p.join("b/c")).unwrap();
+        fs::create_dir_all(p.join(".hidden")).unwrap();
+        let suite = |id: &str| format!("scenarios:\n  - id: {id}\n    task: t\n");
+        fs::write(p.join("z.yml"), suite("z")).unwrap();
+        fs::write(p.join("b/c/deep.yaml"), suite("deep")).unwrap();
+        fs::write(p.join("b.yaml"), suite("b-file")).unwrap();
+        fs::write(p.join("a.yaml"), suite("a")).unwrap();
+        fs::write(p.join(".hidden/h.yaml"), suite("h")).unwrap();
+        fs::write(p.join("notes.txt"), "ignored").unwrap();
+        let s = Suite::load(&[p]).unwrap();
+        let ids: Vec<_> = s.scenarios.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["a", "deep", "b-file", "z"]);
+        // A response path in a nested file resolves against its own folder.
+        fs::write(
+            p.join("b/c/deep.yaml"),
+            "scenarios:\n  - id: deep\n    task: t\n    responses: { governed: ../../r.json }\n",
+        )
+        .unwrap();
+        let s = Suite::load(&[p]).unwrap();
+        let deep = s.get("deep").unwrap();
+        assert!(matches!(&deep.governed, Some(ResponseRef::Resolved { path, .. }) if *path == p.join("r.json")));
+        assert_eq!(deep.suite_root, p);
+    }
+
+    #[test]
+    fn errors_serialise_and_display_on_one_line() {
+        for name in ["duplicate-id", "escape-root", "syntax-error", "unknown-key", "missing-task", "wrong-type"] {
+            for e in load_errors(name) {
+                let text = e.to_string();
+                assert!(!text.contains('\n'), "{text}");
+                assert!(serde_json::to_string(&e).is_ok());
+            }
+        }
+    }
+
+    #[test]
+    fn lexical_normalisation() {
+        assert_eq!(normalize_lexically(Path::new("./a/../b/.")), PathBuf::from("b"));
+    }
+}

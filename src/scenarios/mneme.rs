@@ -1,0 +1,314 @@
+/*!
+Mneme benchmark folders: a folder holding `scenario.json`, `query.txt` and
+the `without_mneme` / `with_mneme` responses (scenarios.md §2), read as Mneme
+writes them so that its benchmarks run unchanged.
+
+Keys that mneme-gate does not use are warnings, not errors, and the id falls
+back to the folder name, as in Mneme. It does not walk folders (`load` does)
+and never opens a response file: it only picks `.json` over `.txt`. JSON
+types and serde_json's errors are worded by `crate::describe`.
+*/
+
+use std::fs;
+use std::path::Path;
+
+use crate::describe::{json_error, json_type};
+
+use super::assertions::{assertion_spec, AssertionSpec, ParsedAssertion};
+use super::error::SuiteError;
+use super::model::{LoadedRoot, ResponseFormat, ResponseRef, Scenario, SuiteFormat, DEFAULT_CATEGORY};
+use super::node::Node;
+
+/// scenario.json keys that Mneme knows but mneme-gate does not use.
+const MNEME_IGNORED_KEYS: &[&str] = &["scenario_type", "expected_exposed_decision_ids"];
+
+const MNEME_KEYS: &[&str] = &[
+    "name",
+    "category",
+    "description",
+    "expected_protected_decision_ids",
+    "acceptable_decision_ids",
+    "expected_failure_terms",
+    "assertions",
+];
+
+/// Loads the Mneme benchmark folder `dir` (which holds `scenario.json`).
+pub(super) fn load_mneme_dir(dir: &Path, root: &Path, out: &mut LoadedRoot, errors: &mut Vec<SuiteError>) {
+    let json_path = dir.join("scenario.json");
+    let text = match fs::read_to_string(&json_path) {
+        Ok(t) => t,
+        Err(e) => {
+            errors.push(SuiteError::Io { path: json_path, message: format!("cannot read scenario.json: {e}") });
+            return;
+        }
+    };
+    let folder_name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .or_else(|| fs::canonicalize(dir).ok().and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())))
+        .unwrap_or_default();
+    let query = match fs::read_to_string(dir.join("query.txt")) {
+        Ok(q) => Some(q),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            errors.push(SuiteError::Io { path: dir.join("query.txt"), message: format!("cannot read query.txt: {e}") });
+            return;
+        }
+    };
+    let (scenario, mut errs, warnings) = parse_mneme(&text, &json_path, &folder_name, query, root);
+    errors.append(&mut errs);
+    out.warnings.extend(warnings);
+    if let Some(s) = scenario {
+        out.scenarios.push(s);
+    }
+}
+
+/// Parses a Mneme `scenario.json` (its text and path), with the folder name
+/// (the id when `name` is absent) and the content of `query.txt` (`None`
+/// when the file is missing). Response files are looked up beside
+/// `scenario.json`: `.json` preferred over `.txt`. Returns the scenario (if
+/// valid), the errors and the warnings.
+fn parse_mneme(
+    text: &str,
+    json_path: &Path,
+    folder_name: &str,
+    query: Option<String>,
+    root: &Path,
+) -> (Option<Scenario>, Vec<SuiteError>, Vec<String>) {
+    let mut errors = Vec::new();
+    let mut warnings = Vec::new();
+    let value: serde_json::Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            errors.push(SuiteError::Syntax {
+                path: json_path.to_path_buf(),
+                line: e.line().max(1),
+                column: e.column().max(1),
+                message: json_error(&e),
+            });
+            return (None, errors, warnings);
+        }
+    };
+    let Some(obj) = value.as_object() else {
+        errors.push(SuiteError::WrongType {
+            path: json_path.to_path_buf(),
+            line: 1,
+            column: 1,
+            field: "scenario.json".to_string(),
+            expected: "an object".to_string(),
+            found: found(&value),
+        });
+        return (None, errors, warnings);
+    };
+    let key_at = |key: &str| json_key_position(text, key).unwrap_or((1, 1));
+    let mut wrong = |key: &str, expected: &str, v: &serde_json::Value| {
+        let (line, column) = key_at(key);
+        errors.push(SuiteError::WrongType {
+            path: json_path.to_path_buf(),
+            line,
+            column,
+            field: key.to_string(),
+            expected: expected.to_string(),
+            found: found(v),
+        });
+    };
+    let mut get_string = |key: &str| -> Option<String> {
+        match obj.get(key) {
+            None | Some(serde_json::Value::Null) => None,
+            Some(serde_json::Value::String(s)) => Some(s.clone()),
+            Some(other) => {
+                wrong(key, "a string", other);
+                None
+            }
+        }
+    };
+    let name = get_string("name");
+    let category = get_string("category");
+    let description = get_string("description");
+    let mut get_list = |key: &str| -> Vec<String> {
+        match obj.get(key) {
+            None | Some(serde_json::Value::Null) => Vec::new(),
+            Some(serde_json::Value::Array(items)) if items.iter().all(serde_json::Value::is_string) => {
+                items.iter().filter_map(|i| i.as_str().map(str::to_string)).collect()
+            }
+            Some(other) => {
+                wrong(key, "a list of strings", other);
+                Vec::new()
+            }
+        }
+    };
+    let expect = get_list("expected_protected_decision_ids");
+    let acceptable = get_list("acceptable_decision_ids");
+    let failure_terms = get_list("expected_failure_terms");
+    let assertions = match obj.get("assertions") {
+        None | Some(serde_json::Value::Null) => Vec::new(),
+        Some(serde_json::Value::Array(items)) => {
+            items.iter().enumerate().map(|(i, a)| assertion_spec(i + 1, &Node::from_json(a))).collect()
+        }
+        Some(other) => vec![AssertionSpec {
+            index: 1,
+            line: None,
+            column: None,
+            parsed: ParsedAssertion::Invalid {
+                reason: format!("scenario.json `assertions` must be a list, found {}", found(other)),
+            },
+        }],
+    };
+    for key in obj.keys() {
+        if MNEME_KEYS.contains(&key.as_str()) {
+            continue;
+        }
+        let what = if MNEME_IGNORED_KEYS.contains(&key.as_str()) {
+            "is not supported by mneme-gate and was ignored"
+        } else {
+            "is not a Mneme scenario key and was ignored"
+        };
+        let (line, column) = key_at(key);
+        warnings.push(format!("{}:{line}:{column}: `{key}` {what}", json_path.display()));
+    }
+    let task = query.as_deref().map(str::trim).filter(|q| !q.is_empty()).map(str::to_string);
+    let dir = json_path.parent().unwrap_or(Path::new(""));
+    if task.is_none() {
+        errors.push(SuiteError::MissingField {
+            path: dir.join("query.txt"),
+            line: 1,
+            column: 1,
+            field: "query.txt".to_string(),
+            hint: "a query.txt beside scenario.json holding the task".to_string(),
+        });
+    }
+    let id = name.filter(|n| !n.trim().is_empty()).unwrap_or_else(|| folder_name.to_string());
+    if id.trim().is_empty() {
+        errors.push(SuiteError::MissingField {
+            path: json_path.to_path_buf(),
+            line: 1,
+            column: 1,
+            field: "name".to_string(),
+            hint: "`\"name\": \"<scenario id>\"`".to_string(),
+        });
+    }
+    if !errors.is_empty() {
+        return (None, errors, warnings);
+    }
+    let side = |stem: &str| -> Option<ResponseRef> {
+        let json = dir.join(format!("{stem}.json"));
+        let txt = dir.join(format!("{stem}.txt"));
+        if json.exists() {
+            Some(ResponseRef::Resolved {
+                declared: format!("{stem}.json"),
+                path: json,
+                format: ResponseFormat::Structured,
+            })
+        } else if txt.exists() {
+            Some(ResponseRef::Resolved {
+                declared: format!("{stem}.txt"),
+                path: txt,
+                format: ResponseFormat::MnemeText,
+            })
+        } else {
+            None
+        }
+    };
+    let scenario = Scenario {
+        id,
+        category: category.filter(|c| !c.trim().is_empty()).unwrap_or_else(|| DEFAULT_CATEGORY.to_string()),
+        description: description.unwrap_or_default(),
+        task: task.unwrap_or_default(),
+        file: None,
+        expect,
+        acceptable,
+        control: side("without_mneme"),
+        governed: side("with_mneme"),
+        assertions,
+        expected_failure_terms: failure_terms,
+        source: json_path.to_path_buf(),
+        line: 1,
+        column: 1,
+        suite_root: root.to_path_buf(),
+        format: SuiteFormat::Mneme,
+    };
+    (Some(scenario), errors, warnings)
+}
+
+/// What a wrong value is, for "found ...": a boolean or a number is quoted,
+/// as the YAML side quotes it ("the number `3`"), anything else is named
+/// by [`json_type`].
+fn found(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Bool(b) => format!("the boolean `{b}`"),
+        serde_json::Value::Number(n) => format!("the number `{n}`"),
+        other => json_type(other).to_string(),
+    }
+}
+
+/// Where `"key":` first appears in the JSON text (1-based line, column of
+/// the opening quote): good enough to point at a top-level key.
+fn json_key_position(text: &str, key: &str) -> Option<(usize, usize)> {
+    let needle = format!("\"{key}\"");
+    let mut from = 0;
+    while let Some(i) = text[from..].find(&needle) {
+        let at = from + i;
+        let after = text[at + needle.len()..].trim_start();
+        if after.starts_with(':') {
+            let before = &text[..at];
+            let line = before.matches('\n').count() + 1;
+            let line_start = before.rfind('\n').map_or(0, |p| p + 1);
+            let column = text[line_start..at].chars().count() + 1;
+            return Some((line, column));
+        }
+        from = at + needle.len();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mneme_json_parsing() {
+        let text = "{\n  \"name\": \"x\",\n  \"expected_protected_decision_ids\": \"anti-1\",\n  \"scenario_type\": \"benign\"\n}";
+        let (s, e, w) = parse_mneme(text, Path::new("b/x/scenario.json"), "x", Some("q".into()), Path::new("b"));
+        assert!(s.is_none());
+        assert_eq!(e.len(), 1);
+        assert_eq!(
+            e[0].to_string(),
+            "b/x/scenario.json:3:3: `expected_protected_decision_ids` must be a list of strings, found a string"
+        );
+        assert_eq!(w.len(), 1);
+        assert!(w[0].contains("scenario_type"));
+        let (_, e, _) = parse_mneme("{\"name\": }", Path::new("s.json"), "x", Some("q".into()), Path::new("."));
+        assert!(matches!(e[0], SuiteError::Syntax { line: 1, column: 10, .. }), "{e:?}");
+        let (_, e, _) = parse_mneme("{}", Path::new("d/scenario.json"), "d", None, Path::new("."));
+        assert!(matches!(&e[0], SuiteError::MissingField { field, .. } if field == "query.txt"));
+        let (s, _, _) =
+            parse_mneme("{\"assertions\": {}}", Path::new("d/scenario.json"), "d", Some("q".into()), Path::new("."));
+        let s = s.unwrap();
+        assert_eq!(s.id, "d");
+        assert!(
+            matches!(&s.assertions[0].parsed, ParsedAssertion::Invalid { reason } if reason.contains("must be a list"))
+        );
+    }
+
+    #[test]
+    fn wrong_values_are_named_as_the_yaml_side_names_them() {
+        let load = |text: &str| parse_mneme(text, Path::new("s.json"), "x", Some("q".into()), Path::new("."));
+        let (_, e, _) = load("{\"name\": true, \"category\": 2.5, \"description\": [\"d\"]}");
+        let found: Vec<_> = e
+            .iter()
+            .map(|e| match e {
+                SuiteError::WrongType { found, .. } => found.as_str(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(found, ["the boolean `true`", "the number `2.5`", "a list"]);
+        let (_, e, _) = load("null");
+        assert_eq!(e[0].to_string(), "s.json:1:1: `scenario.json` must be an object, found null");
+        let (s, _, _) = load("{\"assertions\": 7}");
+        assert!(
+            matches!(&s.unwrap().assertions[0].parsed, ParsedAssertion::Invalid { reason } if reason.ends_with("found the number `7`"))
+        );
+        let (_, e, _) = load("{\"name\": \"a\"} x");
+        assert_eq!(e[0].to_string(), "s.json:1:15: syntax error: trailing characters; fix the file and load it again");
+    }
+}

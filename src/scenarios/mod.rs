@@ -1,0 +1,57 @@
+/*!
+Scenario suites: finding them on disk, parsing them and validating them.
+
+A suite is read once into plain [`Scenario`] values. Everything that can be
+checked without opening a response file is checked here, and every problem
+that makes the suite itself unusable (a YAML syntax error, a wrong type, an
+unknown key, a missing `task` or `id`, a response path that leaves the suite
+root, two scenarios with the same id) is a [`SuiteError`] that points into the
+file (`path:line:column`) and says what to do. One load collects as many of
+those errors as it can, so a user fixes a suite in one pass, not one error at
+a time.
+
+What this module deliberately does not do:
+
+- it never opens a response file: the `verdict` stage does, so that a missing
+  or broken response spoils its own scenario (MALFORMED) and not the run;
+- a problem *inside an assertion* (unknown type, empty value, invalid regex)
+  is not a load error either: the assertion is kept as
+  [`ParsedAssertion::Invalid`] with its reason and location, and the verdict
+  of that scenario is MALFORMED (scenarios.md §3-4);
+- it knows nothing of retrieval, decisions or reports.
+
+Two layouts are read (scenarios.md §1-2): native YAML suite files (`*.yaml`,
+`*.yml`, found by walking a folder recursively in sorted path order) and
+Mneme benchmark folders (a folder holding `scenario.json`).
+
+The files follow those seams, each using only the ones listed before it:
+
+- `text`: typo suggestions and one-line messages;
+- `node`: a YAML tree that remembers where every node is;
+- `assertions`: what an assertion is, and how one entry is validated;
+- `model`: the loaded suite, its scenarios and the responses they name;
+- `error`: [`SuiteError`], worded;
+- `native`: native YAML suite files;
+- `mneme`: Mneme benchmark folders;
+- `load`: walking the suite roots and loading their files in parallel.
+
+The types are re-exported here: the rest of the crate names them as
+`crate::scenarios::Scenario` and never reaches into a file.
+*/
+
+mod assertions;
+mod error;
+mod load;
+mod mneme;
+mod model;
+mod native;
+mod node;
+mod text;
+
+// Public: the types that `Suite::load`, a `Scenario`'s fields, `crate::error`
+// and `crate::verdict` hand out. Everything else is private to its file, or
+// `pub(super)` / `pub(crate)` where a sibling needs it.
+pub use assertions::{Assertion, AssertionKind, AssertionSpec, Matcher, ParsedAssertion, Pattern, Severity};
+pub use error::SuiteError;
+pub use load::load_root;
+pub use model::{LoadedRoot, ResponseFormat, ResponseRef, Scenario, SourceLocation, Suite, SuiteFormat};

@@ -1,0 +1,158 @@
+/*!
+The loaded suite: [`Suite`], its [`Scenario`]s and the responses they name.
+
+Plain data, in the shape every later stage reads (retrieval, verdicts,
+metrics, reports): each field is already validated and defaulted, and each
+scenario knows where, in which file, it was written. Nothing here reads a
+file or validates a value: `native` and `mneme` build these values and
+`load` gathers them.
+*/
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::assertions::AssertionSpec;
+
+/// The category of a scenario that names none.
+pub(crate) const DEFAULT_CATEGORY: &str = "uncategorised";
+
+/// Every scenario of one run, from one or more suite roots, ids unique.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Suite {
+    /// The suite roots, in the order given (a file root is replaced by the
+    /// folder holding it).
+    pub roots: Vec<PathBuf>,
+    /// The scenarios: roots in the order given, files in sorted path order,
+    /// scenarios in file order.
+    pub scenarios: Vec<Scenario>,
+    /// Things worth telling the user that do not stop the load (ignored
+    /// Mneme keys, a root given twice, a suite file with no scenarios).
+    pub warnings: Vec<String>,
+}
+
+impl Suite {
+    // `Suite::load` is in `load`.
+
+    /// The scenario with this id.
+    pub fn get(&self, id: &str) -> Option<&Scenario> {
+        self.scenarios.iter().find(|s| s.id == id)
+    }
+}
+
+/// The layout a scenario was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SuiteFormat {
+    /// A `scenarios:` entry of a `*.yaml` / `*.yml` file.
+    Native,
+    /// A Mneme benchmark folder (`scenario.json`, `query.txt`, ...).
+    Mneme,
+}
+
+/// One governed situation (scenarios.md).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Scenario {
+    pub id: String,
+    /// `"uncategorised"` when the suite names none.
+    pub category: String,
+    /// Empty when the suite gives none.
+    pub description: String,
+    /// The task text, surrounding whitespace stripped.
+    pub task: String,
+    /// The file being edited, as written (retrieval normalises it).
+    pub file: Option<String>,
+    /// Ids that must be retrieved; empty means the scenario is ungoverned.
+    pub expect: Vec<String>,
+    /// Ids that may be retrieved without counting as irrelevant.
+    pub acceptable: Vec<String>,
+    /// The answer given without governance, if the scenario has one.
+    pub control: Option<ResponseRef>,
+    /// The answer given with the context block, if the scenario has one.
+    pub governed: Option<ResponseRef>,
+    /// The assertions, each parsed or kept with the reason it is invalid.
+    pub assertions: Vec<AssertionSpec>,
+    /// Mneme's `expected_failure_terms` (empty for native scenarios): the
+    /// forbidden text of a Mneme `.txt` side that has no `.json` sibling.
+    pub expected_failure_terms: Vec<String>,
+    /// The suite file (YAML) or the `scenario.json` the scenario comes from.
+    pub source: PathBuf,
+    /// 1-based line where the scenario starts (its `- id:` mapping in YAML;
+    /// 1 for a Mneme `scenario.json`).
+    pub line: usize,
+    /// 1-based column where the scenario's mapping starts.
+    pub column: usize,
+    /// The suite root the scenario was loaded from.
+    pub suite_root: PathBuf,
+    pub format: SuiteFormat,
+}
+
+impl Scenario {
+    /// A governed scenario expects at least one decision (metrics.md).
+    pub fn is_governed(&self) -> bool {
+        !self.expect.is_empty()
+    }
+
+    /// `path:line:column` of the scenario, for messages.
+    pub(crate) fn location(&self) -> SourceLocation {
+        SourceLocation { path: self.source.clone(), line: self.line, column: self.column }
+    }
+}
+
+/// A place in a suite file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SourceLocation {
+    pub path: PathBuf,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl fmt::Display for SourceLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.path.display(), self.line, self.column)
+    }
+}
+
+/// How a response file is read and checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResponseFormat {
+    /// A `.json` file: `{refused, files_changed, dependencies_added, text}`.
+    Structured,
+    /// Any other file: its text, checked by the text assertions.
+    Text,
+    /// A Mneme `without_mneme.txt` / `with_mneme.txt` with no `.json`
+    /// sibling: checked only with `expected_failure_terms` as
+    /// case-insensitive forbidden text, and the run warns.
+    MnemeText,
+}
+
+/// A response named by a scenario.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum ResponseRef {
+    /// A path inside the suite root. The file may not exist: that is found
+    /// out when it is read, and makes the scenario MALFORMED.
+    Resolved {
+        /// The path as written in the suite (or the Mneme file name).
+        declared: String,
+        /// The path to open: the suite root joined with the normalised path.
+        path: PathBuf,
+        format: ResponseFormat,
+    },
+    /// A response that was named but cannot be used (an empty or null
+    /// path); the scenario is MALFORMED with this reason.
+    Unusable { declared: String, reason: String },
+}
+
+/// The scenarios of one suite root (ids not yet checked across roots). While
+/// a root loads, `native` and `mneme` fill one per file and `load` gathers
+/// them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LoadedRoot {
+    /// The suite root: the folder, or the folder holding the file given.
+    pub root: PathBuf,
+    pub scenarios: Vec<Scenario>,
+    pub warnings: Vec<String>,
+}

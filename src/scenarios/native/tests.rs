@@ -1,0 +1,321 @@
+/*!
+Native suite files, parsed from text: every shape a scenario, a response and
+an assertion may take, and every error, with its place and its words. (The
+tests that need the file system, walking and loading, are in `load`.)
+*/
+
+use std::path::{Component, Path, PathBuf};
+
+use super::*;
+use crate::scenarios::text::edit_distance;
+use crate::scenarios::{AssertionKind, Matcher, ParsedAssertion, Severity};
+
+fn parse(text: &str) -> (Vec<Scenario>, Vec<SuiteError>) {
+    parse_native(text, Path::new("suite.yaml"), Path::new("root"), Path::new(""))
+}
+
+fn one(text: &str) -> Scenario {
+    let (s, e) = parse(text);
+    assert!(e.is_empty(), "unexpected errors: {e:?}");
+    assert_eq!(s.len(), 1);
+    s.into_iter().next().unwrap()
+}
+
+fn err_strings(text: &str) -> Vec<String> {
+    parse(text).1.iter().map(|e| e.to_string()).collect()
+}
+
+#[test]
+fn full_native_scenario() {
+    let s = one(r#"
+scenarios:
+  - id: refund-endpoint-ledger
+    category: scope
+    description: Refunds go through the ledger client
+    task: "  Add a refund endpoint  "
+    file: services/payments/refunds.py
+    expect: [ADR-012]
+    acceptable: [ADR-003]
+    responses:
+      control: responses/refund-control.json
+      governed: responses/refund-governed.txt
+    assertions:
+      - forbidden_dependency: psycopg2
+      - forbidden_path: migrations/
+      - forbidden_text: "psycopg2.connect"
+      - forbidden_text: { regex: "create_engine\\(" }
+      - required_text: LedgerClient
+      - forbidden_text: { value: "TODO", severity: soft }
+      - { forbidden_text: "FIXME", severity: soft }
+"#);
+    assert_eq!(s.id, "refund-endpoint-ledger");
+    assert_eq!(s.category, "scope");
+    assert_eq!(s.task, "Add a refund endpoint");
+    assert_eq!(s.file.as_deref(), Some("services/payments/refunds.py"));
+    assert_eq!(s.expect, vec!["ADR-012"]);
+    assert_eq!(s.acceptable, vec!["ADR-003"]);
+    assert_eq!((s.line, s.column), (3, 5));
+    assert_eq!(s.format, SuiteFormat::Native);
+    assert_eq!(
+        s.control,
+        Some(ResponseRef::Resolved {
+            declared: "responses/refund-control.json".into(),
+            path: PathBuf::from("root/responses/refund-control.json"),
+            format: ResponseFormat::Structured,
+        })
+    );
+    match &s.governed {
+        Some(ResponseRef::Resolved { format, .. }) => assert_eq!(*format, ResponseFormat::Text),
+        other => panic!("{other:?}"),
+    }
+    let kinds: Vec<_> = s
+        .assertions
+        .iter()
+        .map(|a| {
+            let v = a.valid().expect("valid");
+            (v.kind, v.severity, matches!(v.matcher, Matcher::Regex(_)))
+        })
+        .collect();
+    use AssertionKind::*;
+    use Severity::*;
+    assert_eq!(
+        kinds,
+        vec![
+            (ForbiddenDependency, Hard, false),
+            (ForbiddenPath, Hard, false),
+            (ForbiddenText, Hard, false),
+            (ForbiddenText, Hard, true),
+            (RequiredText, Hard, false),
+            (ForbiddenText, Soft, false),
+            (ForbiddenText, Soft, false),
+        ]
+    );
+    assert_eq!(s.assertions[0].line, Some(14));
+    assert_eq!(s.assertions[0].column, Some(9));
+}
+
+#[test]
+fn defaults() {
+    let s = one("scenarios:\n  - id: a\n    task: t\n");
+    assert_eq!(s.category, DEFAULT_CATEGORY);
+    assert_eq!(s.description, "");
+    assert!(s.expect.is_empty() && !s.is_governed());
+    assert!(s.control.is_none() && s.governed.is_none());
+    assert!(s.assertions.is_empty());
+}
+
+#[test]
+fn empty_file_has_no_scenarios_and_no_errors() {
+    let (s, e) = parse("");
+    assert!(s.is_empty() && e.is_empty());
+    let (s, e) = parse("scenarios: []\n");
+    assert!(s.is_empty() && e.is_empty());
+}
+
+#[test]
+fn syntax_error_points_at_line_and_column() {
+    let (_, e) = parse("scenarios:\n  - id: a\n    task: \"open\n  - id: b\n");
+    assert_eq!(e.len(), 1);
+    assert!(matches!(e[0], SuiteError::Syntax { line: 4, column: 3, .. }), "{e:?}");
+    assert!(e[0].to_string().starts_with("suite.yaml:4:3: syntax error:"));
+    assert!(!e[0].to_string().contains('\n'));
+}
+
+#[test]
+fn duplicate_key_is_a_syntax_error() {
+    let (_, e) = parse("scenarios:\n  - id: a\n    id: b\n    task: t\n");
+    assert!(matches!(e[0], SuiteError::Syntax { line: 3, column: 5, .. }), "{e:?}");
+}
+
+#[test]
+fn unknown_keys_are_rejected_with_a_suggestion() {
+    let e = parse("scenarios:\n  - id: a\n    task: t\n    expcet: [X]\n    responses:\n      baseline: x.json\n").1;
+    assert_eq!(e.len(), 2, "{e:?}");
+    match &e[0] {
+        SuiteError::UnknownKey { line, column, key, suggestion, .. } => {
+            assert_eq!((*line, *column, key.as_str()), (4, 5, "expcet"));
+            assert_eq!(suggestion.as_deref(), Some("expect"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(e[0].to_string().contains("did you mean `expect`?"));
+    assert!(matches!(&e[1], SuiteError::UnknownKey { line: 6, key, .. } if key == "baseline"));
+    let top = parse("scenario:\n  - id: a\n").1;
+    assert!(top.iter().any(|e| matches!(e, SuiteError::UnknownKey { suggestion: Some(s), .. } if s == "scenarios")));
+    assert!(top.iter().any(|e| matches!(e, SuiteError::MissingField { field, .. } if field == "scenarios")));
+}
+
+#[test]
+fn missing_id_and_task_are_errors_at_the_scenario() {
+    let e = parse("scenarios:\n  - id: a\n  - task: t\n  - id: c\n    task: \"  \"\n").1;
+    let got: Vec<_> = e
+        .iter()
+        .map(|e| match e {
+            SuiteError::MissingField { field, line, .. } => (field.as_str(), *line),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(got, vec![("task", 2), ("id", 3), ("task", 4)]);
+}
+
+#[test]
+fn wrong_types_are_reported_all_at_once() {
+    let e = err_strings(
+        "scenarios:\n  - id: 12\n    task: [a]\n    expect: ADR-1\n    acceptable: [1, \"\"]\n    responses: [x]\n    assertions: {}\n",
+    );
+    assert_eq!(e.len(), 7, "{e:#?}");
+    assert!(
+        e[4].starts_with("suite.yaml:5:21: `acceptable[]` must be a decision id, found an empty string"),
+        "{}",
+        e[4]
+    );
+    assert_eq!(e[0], "suite.yaml:2:9: `id` must be a string, found the number `12` (quote it to make it a string)");
+    assert!(e[2].contains("write `expect: [ADR-1]`"), "{}", e[2]);
+    assert!(e[3].starts_with("suite.yaml:5:18: `acceptable[]`"), "{}", e[3]);
+    let top = err_strings("- id: a\n");
+    assert!(top[0].contains("`suite file` must be a mapping"), "{top:?}");
+    let list = err_strings("scenarios:\n  - just a string\n");
+    assert!(list[0].starts_with("suite.yaml:2:5: `scenarios[]` must be a mapping"), "{list:?}");
+}
+
+#[test]
+fn a_bad_scenario_does_not_hide_the_good_ones() {
+    let (s, e) = parse("scenarios:\n  - id: a\n    task: t\n  - id: b\n  - id: c\n    task: t\n");
+    assert_eq!(s.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), ["a", "c"]);
+    assert_eq!(e.len(), 1);
+}
+
+#[test]
+fn response_paths_must_stay_inside_the_root() {
+    let (_, e) = parse_native(
+        "scenarios:\n  - id: a\n    task: t\n    responses:\n      control: ../../x.json\n      governed: /etc/passwd\n",
+        Path::new("root/sub/s.yaml"),
+        Path::new("root"),
+        Path::new("sub"),
+    );
+    assert_eq!(e.len(), 2, "{e:?}");
+    assert!(
+        matches!(&e[0], SuiteError::PathOutsideRoot { line: 5, column: 16, response, .. } if response == "../../x.json")
+    );
+    assert!(matches!(&e[1], SuiteError::PathOutsideRoot { line: 6, .. }));
+    // Climbing within the root is fine, and the file need not exist.
+    let (s, e) = parse_native(
+        "scenarios:\n  - id: a\n    task: t\n    responses:\n      control: ../common/./x.json\n      governed: ok/../y.md\n",
+        Path::new("root/sub/s.yaml"),
+        Path::new("root"),
+        Path::new("sub"),
+    );
+    assert!(e.is_empty(), "{e:?}");
+    match (&s[0].control, &s[0].governed) {
+        (
+            Some(ResponseRef::Resolved { path: c, format: cf, .. }),
+            Some(ResponseRef::Resolved { path: g, format: gf, .. }),
+        ) => {
+            assert_eq!(c, &PathBuf::from("root/common/x.json"));
+            assert_eq!(g, &PathBuf::from("root/sub/y.md"));
+            assert_eq!((*cf, *gf), (ResponseFormat::Structured, ResponseFormat::Text));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn null_or_empty_response_paths_are_unusable_not_load_errors() {
+    let s = one("scenarios:\n  - id: a\n    task: t\n    responses:\n      control:\n      governed: \"\"\n");
+    assert!(matches!(s.control, Some(ResponseRef::Unusable { .. })));
+    assert!(matches!(s.governed, Some(ResponseRef::Unusable { .. })));
+}
+
+fn invalid_reason(assertion_yaml: &str) -> String {
+    let s = one(&format!("scenarios:\n  - id: a\n    task: t\n    assertions:\n      - {assertion_yaml}\n"));
+    match &s.assertions[0].parsed {
+        ParsedAssertion::Invalid { reason } => reason.clone(),
+        other => panic!("expected invalid, got {other:?}"),
+    }
+}
+
+#[test]
+fn invalid_assertions_are_kept_with_a_reason() {
+    assert!(invalid_reason("forbiden_text: x").contains("did you mean `forbidden_text`?"));
+    assert!(invalid_reason("forbidden_text: \"\"").contains("empty value"));
+    assert!(invalid_reason("forbidden_text: { value: \"  \" }").contains("empty value"));
+    assert!(invalid_reason("forbidden_text: { regex: \"(\" }").contains("invalid regex"));
+    assert!(invalid_reason("forbidden_path: { regex: \"^a\" }").contains("plain `value`"));
+    assert!(invalid_reason("forbidden_text: { value: a, severity: medium }").contains("`medium`"));
+    assert!(invalid_reason("forbidden_text: { value: a, regex: b }").contains("both"));
+    assert!(invalid_reason("forbidden_text: { valeu: a }").contains("did you mean `value`?"));
+    assert!(invalid_reason("forbidden_text: 12").contains("quote it"));
+    assert!(invalid_reason("{ forbidden_text: a, required_text: b }").contains("split it"));
+    assert!(invalid_reason("{ severity: soft }").contains("no type key"));
+    assert!(invalid_reason("just-a-string").contains("is a mapping"));
+    assert!(invalid_reason("{ forbidden_text: { value: a, severity: soft }, severity: soft }").contains("twice"));
+    assert!(invalid_reason("{ type: nope, value: a }").contains("unknown assertion type `nope`"));
+}
+
+#[test]
+fn mneme_style_assertions_in_yaml_and_path_pattern_alias() {
+    let s = one("scenarios:\n  - id: a\n    task: t\n    assertions:\n      - { type: forbidden_path_pattern, value: agents/ }\n      - forbidden_path_pattern: chains/\n");
+    for a in &s.assertions {
+        assert_eq!(a.valid().unwrap().kind, AssertionKind::ForbiddenPath);
+    }
+}
+
+#[test]
+fn anchors_aliases_and_merge_keys() {
+    let (s, e) = parse(
+        "x-common: &std\n  - forbidden_dependency: psycopg2\nscenarios:\n  - &base\n    id: a\n    task: t\n    assertions: *std\n  - <<: *base\n    id: b\n",
+    );
+    // The top-level `x-common` key is not allowed: anchors live inside `scenarios`.
+    assert!(matches!(&e[..], [SuiteError::UnknownKey { key, .. }] if key == "x-common"), "{e:?}");
+    assert_eq!(s.len(), 2);
+    let (s, e) = parse(
+        "scenarios:\n  - &base\n    id: a\n    task: t\n    assertions: &std\n      - forbidden_dependency: psycopg2\n  - <<: *base\n    id: b\n  - id: c\n    task: t\n    assertions: *std\n",
+    );
+    assert!(e.is_empty(), "{e:?}");
+    let ids: Vec<_> = s.iter().map(|s| (s.id.as_str(), s.task.as_str(), s.assertions.len())).collect();
+    assert_eq!(ids, [("a", "t", 1), ("b", "t", 1), ("c", "t", 1)]);
+    assert_eq!(s[1].line, 7);
+}
+
+#[test]
+fn lexical_resolution() {
+    assert_eq!(resolve_inside_root(Path::new(""), "a/b.json"), Some("a/b.json".into()));
+    assert_eq!(resolve_inside_root(Path::new("x"), "../a.json"), Some("a.json".into()));
+    assert_eq!(resolve_inside_root(Path::new("x"), "../../a.json"), None);
+    assert_eq!(resolve_inside_root(Path::new(""), "./../a"), None);
+    assert_eq!(resolve_inside_root(Path::new(""), "/a"), None);
+}
+
+proptest::proptest! {
+    /// A resolved response path never climbs out of the root, and a
+    /// path is rejected exactly when its `..`s outnumber what precedes them.
+    #[test]
+    fn resolution_stays_inside_the_root(
+        dir in proptest::collection::vec(proptest::sample::select(vec!["a", "b"]), 0..3),
+        segs in proptest::collection::vec(proptest::sample::select(vec!["a", "..", ".", "x.json"]), 1..6),
+    ) {
+        let rel_dir: PathBuf = dir.iter().collect();
+        let declared = segs.join("/");
+        let mut depth: i64 = 0;
+        let mut escapes = false;
+        for c in dir.iter().copied().chain(segs.iter().copied()) {
+            match c {
+                "." => {}
+                ".." => { depth -= 1; if depth < 0 { escapes = true; } }
+                _ => depth += 1,
+            }
+        }
+        let got = resolve_inside_root(&rel_dir, &declared);
+        proptest::prop_assert_eq!(got.is_none(), escapes);
+        if let Some(p) = got {
+            proptest::prop_assert!(p.components().all(|c| matches!(c, Component::Normal(_))));
+        }
+    }
+}
+
+#[test]
+fn suggestions_only_for_near_misses() {
+    assert_eq!(suggest("taks", SCENARIO_KEYS).as_deref(), Some("task"));
+    assert_eq!(suggest("banana", SCENARIO_KEYS), None);
+    assert_eq!(edit_distance("kitten", "sitting"), 3);
+}
