@@ -7,7 +7,7 @@ tests that need the file system, walking and loading, are in `load`.)
 use std::path::{Component, Path, PathBuf};
 
 use super::*;
-use crate::scenarios::text::edit_distance;
+use crate::scenarios::text::suggest;
 use crate::scenarios::{AssertionKind, Matcher, ParsedAssertion, Severity};
 
 fn parse(text: &str) -> (Vec<Scenario>, Vec<SuiteError>) {
@@ -317,5 +317,6 @@ proptest::proptest! {
 fn suggestions_only_for_near_misses() {
     assert_eq!(suggest("taks", SCENARIO_KEYS).as_deref(), Some("task"));
     assert_eq!(suggest("banana", SCENARIO_KEYS), None);
-    assert_eq!(edit_distance("kitten", "sitting"), 3);
+    assert_eq!(suggest("forbiden_text", &["forbidden_text", "required_text"]).as_deref(), Some("forbidden_text"));
+    assert_eq!(suggest("zzz", &["forbidden_text"]), None, "too far to be a typo");
 }
