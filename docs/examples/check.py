@@ -25,19 +25,21 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-FENCE = re.compile(r"^```console\s*$")
+FENCE = re.compile(r"^( *)```console\s*$")
 
 
 def blocks(text):
-    """Yields (start, end) line indexes of the body of every console block."""
+    """Yields (start, end, indent) for the body of every console block (a
+    block may be indented, inside a list item)."""
     lines = text.split("\n")
     i = 0
     while i < len(lines):
-        if FENCE.match(lines[i]):
+        m = FENCE.match(lines[i])
+        if m:
             j = i + 1
             while j < len(lines) and lines[j].strip() != "```":
                 j += 1
-            yield i + 1, j
+            yield i + 1, j, m.group(1)
             i = j
         i += 1
 
@@ -83,9 +85,10 @@ def main():
         text = path.read_text(encoding="utf-8")
         lines = text.split("\n")
         replacements = []
-        for start, end in blocks(text):
+        for start, end, indent in blocks(text):
+            body = [line[len(indent):] if line.startswith(indent) else line.lstrip(" ") for line in lines[start:end]]
             try:
-                cmds = commands(lines[start:end])
+                cmds = commands(body)
             except ValueError as e:
                 print(f"{path}:{start + 1}: {e}")
                 failures += 1
@@ -110,7 +113,7 @@ def main():
                     import difflib
                     for d in difflib.unified_diff(expected_trimmed, actual, "documented", "actual", lineterm=""):
                         print("  " + d)
-            replacements.append((start, end, new_body))
+            replacements.append((start, end, [(indent + line) if line else "" for line in new_body]))
         if args.update and replacements:
             for start, end, body in reversed(replacements):
                 lines[start:end] = body
