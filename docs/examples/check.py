@@ -8,7 +8,8 @@ from the repository root, with the directory of the mneme-gate binary first on
 PATH, NO_COLOR set and GITHUB_ACTIONS unset. To show standard error, the
 command says so itself (`2>&1`); to show an exit code, it ends with
 `; echo "exit $?"`. A command that exits non-zero without printing its exit
-code this way is reported as a failure.
+code this way is reported as a failure. An output line must not start with
+"$ " (it would be taken for a command).
 
     python3 docs/examples/check.py [--bin target/debug/mneme-gate] [--update] [FILE.md ...]
 
