@@ -9,7 +9,7 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(mktemp -d)"
 trap 'rm -rf "$repo"' EXIT
-cd "$repo"
+cd "$repo" || exit 2
 export GIT_AUTHOR_NAME=docs GIT_AUTHOR_EMAIL=docs@example.invalid
 export GIT_COMMITTER_NAME=docs GIT_COMMITTER_EMAIL=docs@example.invalid
 export GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" GIT_COMMITTER_DATE="2026-01-01T00:00:00Z"
