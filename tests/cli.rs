@@ -503,3 +503,28 @@ fn reports_are_byte_identical_across_jobs_and_runs() {
     assert_eq!(one, outputs("4"), "--jobs 1 and --jobs 4 give the same bytes");
     assert_eq!(one, outputs("1"), "two runs give the same bytes");
 }
+
+/// A report path that is a pipe (`--json >(jq .)`) or a device is written
+/// in place: renaming a temporary file over it would replace the pipe (or,
+/// as root, `/dev/full` itself) with a regular file.
+#[test]
+fn a_report_into_a_pipe_is_written_through_it_not_renamed_over_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("report.json");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let fifo_arg = fifo.to_str().unwrap().to_string();
+    let mut args: Vec<&str> = BROKEN.to_vec();
+    args.extend(["--quiet", "--json", &fifo_arg]);
+    Run::new(args).code(1);
+    // Checked before waiting for the reader, which waits forever if the
+    // pipe was replaced.
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "the pipe is still a pipe");
+    let json = reader.join().unwrap();
+    assert!(json.contains("\"schema\": \"mneme-gate.report/v1\""), "{json}");
+}

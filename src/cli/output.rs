@@ -31,10 +31,18 @@ pub(crate) fn note(line: &str) {
     stderr(&format!("mneme-gate: {line}\n"));
 }
 
-/// Writes a file atomically, creating its folder.
+/// Writes a file atomically, creating its folder, so that it is whole or
+/// absent. A device or a pipe (`/dev/stdout`, `>(jq .)`) cannot be replaced,
+/// only written to, so it is written in place; nothing ever renames over it.
 pub(crate) fn file(path: &Path, text: &str) -> Result<(), Error> {
-    crate::baseline::write_atomically(path, text)
-        .map_err(|source| Error::Write { path: Some(path.to_path_buf()), source })
+    let err = |source| Error::Write { path: Some(path.to_path_buf()), source };
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() && !m.is_dir() => {
+            let mut f = std::fs::OpenOptions::new().write(true).open(path).map_err(err)?;
+            f.write_all(text.as_bytes()).and_then(|_| f.flush()).map_err(err)
+        }
+        _ => crate::baseline::write_atomically(path, text).map_err(err),
+    }
 }
 
 /// Writes a report to its destination.
