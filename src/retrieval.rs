@@ -26,53 +26,14 @@ ranking.
 */
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::memory::{Decision, Excluded, Memory};
 use crate::profile::{Family, Field, Milli, Profile};
 use crate::tokenize::{normalise_path, Tokenizer};
-
-/// FxHash (the rustc hasher): fast for short keys; iteration order is never
-/// observed, so it cannot affect results.
-#[derive(Default, Clone, Copy)]
-pub struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut buf = [0u8; 8];
-            buf[..chunk.len()].copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(buf));
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.add(i as u64);
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.add(i as u64);
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-pub type FxBuild = BuildHasherDefault<FxHasher>;
 
 /// What the agent is doing: the task text and, optionally, the file it edits.
 #[derive(Debug, Clone, Copy)]
@@ -124,7 +85,7 @@ pub struct Index {
     tokenizer: Tokenizer,
     decisions: Vec<Decision>,
     excluded: Vec<Excluded>,
-    vocab: HashMap<Box<str>, u32, FxBuild>,
+    vocab: FxHashMap<Box<str>, u32>,
     /// Interned tokens by id, for explain.
     words: Vec<Box<str>>,
     /// Per decision, per field (in [`Field::ALL`] order): sorted token ids,
@@ -181,7 +142,7 @@ pub struct Scratch {
     seen: Vec<bool>,
     in_scope: Vec<bool>,
     scope_marks: Vec<u32>,
-    tag_count: HashMap<u32, u32, FxBuild>,
+    tag_count: FxHashMap<u32, u32>,
     query: Vec<u32>,
     matches: Vec<usize>,
 }
@@ -219,7 +180,7 @@ impl Index {
             tokenizer,
             decisions: Vec::new(),
             excluded: memory.excluded,
-            vocab: HashMap::default(),
+            vocab: FxHashMap::default(),
             words: Vec::new(),
             field_tokens: Vec::new(),
             field_start: Vec::with_capacity(Field::ALL.len() * n + 1),
@@ -248,7 +209,7 @@ impl Index {
         let weights = Field::ALL.map(|field| index.profile.weights.of(field).0);
         // Many decisions share a glob (`services/payments/**`): keep each
         // distinct pattern once.
-        let mut glob_ids: HashMap<&str, usize, FxBuild> = HashMap::default();
+        let mut glob_ids: FxHashMap<&str, usize> = FxHashMap::default();
         let mut pairs: Vec<(u32, i64)> = Vec::new();
         // (token, decision, Σ weight) and (token, tag), in decision order.
         let mut post: Vec<(u32, u32, i64)> = Vec::new();
@@ -722,7 +683,7 @@ fn for_each_field_text<'a>(decision: &'a Decision, field: Field, mut each: impl 
 /// one-query index; returns false when a token was left out.
 fn tokenize_frozen(
     tokenizer: &Tokenizer,
-    vocab: &HashMap<Box<str>, u32, FxBuild>,
+    vocab: &FxHashMap<Box<str>, u32>,
     only_lengths: u64,
     text: &str,
     out: &mut Vec<u32>,
@@ -760,7 +721,7 @@ struct FrozenTokens {
 }
 
 impl FrozenTokens {
-    fn of(tokenizer: &Tokenizer, vocab: &HashMap<Box<str>, u32, FxBuild>, lengths: u64, d: &Decision) -> Self {
+    fn of(tokenizer: &Tokenizer, vocab: &FxHashMap<Box<str>, u32>, lengths: u64, d: &Decision) -> Self {
         let fields = Field::ALL.map(|field| {
             let mut buf = Vec::new();
             for_each_field_text(d, field, |text| {
