@@ -8,8 +8,19 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use git2::{Repository, StatusOptions};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-use crate::report::GitInfo;
+/// Where in git a run was made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct GitInfo {
+    /// The full commit id of HEAD.
+    pub commit: String,
+    /// The branch HEAD is on; absent when HEAD is detached.
+    pub branch: Option<String>,
+    /// Tracked files differ from HEAD (untracked files do not count).
+    pub dirty: bool,
+}
 
 #[derive(Debug)]
 pub enum GitError {

@@ -38,6 +38,9 @@ use crate::run::{RunResult, ScenarioRun};
 use crate::scenarios::{ResponseRef, Scenario, SuiteFormat};
 use crate::verdict::Verdict;
 
+// Defined beside the pipeline, where it is read from the repository.
+pub use crate::git::GitInfo;
+
 /// The schema name written in every report.
 pub const REPORT_SCHEMA: &str = "mneme-gate.report/v1";
 
@@ -84,17 +87,6 @@ pub struct DecisionSnapshot {
     pub constraint: Vec<String>,
     pub anti_patterns: Vec<String>,
     pub tags: Vec<String>,
-}
-
-/// Where in git a run was made.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct GitInfo {
-    /// The full commit id of HEAD.
-    pub commit: String,
-    /// The branch HEAD is on; absent when HEAD is detached.
-    pub branch: Option<String>,
-    /// Tracked files differ from HEAD (untracked files do not count).
-    pub dirty: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
