@@ -14,6 +14,7 @@ number of threads.
 */
 
 pub mod annotations;
+pub mod comparison;
 pub mod json;
 pub mod junit;
 pub mod markdown;
@@ -28,7 +29,7 @@ use sha2::{Digest, Sha256};
 
 use std::collections::BTreeMap;
 
-use crate::baseline::{Comparison, MemoryDiff};
+use self::comparison::{Comparison, MemoryDiff};
 use crate::context::{render_entries, Entry};
 use crate::gate::GateOutcome;
 use crate::metrics::{ScenarioMetrics, SuiteMetrics, METRICS_VERSION};
