@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::describe::json_error;
 use crate::gate::{outcome, Better, GateSettings, RuleOutcome, SUITE_MEANS};
 use crate::memory::{Decision, Excluded};
 use crate::metrics::SuiteMetrics;
@@ -89,10 +90,7 @@ pub fn parse(label: &str, text: &str) -> Result<Report, BaselineError> {
         path: label.to_string(),
         line: e.line(),
         column: e.column().max(1),
-        message: {
-            let m = e.to_string();
-            m.rsplit_once(" at line ").map_or(m.clone(), |(m, _)| m.to_string())
-        },
+        message: json_error(&e),
     })
 }
 

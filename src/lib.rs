@@ -17,7 +17,6 @@ pub mod baseline;
 pub mod cli;
 pub mod config;
 pub mod context;
-#[allow(dead_code)] // its callers move onto it next
 mod describe;
 pub mod error;
 pub mod gate;

@@ -26,6 +26,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::describe::{json_error, json_type};
 use crate::scenarios::{
     Assertion, AssertionKind, Matcher, ParsedAssertion, ResponseFormat, ResponseRef, Scenario, Severity,
 };
@@ -161,11 +162,9 @@ const STRUCTURED_FIELDS: &str = "refused, files_changed, dependencies_added, tex
 pub fn parse_structured(src: &str) -> Result<StructuredResponse, String> {
     let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     let value: serde_json::Value = serde_json::from_str(src).map_err(|e| {
-        let msg = e.to_string();
-        let msg = msg.rsplit_once(" at line ").map_or(msg.as_str(), |(m, _)| m);
         // serde_json says column 0 when the error is at the very start of a
         // line (typically the end of the file); columns here are 1-based.
-        format!("invalid JSON at line {}, column {}: {msg}", e.line(), e.column().max(1))
+        format!("invalid JSON at line {}, column {}: {}", e.line(), e.column().max(1), json_error(&e))
     })?;
     let serde_json::Value::Object(map) = value else {
         return Err(format!(
@@ -222,14 +221,13 @@ pub fn parse_structured(src: &str) -> Result<StructuredResponse, String> {
     }
 }
 
+/// A value as these messages name it: its type, but a boolean or a number
+/// as itself (`true`, the number 1), which says more.
 fn json_kind(v: &serde_json::Value) -> String {
     match v {
-        serde_json::Value::Null => "null".to_string(),
         serde_json::Value::Bool(b) => format!("`{b}`"),
         serde_json::Value::Number(n) => format!("the number {n}"),
-        serde_json::Value::String(_) => "a string".to_string(),
-        serde_json::Value::Array(_) => "a list".to_string(),
-        serde_json::Value::Object(_) => "an object".to_string(),
+        other => json_type(other).to_string(),
     }
 }
 
