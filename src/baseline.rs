@@ -15,7 +15,6 @@ incomparable, so it is refused unless the caller says otherwise.
 */
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::describe::json_error;
@@ -31,36 +30,28 @@ pub use crate::report::comparison::{
 };
 
 /// Why a baseline cannot be used.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum BaselineError {
-    Read { path: PathBuf, source: std::io::Error },
+    #[error("cannot read the baseline {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "there is no baseline at {}: pin one with `mneme-gate baseline`, or run with --no-baseline",
+        path.display()
+    )]
     Missing { path: PathBuf },
+    #[error(
+        "{path}:{line}:{column}: the baseline is not a mneme-gate report: {message}; re-pin it with `mneme-gate baseline`"
+    )]
     Parse { path: String, line: usize, column: usize, message: String },
+    #[error(
+        "{path}: the baseline has schema `{found}`, this mneme-gate reads `{REPORT_SCHEMA}`; re-pin it with `mneme-gate baseline`"
+    )]
     Schema { path: String, found: String },
 }
-
-impl fmt::Display for BaselineError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BaselineError::Read { path, source } => write!(f, "cannot read the baseline {}: {source}", path.display()),
-            BaselineError::Missing { path } => write!(
-                f,
-                "there is no baseline at {}: pin one with `mneme-gate baseline`, or run with --no-baseline",
-                path.display()
-            ),
-            BaselineError::Parse { path, line, column, message } => write!(
-                f,
-                "{path}:{line}:{column}: the baseline is not a mneme-gate report: {message}; re-pin it with `mneme-gate baseline`"
-            ),
-            BaselineError::Schema { path, found } => write!(
-                f,
-                "{path}: the baseline has schema `{found}`, this mneme-gate reads `{REPORT_SCHEMA}`; re-pin it with `mneme-gate baseline`"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for BaselineError {}
 
 /// Reads a baseline (or any saved report) from a file.
 pub fn load(path: &Path) -> Result<Report, BaselineError> {
@@ -692,6 +683,28 @@ mod tests {
         assert_eq!(found.len(), 3, "{found:?}");
         assert!(found[0].starts_with("k: the baseline has 3, this run 5"));
         assert!(found.iter().any(|f| f.contains("weights.title: the baseline used 3, this run 2")), "{found:?}");
+    }
+
+    #[test]
+    fn error_messages_say_what_to_do() {
+        let path = PathBuf::from("reports/baseline.json");
+        let e = BaselineError::Read { path: path.clone(), source: std::io::Error::other("disk on fire") };
+        assert_eq!(e.to_string(), "cannot read the baseline reports/baseline.json: disk on fire");
+        assert!(std::error::Error::source(&e).is_some());
+        assert_eq!(
+            BaselineError::Missing { path }.to_string(),
+            "there is no baseline at reports/baseline.json: pin one with `mneme-gate baseline`, or run with --no-baseline"
+        );
+        let e = BaselineError::Parse { path: "b.json".into(), line: 3, column: 1, message: "oops".into() };
+        assert_eq!(
+            e.to_string(),
+            "b.json:3:1: the baseline is not a mneme-gate report: oops; re-pin it with `mneme-gate baseline`"
+        );
+        let e = BaselineError::Schema { path: "b.json".into(), found: "x/v0".into() };
+        assert_eq!(
+            e.to_string(),
+            "b.json: the baseline has schema `x/v0`, this mneme-gate reads `mneme-gate.report/v1`; re-pin it with `mneme-gate baseline`"
+        );
     }
 
     #[test]

@@ -373,6 +373,14 @@ fn baseline_ref_and_memory_ref_read_the_base_revision() {
     // A revision that does not exist.
     let out = expect(run(dir.path(), &["run", "--quiet", "--baseline-ref", "no-such-branch"], &[]), 2, "unknown rev");
     assert!(out.stderr.contains("revision `no-such-branch` is not in this repository"), "{}", out.stderr);
+    // A revision that names a file, not a commit: said in the user's words.
+    let out = expect(run(dir.path(), &["run", "--quiet", "--baseline-ref", "main:mneme-gate.yaml"], &[]), 2, "a blob");
+    assert!(
+        out.stderr.contains("revision `main:mneme-gate.yaml` names a blob (a file), not a commit"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("peeled"), "{}", out.stderr);
 }
 
 #[test]
