@@ -497,46 +497,6 @@ pub fn pinned(report: &Report) -> Report {
     pinned
 }
 
-/// Writes `text` to `path` atomically: a temporary file in the same folder,
-/// flushed to disk, then renamed over the target. An interrupted pin leaves
-/// either the old baseline or the new one, never half of one.
-pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&dir)?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "baseline.json".into());
-    // Temporary files an interrupted pin left behind.
-    if let Ok(entries) = std::fs::read_dir(&dir) {
-        let prefix = format!(".{name}.");
-        for entry in entries.flatten() {
-            let file = entry.file_name().to_string_lossy().into_owned();
-            if file.starts_with(&prefix) && file.ends_with(".tmp") {
-                let _ = std::fs::remove_file(entry.path());
-            }
-        }
-    }
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        drop(file);
-        if std::env::var_os("MNEME_GATE_TEST_INTERRUPT_PIN").is_some() {
-            // Test hook: die between the write and the rename, the way a
-            // killed CI job would.
-            std::process::abort();
-        }
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -552,24 +512,6 @@ mod tests {
         assert_eq!(movement(Some(0.5), Some(0.5 + 1e-15), Better::Higher, 0.0), Movement::Unchanged);
         assert_eq!(movement(None, Some(0.5), Better::Higher, 0.0), Movement::NotComparable);
         assert_eq!(movement(None, None, Better::Higher, 0.0), Movement::Unchanged);
-    }
-
-    #[test]
-    fn atomic_write_replaces_whole_files_and_cleans_up_on_failure() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("reports/baseline.json");
-        write_atomically(&path, "one").unwrap();
-        write_atomically(&path, "two").unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
-        // A rename onto a folder fails: the temporary file is removed.
-        let folder = dir.path().join("reports/is-a-folder");
-        std::fs::create_dir_all(folder.join("x")).unwrap();
-        assert!(write_atomically(&folder, "three").is_err());
-        let left: Vec<_> = std::fs::read_dir(dir.path().join("reports"))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        assert!(left.iter().all(|n| !n.ends_with(".tmp")), "{left:?}");
     }
 
     fn bundled() -> Report {

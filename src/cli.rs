@@ -1131,7 +1131,7 @@ fn baseline_cmd(config: &Config, args: PinArgs) -> Result<i32, Error> {
         }
         Err(e) => text.push_str(&format!("replaces an unreadable baseline: {e}\n")),
     }
-    baseline::write_atomically(&out, &report::json::render(&new))
+    crate::atomic::write_atomically(&out, report::json::render(&new).as_bytes())
         .map_err(|source| Error::Write { path: Some(out.clone()), source })?;
     let m = &new.summary;
     text.push_str(&format!(
@@ -1248,7 +1248,7 @@ fn init_cmd(args: InitArgs) -> Result<i32, Error> {
         };
         let run = run_suite(&config, &suite_args, &[], true, &settings)?;
         let pinned = crate::baseline::pinned(&run.report);
-        crate::baseline::write_atomically(baseline, &crate::report::json::render(&pinned))
+        crate::atomic::write_atomically(baseline, crate::report::json::render(&pinned).as_bytes())
             .map_err(|source| Error::Write { path: Some(baseline.to_path_buf()), source })?;
         wrote += 1;
         text.push_str(&format!(

@@ -12,6 +12,7 @@ failure to a message and an exit code. Beside the pipeline: [`config`]
 setup) and [`synth`] (seeded corpora and suites for benchmarks).
 */
 
+mod atomic;
 pub mod baseline;
 #[allow(clippy::print_stdout, clippy::print_stderr)] // until the command line prints through its own writers
 pub mod cli;
