@@ -7,69 +7,116 @@ another revision (the pull request's base), read with libgit2 so that no
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use git2::{Repository, StatusOptions};
+use git2::{ObjectType, Repository, StatusOptions};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-use crate::report::GitInfo;
+/// Where in git a run was made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct GitInfo {
+    /// The full commit id of HEAD.
+    pub commit: String,
+    /// The branch HEAD is on; absent when HEAD is detached.
+    pub branch: Option<String>,
+    /// Tracked files differ from HEAD (untracked files do not count).
+    pub dirty: bool,
+}
 
-#[derive(Debug)]
+/// Why a file could not be read at another revision. Most causes are the
+/// user's to fix (no repository, a revision not fetched, a path outside the
+/// tree); [`GitError::is_infrastructure`] tells apart the failures of git
+/// itself (a damaged object database, an I/O error).
+#[derive(Debug, thiserror::Error)]
 pub enum GitError {
     /// A revision was asked for outside a git repository.
-    NotARepository {
-        dir: PathBuf,
-    },
+    #[error(
+        "{} is not in a git repository, so --baseline-ref and --memory-ref cannot be used; run from a clone",
+        dir.display()
+    )]
+    NotARepository { dir: PathBuf },
     /// The revision is not in this clone.
-    UnknownRevision {
-        revision: String,
-        shallow: bool,
-        message: String,
-    },
+    #[error(fmt = unknown_revision)]
+    UnknownRevision { revision: String, shallow: bool, message: String },
+    /// The revision names an object that is not a commit: a blob or a tree
+    /// (`HEAD:README.md`, `HEAD^{tree}`), or a tag of one.
+    #[error("revision `{revision}` names a {kind}, not a commit; give a branch, a tag or a commit id")]
+    NotACommit { revision: String, kind: &'static str },
+    /// At the revision, the path is a folder or a submodule, not a file.
+    #[error("{} is a {kind} at revision `{revision}`, not a file", path.display())]
+    NotAFile { path: PathBuf, revision: String, kind: &'static str },
     /// The file is not inside the repository's working tree.
-    OutsideRepository {
-        path: PathBuf,
-        workdir: PathBuf,
+    #[error(
+        "{} is outside the git working tree {}, so it cannot be read at another revision",
+        path.display(),
+        workdir.display()
+    )]
+    OutsideRepository { path: PathBuf, workdir: PathBuf },
+    /// libgit2 failed where the inputs were fine (a damaged or incomplete
+    /// object database, an I/O error): infrastructure.
+    #[error("git: {action}: {}", source.message())]
+    Internal {
+        /// What was being done, in words ("cannot read the tree of commit …").
+        action: String,
+        #[source]
+        source: git2::Error,
     },
-    Other(String),
+    /// The working folder could not be read: infrastructure.
+    #[error("git: {action}: {source}")]
+    Io {
+        action: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn unknown_revision(revision: &String, shallow: &bool, message: &String, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    if *shallow {
+        write!(
+            f,
+            "revision `{revision}` is not in this clone, which is shallow: fetch it (`git fetch --deepen=50 origin`, \
+             or `git fetch origin {revision}`; in GitHub Actions use actions/checkout with `fetch-depth: 0`)"
+        )
+    } else {
+        write!(
+            f,
+            "revision `{revision}` is not in this repository ({message}); fetch it (`git fetch origin`) or check the name"
+        )
+    }
 }
 
 impl GitError {
-    /// Whether the machine, not the input, failed.
+    /// True when git itself failed, not the request: the command line
+    /// reports it as an infrastructure error (exit 3), not an input error.
     pub fn is_infrastructure(&self) -> bool {
-        matches!(self, GitError::Other(_))
+        matches!(self, GitError::Internal { .. } | GitError::Io { .. })
     }
 }
 
-impl fmt::Display for GitError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GitError::NotARepository { dir } => write!(
-                f,
-                "{} is not in a git repository, so --baseline-ref and --memory-ref cannot be used; run from a clone",
-                dir.display()
-            ),
-            GitError::UnknownRevision { revision, shallow: true, .. } => write!(
-                f,
-                "revision `{revision}` is not in this clone, which is shallow: fetch it (`git fetch --deepen=50 origin`, \
-                 or `git fetch origin {revision}`; in GitHub Actions use actions/checkout with `fetch-depth: 0`)"
-            ),
-            GitError::UnknownRevision { revision, shallow: false, message } => write!(
-                f,
-                "revision `{revision}` is not in this repository ({message}); fetch it (`git fetch origin`) or check the name"
-            ),
-            GitError::OutsideRepository { path, workdir } => write!(
-                f,
-                "{} is outside the git working tree {}, so it cannot be read at another revision",
-                path.display(),
-                workdir.display()
-            ),
-            GitError::Other(m) => write!(f, "git: {m}"),
-        }
+/// A libgit2 failure of the machine rather than of the request: the
+/// operating system, memory, compression or a damaged object database.
+fn is_internal(e: &git2::Error) -> bool {
+    use git2::ErrorClass::*;
+    match e.class() {
+        Os | NoMemory | Zlib | Filesystem | Thread => true,
+        Odb => e.code() != git2::ErrorCode::NotFound,
+        _ => false,
     }
 }
 
-impl std::error::Error for GitError {}
+fn internal(action: impl Into<String>) -> impl FnOnce(git2::Error) -> GitError {
+    let action = action.into();
+    move |source| GitError::Internal { action, source }
+}
 
-fn other(e: git2::Error) -> GitError {
-    GitError::Other(e.message().to_string())
+/// The object kinds of libgit2, in words.
+fn kind_name(kind: Option<ObjectType>) -> &'static str {
+    match kind {
+        Some(ObjectType::Blob) => "blob (a file)",
+        Some(ObjectType::Tree) => "tree (a folder)",
+        Some(ObjectType::Tag) => "tag",
+        Some(ObjectType::Commit) => "commit",
+        _ => "object of unknown type",
+    }
 }
 
 /// The repository holding a folder.
@@ -102,12 +149,29 @@ impl Repo {
 
     /// The full commit id a revision names.
     pub fn resolve(&self, revision: &str) -> Result<String, GitError> {
-        let object = self.repo.revparse_single(revision).map_err(|e| GitError::UnknownRevision {
-            revision: revision.to_string(),
-            shallow: self.repo.is_shallow(),
-            message: e.message().to_string(),
+        let object = self.repo.revparse_single(revision).map_err(|e| {
+            if is_internal(&e) {
+                return internal(format!("cannot resolve revision `{revision}`"))(e);
+            }
+            GitError::UnknownRevision {
+                revision: revision.to_string(),
+                shallow: self.repo.is_shallow(),
+                message: e.message().to_string(),
+            }
         })?;
-        let commit = object.peel_to_commit().map_err(other)?;
+        let commit = object.peel_to_commit().map_err(|e| {
+            // A tag is named by what it points to.
+            let kind = match object.kind() {
+                Some(ObjectType::Tag) => object.peel(ObjectType::Any).ok().and_then(|o| o.kind()),
+                kind => kind,
+            };
+            match kind {
+                Some(ObjectType::Blob | ObjectType::Tree) if !is_internal(&e) => {
+                    GitError::NotACommit { revision: revision.to_string(), kind: kind_name(kind) }
+                }
+                _ => internal(format!("cannot read revision `{revision}` as a commit"))(e),
+            }
+        })?;
         Ok(commit.id().to_string())
     }
 
@@ -117,26 +181,45 @@ impl Repo {
     pub fn read_at(&self, revision: &str, path: &Path) -> Result<Option<Vec<u8>>, GitError> {
         let relative = self.relative(path)?;
         let commit_id = self.resolve(revision)?;
-        let oid = git2::Oid::from_str(&commit_id).map_err(other)?;
-        let tree = self.repo.find_commit(oid).and_then(|c| c.tree()).map_err(other)?;
+        let oid = git2::Oid::from_str(&commit_id).map_err(internal(format!("cannot parse commit id {commit_id}")))?;
+        let tree = self
+            .repo
+            .find_commit(oid)
+            .and_then(|c| c.tree())
+            .map_err(internal(format!("cannot read the tree of commit {commit_id}")))?;
         let entry = match tree.get_path(&relative) {
             Ok(e) => e,
             Err(e) if e.code() == git2::ErrorCode::NotFound => return Ok(None),
-            Err(e) => return Err(other(e)),
+            Err(e) => return Err(internal(format!("cannot look up {} in commit {commit_id}", relative.display()))(e)),
         };
-        let blob = entry.to_object(&self.repo).and_then(|o| o.peel_to_blob()).map_err(other)?;
+        let kind = match entry.kind() {
+            Some(ObjectType::Blob) => None,
+            Some(ObjectType::Tree) => Some("folder"),
+            Some(ObjectType::Commit) => Some("submodule"),
+            _ => Some("entry of unknown type"),
+        };
+        if let Some(kind) = kind {
+            return Err(GitError::NotAFile { path: path.to_path_buf(), revision: revision.to_string(), kind });
+        }
+        let blob = entry
+            .to_object(&self.repo)
+            .and_then(|o| o.peel_to_blob())
+            .map_err(internal(format!("cannot read {} in commit {commit_id}", relative.display())))?;
         Ok(Some(blob.content().to_vec()))
     }
 
     /// `path` relative to the root of the working tree.
     fn relative(&self, path: &Path) -> Result<PathBuf, GitError> {
+        // `discover` keeps no bare repository, so there is a working tree.
         let workdir =
-            self.repo.workdir().ok_or_else(|| GitError::Other("the repository has no working tree".into()))?;
+            self.repo.workdir().ok_or_else(|| GitError::NotARepository { dir: self.repo.path().to_path_buf() })?;
         let workdir = workdir.canonicalize().unwrap_or_else(|_| workdir.to_path_buf());
         let absolute = if path.is_absolute() {
             path.to_path_buf()
         } else {
-            std::env::current_dir().map_err(|e| GitError::Other(e.to_string()))?.join(path)
+            let cwd = std::env::current_dir()
+                .map_err(|source| GitError::Io { action: "cannot read the working folder".into(), source })?;
+            cwd.join(path)
         };
         // The file may not exist in the working tree (it may exist only at
         // the revision): canonicalise its folder, not the file.
@@ -165,4 +248,86 @@ fn normalise(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A repository with one commit holding `a.txt` and `dir/b.txt`, and a
+    /// tag `tree-tag` pointing at the commit's tree.
+    fn repository() -> (tempfile::TempDir, Repo) {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        std::fs::create_dir(dir.path().join("dir")).unwrap();
+        std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+        std::fs::write(dir.path().join("dir/b.txt"), "b\n").unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("a.txt")).unwrap();
+        index.add_path(Path::new("dir/b.txt")).unwrap();
+        index.write().unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let me = git2::Signature::now("Test", "test@example.com").unwrap();
+        repo.commit(Some("HEAD"), &me, &me, "one", &tree, &[]).unwrap();
+        repo.tag("tree-tag", tree.as_object(), &me, "a tag of a tree", false).unwrap();
+        drop(tree);
+        (dir, Repo { repo })
+    }
+
+    #[test]
+    fn files_are_read_at_a_revision() {
+        let (dir, repo) = repository();
+        assert_eq!(repo.read_at("HEAD", &dir.path().join("a.txt")).unwrap().unwrap(), b"a\n");
+        assert_eq!(repo.read_at("HEAD", &dir.path().join("dir/./b.txt")).unwrap().unwrap(), b"b\n");
+        assert_eq!(repo.read_at("HEAD", &dir.path().join("gone.txt")).unwrap(), None);
+        let info = repo.info().unwrap();
+        assert_eq!(info.commit, repo.resolve("HEAD").unwrap());
+        assert!(!info.dirty);
+    }
+
+    #[test]
+    fn what_the_user_asked_wrongly_is_said_in_their_words() {
+        let (dir, repo) = repository();
+        let e = repo.resolve("HEAD:a.txt").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "revision `HEAD:a.txt` names a blob (a file), not a commit; give a branch, a tag or a commit id"
+        );
+        assert!(!e.is_infrastructure());
+        let e = repo.resolve("HEAD^{tree}").unwrap_err();
+        assert!(e.to_string().contains("names a tree (a folder), not a commit"), "{e}");
+        let e = repo.resolve("tree-tag").unwrap_err();
+        assert!(e.to_string().contains("`tree-tag` names a tree (a folder), not a commit"), "{e}");
+        assert!(!e.to_string().contains("git_object_t"), "{e}");
+
+        let e = repo.read_at("HEAD", &dir.path().join("dir")).unwrap_err();
+        assert!(e.to_string().ends_with("dir is a folder at revision `HEAD`, not a file"), "{e}");
+        assert!(!e.is_infrastructure());
+
+        let e = repo.resolve("no-such-branch").unwrap_err();
+        assert!(e.to_string().starts_with("revision `no-such-branch` is not in this repository ("), "{e}");
+        assert!(!e.is_infrastructure());
+
+        let outside = tempfile::tempdir().unwrap();
+        let e = repo.read_at("HEAD", &outside.path().join("x")).unwrap_err();
+        assert!(matches!(e, GitError::OutsideRepository { .. }), "{e}");
+        assert!(!e.is_infrastructure());
+    }
+
+    #[test]
+    fn failures_of_git_itself_are_infrastructure() {
+        let e = GitError::Internal {
+            action: "cannot read the tree of commit 0123".into(),
+            source: git2::Error::from_str("object not found - no match for id"),
+        };
+        assert!(e.is_infrastructure());
+        assert_eq!(e.to_string(), "git: cannot read the tree of commit 0123: object not found - no match for id");
+        assert!(std::error::Error::source(&e).is_some());
+        let e = GitError::Io {
+            action: "cannot read the working folder".into(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "gone"),
+        };
+        assert!(e.is_infrastructure());
+        assert!(!GitError::NotARepository { dir: PathBuf::from("/x") }.is_infrastructure());
+    }
 }

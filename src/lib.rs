@@ -1,20 +1,22 @@
 /*!
 mneme-gate: the CI governance gate and benchmark runner for decision
 retrieval. The pipeline reads top to bottom, each stage taking plain data
-from the one before it: [`memory`] → [`retrieval`] → [`context`] →
-[`scenarios`] → [`verdict`] → [`metrics`] → [`run`] (the stages above, in
-parallel, per scenario) → [`gate`] → [`baseline`] → [`report`] → [`cli`],
-the only module that prints. [`error`] maps every failure to a message and
-an exit code. Beside the pipeline: [`config`] (`mneme-gate.yaml`),
-[`git`] (files at other revisions), [`init`] (a starter setup) and
-[`synth`] (seeded corpora and suites for benchmarks).
+from the one before it and importing only the stages before it: [`memory`] →
+[`retrieval`] → [`context`] → [`scenarios`] → [`verdict`] → [`metrics`] →
+[`run`] (the stages above, in parallel, per scenario) → [`gate`] →
+[`report`] (the model of a run, the data of a comparison included, and its
+writers) → [`baseline`] (comparing reports, and the rules that need a
+baseline) → [`cli`], the only module that prints. [`error`] maps every
+failure to a message and an exit code. Beside the pipeline: [`config`]
+(`mneme-gate.yaml`), [`git`] (files at other revisions), [`init`] (a starter
+setup) and [`synth`] (seeded corpora and suites for benchmarks).
 */
 
+mod atomic;
 pub mod baseline;
 pub mod cli;
 pub mod config;
 pub mod context;
-#[allow(dead_code)] // json_type: its callers move onto it in the branches being merged
 mod describe;
 pub mod error;
 pub mod gate;

@@ -23,7 +23,7 @@ use serde::Serialize;
 
 use crate::json::{self, LineIndex, Node, Value};
 use crate::profile::Family;
-use crate::retrieval::FxBuild;
+use rustc_hash::FxBuildHasher as FxBuild;
 
 mod fast;
 

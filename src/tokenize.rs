@@ -11,17 +11,17 @@ Token *sets* are what scoring needs; callers collect into whatever set type
 suits them (the index interns them, explain keeps the strings).
 */
 
-use std::collections::HashSet;
 use std::sync::OnceLock;
 
+use rustc_hash::FxHashSet;
+
 use crate::profile::Family;
-use crate::retrieval::FxBuild;
 
 const DEFAULT_STOPWORDS: &str = include_str!("stopwords-en.txt");
 const MNEME_STOPWORDS: [&str; 6] = ["add", "use", "not", "get", "set", "run"];
 
-fn default_stopwords() -> &'static HashSet<&'static str, FxBuild> {
-    static SET: OnceLock<HashSet<&'static str, FxBuild>> = OnceLock::new();
+fn default_stopwords() -> &'static FxHashSet<&'static str> {
+    static SET: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
     SET.get_or_init(|| DEFAULT_STOPWORDS.lines().map(str::trim).filter(|l| !l.is_empty()).collect())
 }
 

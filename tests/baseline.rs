@@ -268,7 +268,7 @@ fn an_incompatible_baseline_is_refused_unless_allowed() {
 }
 
 #[test]
-fn pinning_refuses_a_failing_run_and_is_atomic() {
+fn pinning_refuses_a_failing_run_and_is_reproducible() {
     let dir = example();
     let baseline = dir.path().join("reports/baseline.json");
     let before = std::fs::read(&baseline).unwrap();
@@ -277,15 +277,6 @@ fn pinning_refuses_a_failing_run_and_is_atomic() {
     let out = expect(run(dir.path(), &["baseline"], OFF), 1, "a failing run is not pinned");
     assert!(out.stdout.contains("not pinned: the run fails the gate's absolute rules"), "{}", out.stdout);
     assert_eq!(std::fs::read(&baseline).unwrap(), before, "the baseline is untouched");
-
-    // Killed between writing the temporary file and the rename.
-    let out = run(
-        dir.path(),
-        &["baseline", "--allow-failing"],
-        &[("MNEME_GATE_GIT", "off"), ("MNEME_GATE_TEST_INTERRUPT_PIN", "1")],
-    );
-    assert_ne!(out.code, Some(0), "the pin was interrupted");
-    assert_eq!(std::fs::read(&baseline).unwrap(), before, "an interrupted pin leaves the old baseline whole");
 
     let out = expect(run(dir.path(), &["baseline", "--allow-failing"], OFF), 0, "pinned anyway");
     assert!(out.stdout.contains("changes against the baseline it replaces"), "{}", out.stdout);
@@ -302,6 +293,116 @@ fn pinning_refuses_a_failing_run_and_is_atomic() {
     let first = std::fs::read(&baseline).unwrap();
     expect(run(dir.path(), &["baseline", "--allow-failing"], OFF), 0, "pinned again");
     assert_eq!(std::fs::read(&baseline).unwrap(), first);
+}
+
+/// Kills `mneme-gate baseline` (SIGKILL on Unix, as a cancelled CI job
+/// would) at several moments of a pin over an existing baseline: the file is
+/// always the old baseline or the new one, whole, never a part of either.
+#[test]
+fn a_killed_pin_leaves_the_old_or_the_new_baseline_whole() {
+    use std::process::Stdio;
+    use std::time::Instant;
+
+    // The bundled example, its suite copied nine times more under other ids:
+    // 510 scenarios, a baseline of about a megabyte.
+    let dir = example();
+    let suite = dir.path().join("scenarios");
+    for n in 1..=9 {
+        let copy = suite.join(format!("copy{n}"));
+        copy_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"), &copy);
+        for entry in std::fs::read_dir(&copy).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "yaml") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let renamed: String =
+                    text.lines()
+                        .map(|l| {
+                            if l.trim_start().starts_with("- id: ") {
+                                format!("{l}-copy{n}\n")
+                            } else {
+                                format!("{l}\n")
+                            }
+                        })
+                        .collect();
+                std::fs::write(&path, renamed).unwrap();
+            }
+        }
+    }
+    let pin = |out: &str, k: &str| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
+        cmd.args(["baseline", "--allow-failing"])
+            .args(["--k", k, "--out", out])
+            .current_dir(dir.path())
+            .env("MNEME_GATE_GIT", "off")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        cmd
+    };
+    // The old baseline (k 3) and the new one (k 2), each pinned whole.
+    assert!(pin("reports/baseline.json", "3").status().unwrap().success());
+    let baseline = dir.path().join("reports/baseline.json");
+    let old = std::fs::read(&baseline).unwrap();
+    let started = Instant::now();
+    assert!(pin("new.json", "2").status().unwrap().success());
+    let took = started.elapsed();
+    let new = std::fs::read(dir.path().join("new.json")).unwrap();
+    assert_ne!(old, new);
+    assert!(old.len() > 500_000 && new.len() > 500_000, "large enough that a torn write would show");
+
+    // What the folder holds: names, and the baseline's size and time.
+    let reports = baseline.parent().unwrap().to_path_buf();
+    let state = || {
+        let mut names: Vec<String> = std::fs::read_dir(&reports)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        let meta = std::fs::metadata(&baseline).ok().map(|m| (m.len(), m.modified().ok()));
+        (names, meta)
+    };
+    // Kill at fixed moments of the run (percent of an uninterrupted pin),
+    // and (None) at the first sign of writing: a new file in the folder or
+    // the baseline touched, which is where a torn write would happen.
+    let moments = [Some(20), Some(60), Some(90), None, Some(100), None, Some(110), None];
+    let (mut kept_old, mut got_new) = (0, 0);
+    for moment in moments {
+        let before = state();
+        let mut child = pin("reports/baseline.json", "2").spawn().unwrap();
+        match moment {
+            Some(percent) => std::thread::sleep(took * percent / 100),
+            None => {
+                let deadline = Instant::now() + took * 3;
+                while state() == before && Instant::now() < deadline && child.try_wait().unwrap().is_none() {
+                    std::thread::yield_now();
+                }
+            }
+        }
+        let _ = child.kill(); // SIGKILL; it may have finished already
+        child.wait().unwrap();
+        let when = moment.map_or("at the first write".to_string(), |p| format!("at {p}%"));
+        let now = std::fs::read(&baseline).unwrap();
+        let parses = serde_json::from_slice::<serde_json::Value>(&now).is_ok();
+        assert!(parses, "killed {when}: the baseline is not JSON ({} bytes)", now.len());
+        if now == old {
+            kept_old += 1;
+        } else {
+            assert!(now == new, "killed {when}: the baseline is neither the old one nor the new one");
+            got_new += 1;
+            std::fs::write(&baseline, &old).unwrap();
+        }
+        // A killed writer may leave its own temporary file, named after the
+        // target; nothing else appears.
+        for name in state().0 {
+            assert!(
+                name == "baseline.json" || (name.starts_with(".baseline.json.") && name.ends_with(".tmp")),
+                "{name}"
+            );
+        }
+    }
+    // A pin that is left to finish replaces the baseline.
+    assert!(pin("reports/baseline.json", "2").status().unwrap().success());
+    assert_eq!(std::fs::read(&baseline).unwrap(), new);
+    assert!(kept_old > 0, "no kill came before the pin was written ({got_new} pin(s) finished first)");
 }
 
 /// A repository with the example on `main` and a `feature` branch.
@@ -373,6 +474,14 @@ fn baseline_ref_and_memory_ref_read_the_base_revision() {
     // A revision that does not exist.
     let out = expect(run(dir.path(), &["run", "--quiet", "--baseline-ref", "no-such-branch"], &[]), 2, "unknown rev");
     assert!(out.stderr.contains("revision `no-such-branch` is not in this repository"), "{}", out.stderr);
+    // A revision that names a file, not a commit: said in the user's words.
+    let out = expect(run(dir.path(), &["run", "--quiet", "--baseline-ref", "main:mneme-gate.yaml"], &[]), 2, "a blob");
+    assert!(
+        out.stderr.contains("revision `main:mneme-gate.yaml` names a blob (a file), not a commit"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("peeled"), "{}", out.stderr);
 }
 
 #[test]

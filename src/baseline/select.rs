@@ -12,8 +12,9 @@ this module only decides.
 
 use std::path::Path;
 
-use super::{compare, pinned, BaselineChange, BaselineError, BaselineSource};
+use super::{compare, pinned, BaselineError};
 use crate::gate::GateSettings;
+use crate::report::comparison::{BaselineChange, BaselineSource};
 use crate::report::Report;
 
 /// The baseline as it is at a git revision.

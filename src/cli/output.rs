@@ -41,8 +41,18 @@ pub(crate) fn file(path: &Path, text: &str) -> Result<(), Error> {
             let mut f = std::fs::OpenOptions::new().write(true).open(path).map_err(err)?;
             f.write_all(text.as_bytes()).and_then(|_| f.flush()).map_err(err)
         }
-        _ => crate::baseline::write_atomically(path, text).map_err(err),
+        _ => crate::atomic::write_atomically(path, text.as_bytes()).map_err(err),
     }
+}
+
+/// Writes a baseline atomically. Unlike a report, it is read back by later
+/// runs, so a target that is not a regular file (a folder, a pipe, a
+/// device) is refused as an input error rather than written through.
+pub(crate) fn baseline(path: &Path, text: &str) -> Result<(), Error> {
+    crate::atomic::write_atomically(path, text.as_bytes()).map_err(|source| match source.kind() {
+        std::io::ErrorKind::InvalidInput => Error::Usage(format!("cannot pin the baseline: {source}")),
+        _ => Error::Write { path: Some(path.to_path_buf()), source },
+    })
 }
 
 /// Writes a report to its destination.

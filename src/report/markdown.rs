@@ -7,8 +7,8 @@
 //! severe first, since they are listed worst first) and a note says how many
 //! were left out and that the JSON report has them all.
 
+use super::comparison::{Comparison, Movement};
 use super::{figure, score, Report, ScenarioReport};
-use crate::baseline::{Comparison, Movement};
 use crate::gate::RuleMode;
 use crate::verdict::Verdict;
 

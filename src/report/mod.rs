@@ -14,6 +14,7 @@ number of threads.
 */
 
 pub mod annotations;
+pub mod comparison;
 pub mod context;
 pub mod explain;
 pub mod json;
@@ -31,7 +32,7 @@ use sha2::{Digest, Sha256};
 
 use std::collections::BTreeMap;
 
-use crate::baseline::{Comparison, MemoryDiff};
+use self::comparison::{Comparison, MemoryDiff};
 use crate::context::{render_entries, Entry};
 use crate::gate::GateOutcome;
 use crate::metrics::{ScenarioMetrics, SuiteMetrics, METRICS_VERSION};
@@ -40,6 +41,9 @@ use crate::retrieval::Index;
 use crate::run::{RunResult, ScenarioRun};
 use crate::scenarios::{ResponseRef, Scenario, SuiteFormat};
 use crate::verdict::Verdict;
+
+// Defined beside the pipeline, where it is read from the repository.
+pub use crate::git::GitInfo;
 
 /// The schema name written in every report.
 pub const REPORT_SCHEMA: &str = "mneme-gate.report/v1";
@@ -87,17 +91,6 @@ pub struct DecisionSnapshot {
     pub constraint: Vec<String>,
     pub anti_patterns: Vec<String>,
     pub tags: Vec<String>,
-}
-
-/// Where in git a run was made.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct GitInfo {
-    /// The full commit id of HEAD.
-    pub commit: String,
-    /// The branch HEAD is on; absent when HEAD is detached.
-    pub branch: Option<String>,
-    /// Tracked files differ from HEAD (untracked files do not count).
-    pub dirty: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

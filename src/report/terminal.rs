@@ -8,8 +8,8 @@
 
 use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 
+use super::comparison::{Comparison, MemoryDiff, Movement};
 use super::{figure, score, Report, ScenarioReport};
-use crate::baseline::{Comparison, MemoryDiff, Movement};
 use crate::gate::{GateOutcome, RuleMode};
 use crate::verdict::Verdict;
 

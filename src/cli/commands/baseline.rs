@@ -45,7 +45,7 @@ pub(crate) fn execute(s: PinSettings) -> Result<i32, Error> {
             let _ = writeln!(text, "replaces an unreadable baseline: {e}");
         }
     }
-    output::file(&s.out, &report::json::render(&new))?;
+    output::baseline(&s.out, &report::json::render(&new))?;
     let m = &new.summary;
     let _ = writeln!(
         text,

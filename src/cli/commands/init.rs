@@ -51,7 +51,7 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
         };
         let run = suite::run(&settings::suite(&config, &no_flags, &[])?, true)?;
         let pinned = crate::baseline::pinned(&run.report);
-        output::file(Path::new(BASELINE), &crate::report::json::render(&pinned))?;
+        output::baseline(Path::new(BASELINE), &crate::report::json::render(&pinned))?;
         wrote += 1;
         let gate = if pinned.gate.passed { "passed" } else { "FAILED: see `mneme-gate run`" };
         let _ = writeln!(text, "pinned      {BASELINE} ({} scenario(s), gate {gate})", pinned.summary.total);

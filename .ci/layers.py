@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""No module imports one above it in the pipeline.
+
+The order below is the pipeline of src/lib.rs (leaves first, the command line
+last). A module may import only modules before it; an upward import is a
+cycle waiting to happen. Comments are ignored, test code counts, and both
+`crate::x` and `crate::{x, y}` are read.
+
+    python3 .ci/layers.py [REPO_ROOT]
+"""
+#!/usr/bin/env python3
+"""Checks that every `crate::X` a module names points down the pipeline.
+
+The order (src/lib.rs): leaves beside the pipeline first, then
+memory -> retrieval -> context -> scenarios -> verdict -> metrics -> run ->
+gate -> report -> baseline, then the modules beside it that gather stages
+(config, init, error) and finally cli. A module may name only modules
+strictly before it (or itself). Comments and doc comments are ignored;
+test code counts like any other code.
+"""
+import pathlib, re, sys
+
+ORDER = [
+    # leaves beside the pipeline: they import nothing from the crate
+    "describe", "atomic", "json", "profile", "tokenize", "synth", "git",
+    # the pipeline
+    "memory", "retrieval", "context", "scenarios", "verdict", "metrics",
+    "run", "gate", "report", "baseline",
+    # beside it, gathering stages
+    "config", "init", "error",
+    # the only module that prints
+    "cli",
+]
+RANK = {m: i for i, m in enumerate(ORDER)}
+root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".") / "src"
+
+def strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)   # block and /*! */ docs
+    text = re.sub(r"//[^\n]*", "", text)                  # line, /// and //! docs
+    return text
+
+bad = 0
+for path in sorted(root.rglob("*.rs")):
+    rel = path.relative_to(root)
+    if rel.name in ("lib.rs", "main.rs"):
+        continue
+    module = rel.parts[0].removesuffix(".rs")
+    if module not in RANK:
+        print(f"{rel}: module `{module}` is not in the order; add it"); bad += 1; continue
+    code = strip_comments(path.read_text())
+    # crate::x and crate::{x, y::z}
+    names = set(re.findall(r"\bcrate::([a-z_][a-z0-9_]*)", code))
+    for group in re.findall(r"\bcrate::\{([^}]*)\}", code):
+        names |= set(re.findall(r"(?:^|,)\s*([a-z_][a-z0-9_]*)", group))
+    for name in sorted(names):
+        if name not in RANK:
+            print(f"{rel}: crate::{name} is not a module in the order"); bad += 1
+        elif RANK[name] > RANK[module]:
+            print(f"{rel}: imports crate::{name}, which comes after `{module}`"); bad += 1
+print(f"{bad} upward import(s) in {len(list(root.rglob('*.rs')))} files; order: {' -> '.join(ORDER)}")
+sys.exit(1 if bad else 0)

@@ -1,0 +1,275 @@
+//! Suite figures: Layer 1 means over governed scenarios, the ungoverned
+//! injection rate and verdict counts, summed in an order that does not
+//! depend on the order the scenarios arrive in.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{ScenarioMetrics, VERDICT_NAMES};
+
+/// What [`SuiteMetrics::aggregate`] needs to know about one scenario.
+///
+/// Implemented for `(category, &ScenarioMetrics, verdict_name)` tuples and for
+/// [`ScenarioOutcome`]; the verdict module can implement it for its own type.
+pub trait Outcome {
+    /// The scenario's category.
+    fn category(&self) -> &str;
+    /// The scenario's Layer 1 figures.
+    fn metrics(&self) -> &ScenarioMetrics;
+    /// One of [`VERDICT_NAMES`].
+    fn verdict_name(&self) -> &str;
+    /// Whether Layer 2 judged a governed response for this scenario.
+    ///
+    /// The default infers it from the verdict: only Layer 2 can give `FAIL`
+    /// or `WEAK`, but a `PASS`, `WEAK_RETRIEVAL` or `MALFORMED` may or may not
+    /// have involved it, so implement this when the answer is known.
+    fn layer2_evaluated(&self) -> bool {
+        matches!(self.verdict_name(), "FAIL" | "WEAK")
+    }
+}
+
+impl Outcome for (&str, &ScenarioMetrics, &str) {
+    fn category(&self) -> &str {
+        self.0
+    }
+    fn metrics(&self) -> &ScenarioMetrics {
+        self.1
+    }
+    fn verdict_name(&self) -> &str {
+        self.2
+    }
+}
+
+/// One scenario as [`SuiteMetrics::aggregate`] sees it, with Layer 2 stated.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScenarioOutcome<'a> {
+    /// The scenario's category.
+    pub category: &'a str,
+    /// The scenario's Layer 1 figures.
+    pub metrics: &'a ScenarioMetrics,
+    /// One of [`VERDICT_NAMES`].
+    pub verdict: &'a str,
+    /// Whether Layer 2 judged a governed response.
+    pub layer2: bool,
+}
+
+impl Outcome for ScenarioOutcome<'_> {
+    fn category(&self) -> &str {
+        self.category
+    }
+    fn metrics(&self) -> &ScenarioMetrics {
+        self.metrics
+    }
+    fn verdict_name(&self) -> &str {
+        self.verdict
+    }
+    fn layer2_evaluated(&self) -> bool {
+        self.layer2
+    }
+}
+
+impl<T: Outcome + ?Sized> Outcome for &T {
+    fn category(&self) -> &str {
+        (**self).category()
+    }
+    fn metrics(&self) -> &ScenarioMetrics {
+        (**self).metrics()
+    }
+    fn verdict_name(&self) -> &str {
+        (**self).verdict_name()
+    }
+    fn layer2_evaluated(&self) -> bool {
+        (**self).layer2_evaluated()
+    }
+}
+
+/// Verdict counts of a suite or of one category.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct VerdictCounts {
+    /// Scenarios counted.
+    pub total: usize,
+    pub pass: usize,
+    pub fail: usize,
+    pub weak: usize,
+    pub weak_retrieval: usize,
+    pub malformed: usize,
+}
+
+impl VerdictCounts {
+    /// Counts one verdict.
+    ///
+    /// # Panics
+    ///
+    /// When `verdict` is not one of [`VERDICT_NAMES`]: that is a bug in the
+    /// caller, not something a user can cause.
+    pub fn add(&mut self, verdict: &str) {
+        let slot = match verdict {
+            "PASS" => &mut self.pass,
+            "FAIL" => &mut self.fail,
+            "WEAK" => &mut self.weak,
+            "WEAK_RETRIEVAL" => &mut self.weak_retrieval,
+            "MALFORMED" => &mut self.malformed,
+            other => panic!("unknown verdict name {other:?}; expected one of {VERDICT_NAMES:?}"),
+        };
+        *slot += 1;
+        self.total += 1;
+    }
+
+    /// `pass / (pass + fail)`, 0 when both are 0 (Mneme's convention: WEAK,
+    /// WEAK_RETRIEVAL and MALFORMED are not in the denominator).
+    pub fn pass_rate(&self) -> f64 {
+        let judged = self.pass + self.fail;
+        if judged == 0 {
+            0.0
+        } else {
+            self.pass as f64 / judged as f64
+        }
+    }
+}
+
+/// Suite figures: Layer 1 means over governed scenarios, the ungoverned
+/// injection rate, and verdict counts over all scenarios.
+///
+/// A mean over zero scenarios is `None` and serialises as `null`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct SuiteMetrics {
+    /// Scenarios in the suite.
+    pub total: usize,
+    /// Scenarios with a non-empty `E`.
+    pub governed: usize,
+    /// Scenarios with an empty `E`.
+    pub ungoverned: usize,
+    pub mean_recall_at_k: Option<f64>,
+    pub mean_recall_at_1: Option<f64>,
+    pub mean_precision_at_k: Option<f64>,
+    /// Mean reciprocal rank.
+    pub mrr: Option<f64>,
+    pub mean_ndcg_at_k: Option<f64>,
+    /// Share of governed scenarios with an irrelevant injection.
+    pub irrelevant_injection_rate: Option<f64>,
+    /// Share of ungoverned scenarios with an injection outside `A`.
+    pub ungoverned_injection_rate: Option<f64>,
+    pub pass: usize,
+    pub fail: usize,
+    pub weak: usize,
+    pub weak_retrieval: usize,
+    pub malformed: usize,
+    /// `pass / (pass + fail)`, 0 when both are 0.
+    pub pass_rate: f64,
+    /// Whether Layer 2 judged at least one governed response; the gate's
+    /// `pass_rate` rule applies only then.
+    pub layer2_evaluated: bool,
+    /// Verdict counts per category, in category order.
+    pub by_category: BTreeMap<String, VerdictCounts>,
+}
+
+impl SuiteMetrics {
+    /// Aggregates the scenarios of a suite.
+    ///
+    /// Pass them sorted by id. The result does not depend on their order (the
+    /// means sum sorted values), nor on how they were computed in parallel.
+    ///
+    /// # Panics
+    ///
+    /// When a verdict name is not one of [`VERDICT_NAMES`].
+    pub fn aggregate<I>(scenarios: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Outcome,
+    {
+        let mut counts = VerdictCounts::default();
+        let mut by_category: BTreeMap<String, VerdictCounts> = BTreeMap::new();
+        let mut layer2_evaluated = false;
+        let mut recall_at_k = Vec::new();
+        let mut recall_at_1 = Vec::new();
+        let mut precision_at_k = Vec::new();
+        let mut reciprocal_rank = Vec::new();
+        let mut ndcg_at_k = Vec::new();
+        let mut irrelevant = Vec::new();
+        let mut ungoverned = Vec::new();
+
+        for outcome in scenarios {
+            let verdict = outcome.verdict_name();
+            counts.add(verdict);
+            match by_category.get_mut(outcome.category()) {
+                Some(c) => c.add(verdict),
+                None => {
+                    let mut c = VerdictCounts::default();
+                    c.add(verdict);
+                    by_category.insert(outcome.category().to_string(), c);
+                }
+            }
+            layer2_evaluated |= outcome.layer2_evaluated();
+
+            let m = outcome.metrics();
+            if let Some(flag) = m.ungoverned_injection {
+                ungoverned.push(indicator(flag));
+            }
+            // A governed scenario has every governed figure; reading them
+            // together keeps all means over the same scenarios.
+            if let (Some(rk), Some(r1), Some(p), Some(rr), Some(n), Some(irr)) =
+                (m.recall_at_k, m.recall_at_1, m.precision_at_k, m.reciprocal_rank, m.ndcg_at_k, m.irrelevant_injection)
+            {
+                recall_at_k.push(rk);
+                recall_at_1.push(r1);
+                precision_at_k.push(p);
+                reciprocal_rank.push(rr);
+                ndcg_at_k.push(n);
+                irrelevant.push(indicator(irr));
+            }
+        }
+
+        SuiteMetrics {
+            total: counts.total,
+            governed: recall_at_k.len(),
+            ungoverned: ungoverned.len(),
+            mean_recall_at_k: mean(recall_at_k),
+            mean_recall_at_1: mean(recall_at_1),
+            mean_precision_at_k: mean(precision_at_k),
+            mrr: mean(reciprocal_rank),
+            mean_ndcg_at_k: mean(ndcg_at_k),
+            irrelevant_injection_rate: mean(irrelevant),
+            ungoverned_injection_rate: mean(ungoverned),
+            pass: counts.pass,
+            fail: counts.fail,
+            weak: counts.weak,
+            weak_retrieval: counts.weak_retrieval,
+            malformed: counts.malformed,
+            pass_rate: counts.pass_rate(),
+            layer2_evaluated,
+            by_category,
+        }
+    }
+
+    /// The suite's verdict counts as one value.
+    pub fn counts(&self) -> VerdictCounts {
+        VerdictCounts {
+            total: self.total,
+            pass: self.pass,
+            fail: self.fail,
+            weak: self.weak,
+            weak_retrieval: self.weak_retrieval,
+            malformed: self.malformed,
+        }
+    }
+}
+
+fn indicator(flag: bool) -> f64 {
+    if flag {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+/// The arithmetic mean, summed in ascending order so that the bits do not
+/// depend on the order the values arrived in; `None` for no values.
+fn mean(mut values: Vec<f64>) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_unstable_by(f64::total_cmp);
+    let sum: f64 = values.iter().sum();
+    Some(sum / values.len() as f64)
+}

@@ -1,0 +1,287 @@
+//! Building an index: every field of every pool decision tokenised and
+//! interned once, postings and tag token sets laid out flat (CSR), and the
+//! scope globs gathered (see [`Index::build`] and [`Index::build_for_query`]).
+
+use rustc_hash::FxHashMap;
+
+use super::scope::{glob_set_of, LiteralFilter, Scopes};
+use super::{for_each_field_text, Index, Query, TagEntry};
+use crate::memory::{Decision, Memory};
+use crate::profile::{Field, Profile};
+use crate::tokenize::{normalise_path, Tokenizer};
+
+impl Index {
+    /// Builds the index of a loaded memory under `profile` (whose family
+    /// must be the one the memory was loaded with). Every scope glob is
+    /// compiled into one `GlobSet` here, once, for any number of queries.
+    pub fn build(memory: Memory, profile: Profile) -> Index {
+        Index::build_with(memory, profile, None)
+    }
+
+    /// [`Index::build`] for an index that answers one known query (the
+    /// `context` editor hook), where per-corpus work for every possible query
+    /// would cost far more than the query itself:
+    ///
+    /// - only the query's tokens are interned: a field keeps its tokens that
+    ///   are in the query, which are all a score counts, and a tag holding a
+    ///   token outside the query is left out, since its boost needs all of
+    ///   its tokens in the query;
+    /// - scope globs are matched for the query's path only (see `Scopes`)
+    ///   instead of compiling every distinct glob into one `GlobSet`.
+    ///
+    /// [`Index::retrieve`] of that query is exactly what the full index
+    /// gives. Any other query, and [`Index::explain`], panic.
+    pub fn build_for_query(memory: Memory, profile: Profile, query: Query<'_>) -> Index {
+        Index::build_with(memory, profile, Some(query))
+    }
+
+    fn build_with(memory: Memory, profile: Profile, only: Option<Query<'_>>) -> Index {
+        debug_assert_eq!(memory.family, profile.family);
+        let tokenizer = Tokenizer::new(profile.family, profile.min_token_len, profile.stem);
+        let n = memory.pool.len();
+        let mut index = Index {
+            tokenizer,
+            decisions: Vec::new(),
+            excluded: memory.excluded,
+            vocab: FxHashMap::default(),
+            words: Vec::new(),
+            field_tokens: Vec::new(),
+            field_start: Vec::with_capacity(Field::ALL.len() * n + 1),
+            postings: Vec::new(),
+            posting_start: Vec::new(),
+            tags: Vec::new(),
+            tag_tokens: Vec::new(),
+            tag_postings: Vec::new(),
+            tag_posting_start: Vec::new(),
+            scopes: Scopes { set: None, owner: Vec::new(), globs: Vec::new(), filters: Vec::new() },
+            has_scope: Vec::with_capacity(n),
+            only: None,
+            only_lengths: 0,
+            profile,
+        };
+        index.field_start.push(0);
+        if let Some(q) = only {
+            let mut tokens = Vec::new();
+            index.tokenize_into(q.task, &mut tokens);
+            if let Some(path) = q.file.map(normalise_path).filter(|p| !p.is_empty()) {
+                index.tokenize_into(&path, &mut tokens);
+            }
+            index.only = Some((q.task.into(), q.file.map(Box::from)));
+            index.only_lengths = index.words.iter().fold(0, |mask, w| mask | 1 << w.len().min(63));
+        }
+        let weights = Field::ALL.map(|field| index.profile.weights.of(field).0);
+        // Many decisions share a glob (`services/payments/**`): keep each
+        // distinct pattern once.
+        let mut glob_ids: FxHashMap<&str, usize> = FxHashMap::default();
+        let mut pairs: Vec<(u32, i64)> = Vec::new();
+        // (token, decision, Σ weight) and (token, tag), in decision order.
+        let mut post: Vec<(u32, u32, i64)> = Vec::new();
+        let mut tag_post: Vec<(u32, u32)> = Vec::new();
+        let mut buf: Vec<u32> = Vec::new();
+        // Restricted to one query, the vocabulary is fixed, so every
+        // decision's fields and tags are tokenised in parallel first (the
+        // bulk of the work); the index is then assembled in pool order.
+        let frozen: Option<Vec<FrozenTokens>> = index.only.as_ref().map(|_| {
+            use rayon::prelude::*;
+            let (tokenizer, vocab, lengths) = (&index.tokenizer, &index.vocab, index.only_lengths);
+            memory.pool.par_iter().map(|decision| FrozenTokens::of(tokenizer, vocab, lengths, decision)).collect()
+        });
+        for (d, decision) in memory.pool.iter().enumerate() {
+            let d32 = d as u32;
+            pairs.clear();
+            for (f, field) in Field::ALL.into_iter().enumerate() {
+                buf.clear();
+                match &frozen {
+                    Some(pre) => buf.extend_from_slice(&pre[d].fields[f]),
+                    None => {
+                        for_each_field_text(decision, field, |text| {
+                            index.tokenize_into(text, &mut buf);
+                        });
+                        buf.sort_unstable();
+                        buf.dedup();
+                    }
+                }
+                index.field_tokens.extend_from_slice(&buf);
+                index.field_start.push(index.field_tokens.len() as u32);
+                pairs.extend(buf.iter().map(|&t| (t, weights[f])));
+            }
+            pairs.sort_unstable_by_key(|p| p.0);
+            let mut i = 0;
+            while i < pairs.len() {
+                let token = pairs[i].0;
+                let mut sum = 0;
+                while i < pairs.len() && pairs[i].0 == token {
+                    sum += pairs[i].1;
+                    i += 1;
+                }
+                post.push((token, d32, sum));
+            }
+            for (position, tag) in decision.tags.iter().enumerate() {
+                buf.clear();
+                let complete = match &frozen {
+                    Some(pre) => match &pre[d].tags[position] {
+                        Some(tokens) => {
+                            buf.extend_from_slice(tokens);
+                            true
+                        }
+                        None => false,
+                    },
+                    None => index.tokenize_into(tag, &mut buf),
+                };
+                if !complete {
+                    // Restricted to one query, the tag has a token outside it.
+                    continue;
+                }
+                buf.sort_unstable();
+                buf.dedup();
+                if buf.is_empty() {
+                    continue;
+                }
+                let tag_id = index.tags.len() as u32;
+                tag_post.extend(buf.iter().map(|&t| (t, tag_id)));
+                index.tags.push(TagEntry {
+                    decision: d32,
+                    position: position as u32,
+                    start: index.tag_tokens.len() as u32,
+                    len: buf.len() as u32,
+                });
+                index.tag_tokens.extend_from_slice(&buf);
+            }
+            for glob in &decision.globs {
+                let scopes = &mut index.scopes;
+                let id = *glob_ids.entry(glob.glob()).or_insert_with(|| {
+                    scopes.owner.push(Vec::new());
+                    scopes.globs.push(glob.clone());
+                    scopes.filters.push(LiteralFilter::new(glob.glob()));
+                    scopes.owner.len() - 1
+                });
+                if scopes.owner[id].last() != Some(&d32) {
+                    scopes.owner[id].push(d32);
+                }
+            }
+            index.has_scope.push(!decision.globs.is_empty());
+        }
+        let tokens = index.words.len();
+        (index.posting_start, index.postings) = csr(tokens, &post, |p| p.0, |p| (p.1, p.2));
+        (index.tag_posting_start, index.tag_postings) = csr(tokens, &tag_post, |p| p.0, |p| p.1);
+        if only.is_none() {
+            index.scopes.set = Some(glob_set_of(index.scopes.globs.iter()));
+        }
+        index.decisions = memory.pool;
+        index
+    }
+
+    /// Appends the token ids of `text` to `out`, interning new tokens; once
+    /// restricted to one query, only the query's tokens are kept. Returns
+    /// false when a token was left out.
+    fn tokenize_into(&mut self, text: &str, out: &mut Vec<u32>) -> bool {
+        let Index { tokenizer, vocab, words, only, only_lengths, .. } = self;
+        if only.is_some() {
+            return tokenize_frozen(tokenizer, vocab, *only_lengths, text, out);
+        }
+        let all = true;
+        tokenizer.each_token(text, &mut |token| match vocab.get(token) {
+            Some(&id) => out.push(id),
+            None => {
+                let id = words.len() as u32;
+                vocab.insert(token.into(), id);
+                words.push(token.into());
+                out.push(id);
+            }
+        });
+        all
+    }
+}
+
+/// Appends the ids of `text`'s tokens that are in the fixed vocabulary of a
+/// one-query index; returns false when a token was left out.
+fn tokenize_frozen(
+    tokenizer: &Tokenizer,
+    vocab: &FxHashMap<Box<str>, u32>,
+    only_lengths: u64,
+    text: &str,
+    out: &mut Vec<u32>,
+) -> bool {
+    let mut all = true;
+    if !tokenizer.stems() {
+        // Unstemmed, a query token is its own run and passed the filters,
+        // so runs are looked up first (most fail on length alone) and the
+        // filters only run to tell a left-out token from a non-token.
+        tokenizer.each_run(text, &mut |run| {
+            let id = if only_lengths >> run.len().min(63) & 1 == 1 { vocab.get(run) } else { None };
+            match id {
+                Some(&id) => out.push(id),
+                None => {
+                    if all && tokenizer.keeps(run) {
+                        all = false;
+                    }
+                }
+            }
+        });
+        return all;
+    }
+    tokenizer.each_token(text, &mut |token| match vocab.get(token) {
+        Some(&id) => out.push(id),
+        None => all = false,
+    });
+    all
+}
+
+/// One decision's token ids under a one-query index: per field (sorted,
+/// distinct) and per tag (`None` when the tag has a token outside the query).
+struct FrozenTokens {
+    fields: [Vec<u32>; 5],
+    tags: Vec<Option<Vec<u32>>>,
+}
+
+impl FrozenTokens {
+    fn of(tokenizer: &Tokenizer, vocab: &FxHashMap<Box<str>, u32>, lengths: u64, d: &Decision) -> Self {
+        let fields = Field::ALL.map(|field| {
+            let mut buf = Vec::new();
+            for_each_field_text(d, field, |text| {
+                tokenize_frozen(tokenizer, vocab, lengths, text, &mut buf);
+            });
+            buf.sort_unstable();
+            buf.dedup();
+            buf
+        });
+        let tags = d
+            .tags
+            .iter()
+            .map(|tag| {
+                let mut buf = Vec::new();
+                tokenize_frozen(tokenizer, vocab, lengths, tag, &mut buf).then(|| {
+                    buf.sort_unstable();
+                    buf.dedup();
+                    buf
+                })
+            })
+            .collect();
+        FrozenTokens { fields, tags }
+    }
+}
+
+/// Groups `items` by key (`0..keys`) keeping their order within a key:
+/// compressed rows, `start[k]..start[k + 1]` being key `k`'s values.
+fn csr<T, V: Copy + Default>(
+    keys: usize,
+    items: &[T],
+    key: impl Fn(&T) -> u32,
+    value: impl Fn(&T) -> V,
+) -> (Vec<u32>, Vec<V>) {
+    let mut start = vec![0u32; keys + 1];
+    for item in items {
+        start[key(item) as usize + 1] += 1;
+    }
+    for k in 0..keys {
+        start[k + 1] += start[k];
+    }
+    let mut next = start.clone();
+    let mut values = vec![V::default(); items.len()];
+    for item in items {
+        let k = key(item) as usize;
+        values[next[k] as usize] = value(item);
+        next[k] += 1;
+    }
+    (start, values)
+}

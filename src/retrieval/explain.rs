@@ -1,0 +1,194 @@
+//! Explaining a query record by record (spec §7), from the same stored
+//! token sets the ranking uses, so an explanation never disagrees with it.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::{Index, Query, Scratch};
+use crate::profile::{Family, Field, Milli, Profile};
+use crate::tokenize::normalise_path;
+
+impl Index {
+    /// Explains one query record by record (spec §7).
+    pub fn explain(&self, query: Query<'_>) -> Explanation {
+        assert!(self.only.is_none(), "an index built for one query cannot explain");
+        let path = query.file.map(normalise_path).filter(|p| !p.is_empty());
+        // The globs that match, from the same set retrieval uses.
+        let matched_globs: Vec<&str> = match &path {
+            Some(p) => {
+                let mut m = Vec::new();
+                self.scopes.matches_into(p.as_str(), &mut m);
+                m.iter().map(|&g| self.scopes.globs[g].glob()).collect()
+            }
+            None => Vec::new(),
+        };
+        let mut scratch = Scratch::default();
+        // One full ranking (every candidate above min_score) tells `beyond_k`
+        // apart from `below_min_score`; its first k are the retrieval.
+        let full = self.retrieve_with(query, usize::MAX, &mut scratch);
+        let mut retrieval = full.clone();
+        retrieval.hits.truncate(self.profile.k);
+        let mut all_tokens: Vec<String> = self.tokenizer.tokens(query.task);
+        if let Some(p) = &path {
+            all_tokens.extend(self.tokenizer.tokens(p));
+        }
+        all_tokens.sort();
+        all_tokens.dedup();
+        let mut q: Vec<u32> = all_tokens.iter().filter_map(|t| self.vocab.get(t.as_str()).copied()).collect();
+        q.sort_unstable();
+        let in_q = |t: &u32| q.binary_search(t).is_ok();
+
+        let rank_of: HashMap<usize, usize> = full.hits.iter().enumerate().map(|(i, h)| (h.pool, i + 1)).collect();
+        let retrieved: HashMap<usize, usize> =
+            retrieval.hits.iter().enumerate().map(|(i, h)| (h.pool, i + 1)).collect();
+
+        let mut records = Vec::with_capacity(self.decisions.len() + self.excluded.len());
+        for (d, decision) in self.decisions.iter().enumerate() {
+            let scope = match &path {
+                _ if !self.has_scope[d] => ScopeCheck::Unscoped,
+                None => ScopeCheck::NoPath,
+                Some(_) => match decision.globs.iter().position(|g| matched_globs.contains(&g.glob())) {
+                    Some(i) => ScopeCheck::Matched { glob: decision.paths[i].clone() },
+                    None => ScopeCheck::OutOfScope,
+                },
+            };
+            let mut fields = Vec::new();
+            let mut total = 0i64;
+            for (f, field) in Field::ALL.iter().enumerate() {
+                let matched: Vec<String> =
+                    self.field(d, f).iter().filter(|t| in_q(t)).map(|&t| self.words[t as usize].to_string()).collect();
+                let weight = self.profile.weights.of(*field);
+                let contribution = Milli(weight.0 * matched.len() as i64);
+                total += contribution.0;
+                if !matched.is_empty() {
+                    fields.push(FieldMatch {
+                        field: *field,
+                        count: matched.len(),
+                        weight,
+                        contribution,
+                        tokens: sorted(matched),
+                    });
+                }
+            }
+            let tag_hits: Vec<String> = self
+                .tags
+                .iter()
+                .filter(|t| t.decision as usize == d && self.tag_entry_tokens(t).iter().all(in_q))
+                .map(|t| decision.tags[t.position as usize].clone())
+                .collect();
+            let tag_boost = Milli(self.profile.tag_boost.0 * tag_hits.len() as i64);
+            total += tag_boost.0;
+            let mut score = Milli(total);
+            if retrieval.empty_query && self.profile.family == Family::Mneme {
+                score = Milli(1000);
+            }
+            let rank = retrieved.get(&d).copied();
+            let reason = if rank.is_some() {
+                None
+            } else if scope == ScopeCheck::OutOfScope {
+                Some("out_of_scope")
+            } else if rank_of.contains_key(&d) || (retrieval.empty_query && self.profile.family == Family::Mneme) {
+                Some("beyond_k")
+            } else {
+                Some("below_min_score")
+            };
+            records.push(ExplainedRecord {
+                id: decision.id.clone(),
+                title: decision.title.clone(),
+                pool_order: Some(d),
+                scope,
+                fields,
+                tag_hits,
+                tag_boost,
+                score: Some(score),
+                rank,
+                reason: reason.map(str::to_string),
+                detail: None,
+            });
+        }
+        for ex in &self.excluded {
+            records.push(ExplainedRecord {
+                id: ex.id.clone(),
+                title: ex.title.clone(),
+                pool_order: None,
+                scope: ScopeCheck::NotInPool,
+                fields: Vec::new(),
+                tag_hits: Vec::new(),
+                tag_boost: Milli::ZERO,
+                score: None,
+                rank: None,
+                reason: Some(ex.reason.code().to_string()),
+                detail: Some(format!("line {}: {}", ex.line, ex.reason)),
+            });
+        }
+        let note = retrieval.why_empty(&self.profile);
+        Explanation {
+            task: query.task.to_string(),
+            file: path,
+            query_tokens: all_tokens,
+            profile: self.profile.clone(),
+            retrieved: retrieval.hits.iter().map(|h| self.decisions[h.pool].id.clone()).collect(),
+            note,
+            records,
+        }
+    }
+}
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v
+}
+
+/// What the scope pre-filter did with one record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "result", rename_all = "snake_case")]
+pub enum ScopeCheck {
+    /// The record has no scope globs: always a candidate.
+    Unscoped,
+    /// The query has no path: scope is not checked.
+    NoPath,
+    Matched {
+        glob: String,
+    },
+    OutOfScope,
+    NotInPool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FieldMatch {
+    pub field: Field,
+    pub tokens: Vec<String>,
+    pub count: usize,
+    pub weight: Milli,
+    pub contribution: Milli,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ExplainedRecord {
+    pub id: String,
+    pub title: String,
+    pub pool_order: Option<usize>,
+    pub scope: ScopeCheck,
+    pub fields: Vec<FieldMatch>,
+    pub tag_hits: Vec<String>,
+    pub tag_boost: Milli,
+    pub score: Option<Milli>,
+    pub rank: Option<usize>,
+    /// Why it was not retrieved: `not_eligible_type`, `inactive_status`,
+    /// `duplicate_id`, `out_of_scope`, `below_min_score` or `beyond_k`.
+    pub reason: Option<String>,
+    pub detail: Option<String>,
+}
+
+/// The answer to "why these decisions?" for one query.
+#[derive(Debug, Clone, Serialize)]
+pub struct Explanation {
+    pub task: String,
+    pub file: Option<String>,
+    pub query_tokens: Vec<String>,
+    pub profile: Profile,
+    pub retrieved: Vec<String>,
+    pub note: Option<String>,
+    pub records: Vec<ExplainedRecord>,
+}

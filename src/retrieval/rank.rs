@@ -1,0 +1,152 @@
+//! Answering a query: postings summed per decision, complete tags boosted,
+//! the scope pre-filter applied, and the top `k` ranked.
+
+use super::{Hit, Index, Query, Retrieval, Scratch};
+use crate::profile::{Family, Milli};
+use crate::tokenize::normalise_path;
+
+impl Index {
+    /// Retrieves the top `k` of the profile for one query.
+    pub fn retrieve(&self, query: Query<'_>) -> Retrieval {
+        self.retrieve_with(query, self.profile.k, &mut Scratch::default())
+    }
+
+    /// Retrieves the top `k`, reusing `scratch` between calls.
+    pub fn retrieve_with(&self, query: Query<'_>, k: usize, scratch: &mut Scratch) -> Retrieval {
+        self.check_query(query);
+        let n = self.decisions.len();
+        if scratch.score.len() != n {
+            scratch.score = vec![0; n];
+            scratch.seen = vec![false; n];
+            scratch.in_scope = vec![false; n];
+        }
+        let path = query.file.map(normalise_path).filter(|p| !p.is_empty());
+        let has_tokens = self.query_tokens(query.task, path.as_deref(), &mut scratch.query);
+        self.mark_scope(path.as_deref(), scratch);
+        let in_candidates = |d: usize, s: &Scratch| path.is_none() || !self.has_scope[d] || s.in_scope[d];
+
+        let mut hits: Vec<Hit> = Vec::new();
+        if !has_tokens {
+            if self.profile.family == Family::Mneme {
+                hits.extend(
+                    (0..n).filter(|&d| in_candidates(d, scratch)).take(k).map(|pool| Hit { pool, score: Milli(1000) }),
+                );
+            }
+            self.clear_scope(scratch);
+            return Retrieval { hits, empty_query: true };
+        }
+
+        for &t in &scratch.query {
+            for &(d, w) in self.posting(t) {
+                let d = d as usize;
+                scratch.score[d] += w;
+                if !scratch.seen[d] {
+                    scratch.seen[d] = true;
+                    scratch.touched.push(d as u32);
+                }
+            }
+            for &tag in self.tag_posting(t) {
+                *scratch.tag_count.entry(tag).or_insert(0) += 1;
+            }
+        }
+        let boost = self.profile.tag_boost.0;
+        for (&tag, &count) in &scratch.tag_count {
+            let entry = &self.tags[tag as usize];
+            if count == entry.len {
+                let d = entry.decision as usize;
+                scratch.score[d] += boost;
+                if !scratch.seen[d] {
+                    scratch.seen[d] = true;
+                    scratch.touched.push(d as u32);
+                }
+            }
+        }
+        let min = self.profile.min_score.0;
+        if min < 0 {
+            // Untouched decisions score 0, which passes a negative floor.
+            hits.extend(
+                (0..n)
+                    .filter(|&d| in_candidates(d, scratch) && scratch.score[d] > min)
+                    .map(|d| Hit { pool: d, score: Milli(scratch.score[d]) }),
+            );
+        } else {
+            hits.extend(
+                scratch
+                    .touched
+                    .iter()
+                    .map(|&d| d as usize)
+                    .filter(|&d| in_candidates(d, scratch) && scratch.score[d] > min)
+                    .map(|d| Hit { pool: d, score: Milli(scratch.score[d]) }),
+            );
+        }
+        rank(&mut hits, k);
+        for &d in &scratch.touched {
+            scratch.score[d as usize] = 0;
+            scratch.seen[d as usize] = false;
+        }
+        scratch.touched.clear();
+        scratch.tag_count.clear();
+        self.clear_scope(scratch);
+        Retrieval { hits, empty_query: false }
+    }
+
+    /// Fills `out` with the sorted, unique ids of the query's known tokens;
+    /// returns whether the query had any token at all (known or not).
+    fn query_tokens(&self, task: &str, path: Option<&str>, out: &mut Vec<u32>) -> bool {
+        out.clear();
+        let mut any = false;
+        let mut add = |token: &str| {
+            any = true;
+            if let Some(&id) = self.vocab.get(token) {
+                out.push(id);
+            }
+        };
+        self.tokenizer.each_token(task, &mut add);
+        if let Some(path) = path {
+            self.tokenizer.each_token(path, &mut add);
+        }
+        out.sort_unstable();
+        out.dedup();
+        any
+    }
+
+    fn mark_scope(&self, path: Option<&str>, scratch: &mut Scratch) {
+        let Some(path) = path else { return };
+        if self.scopes.owner.is_empty() {
+            return;
+        }
+        self.scopes.matches_into(path, &mut scratch.matches);
+        for &g in &scratch.matches {
+            for &d in &self.scopes.owner[g] {
+                if !scratch.in_scope[d as usize] {
+                    scratch.in_scope[d as usize] = true;
+                    scratch.scope_marks.push(d);
+                }
+            }
+        }
+    }
+
+    fn clear_scope(&self, scratch: &mut Scratch) {
+        for &d in &scratch.scope_marks {
+            scratch.in_scope[d as usize] = false;
+        }
+        scratch.scope_marks.clear();
+    }
+}
+
+/// Orders hits by score (highest first), then pool order, and keeps `k`.
+pub fn rank(hits: &mut Vec<Hit>, k: usize) {
+    // (score desc, pool asc) is a total order (pool positions are unique), so
+    // selecting the top k and sorting only them gives exactly the order of a
+    // full sort, in O(n + k log k) instead of O(n log n).
+    let order = |a: &Hit, b: &Hit| b.score.cmp(&a.score).then(a.pool.cmp(&b.pool));
+    if k == 0 {
+        hits.clear();
+        return;
+    }
+    if hits.len() > k {
+        hits.select_nth_unstable_by(k - 1, order);
+        hits.truncate(k);
+    }
+    hits.sort_unstable_by(order);
+}

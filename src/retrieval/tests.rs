@@ -1,0 +1,226 @@
+//! The retriever against hand-computed scores, and its two indexes and
+//! reused scratch against each other.
+
+use std::path::Path;
+
+use super::*;
+use crate::memory::Memory;
+
+fn index(text: &str, profile: Profile) -> Index {
+    let memory = Memory::parse(Path::new("m.json"), text.to_string(), profile.family);
+    assert!(!memory.has_errors(), "{:?}", memory.diagnostics);
+    Index::build(memory, profile)
+}
+
+fn default_index(text: &str) -> Index {
+    index(text, Profile::named(Family::Default))
+}
+
+fn run(ix: &Index, task: &str, file: Option<&str>) -> Vec<(String, String)> {
+    ix.retrieve(Query { task, file })
+        .hits
+        .iter()
+        .map(|h| (ix.decision(h.pool).id.clone(), h.score.to_string()))
+        .collect()
+}
+
+fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+    v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+}
+
+#[test]
+fn each_field_has_its_weight() {
+    let ix = default_index(
+        r#"[
+        {"id": "t", "type": "rule", "title": "ledger"},
+        {"id": "g", "type": "rule", "title": "x", "tags": ["ledger"]},
+        {"id": "c", "type": "rule", "title": "x", "constraint": "ledger"},
+        {"id": "a", "type": "rule", "title": "x", "anti_patterns": ["ledger"]},
+        {"id": "n", "type": "rule", "title": "x", "content": "ledger"}
+    ]"#,
+    );
+    let got: Vec<_> = ix
+        .retrieve_with(Query { task: "ledger", file: None }, 10, &mut Scratch::default())
+        .hits
+        .iter()
+        .map(|h| (ix.decision(h.pool).id.as_str(), h.score.to_string()))
+        .collect();
+    // tags: 2.5 + tag boost 1.0
+    assert_eq!(
+        got,
+        [("g", "3.5".to_string()), ("t", "3.0".into()), ("c", "1.5".into()), ("a", "1.5".into()), ("n", "1.0".into())]
+    );
+}
+
+#[test]
+fn matches_count_distinct_tokens_per_field_and_sum_across_fields() {
+    let ix = default_index(
+        r#"[{"id": "x", "type": "rule", "title": "ledger ledger client", "content": "ledger client refunds"}]"#,
+    );
+    // title: ledger, client (2 × 3.0); content: ledger, client, refunds ∩ Q = 2 × 1.0
+    assert_eq!(run(&ix, "ledger client for refund", None), pairs(&[("x", "8.0")]));
+}
+
+#[test]
+fn tag_boost_needs_every_token_of_the_tag() {
+    let ix =
+        default_index(r#"[{"id": "x", "type": "rule", "title": "t", "tags": ["payments-ledger", "ok", "payments"]}]"#);
+    // Q = {payments}: tags field 1 match (2.5) + tag "payments" hit (1.0); "ok" has no tokens.
+    assert_eq!(run(&ix, "payments", None), pairs(&[("x", "3.5")]));
+    // Q = {payments, ledger}: 2 × 2.5 + 2 hits.
+    assert_eq!(run(&ix, "ledger payments", None), pairs(&[("x", "7.0")]));
+}
+
+#[test]
+fn ties_break_by_pool_order_and_k_cuts() {
+    let ix = default_index(
+        r#"{"items": [{"id": "i1", "type": "rule", "title": "cache"}, {"id": "i2", "type": "rule", "title": "cache"}],
+           "decisions": [{"id": "d1", "decision": "cache"}, {"id": "d2", "decision": "cache"}]}"#,
+    );
+    assert_eq!(run(&ix, "cache", None), pairs(&[("d1", "3.0"), ("d2", "3.0"), ("i1", "3.0")]));
+}
+
+#[test]
+fn scope_filters_only_scoped_records_and_only_with_a_path() {
+    let ix = default_index(
+        r#"[{"id": "pay", "type": "rule", "title": "ledger", "scope": ["services/payments/"]},
+            {"id": "web", "type": "rule", "title": "ledger", "scope": "web/**/*.tsx"},
+            {"id": "all", "type": "rule", "title": "ledger"}]"#,
+    );
+    assert_eq!(run(&ix, "ledger", None).len(), 3);
+    let ids = |file| run(&ix, "ledger", Some(file)).into_iter().map(|p| p.0).collect::<Vec<_>>();
+    assert_eq!(ids("services/payments/refund.py"), ["pay", "all"]);
+    assert_eq!(ids(".\\web\\src\\App.tsx"), ["web", "all"]);
+    assert_eq!(ids("docs/readme.md"), ["all"]);
+}
+
+#[test]
+fn path_tokens_join_the_query() {
+    let ix = default_index(r#"[{"id": "x", "type": "rule", "title": "payments refunds"}]"#);
+    assert_eq!(run(&ix, "add endpoint", Some("services/payments/refunds.py")), pairs(&[("x", "6.0")]));
+}
+
+#[test]
+fn min_score_drops_scores_at_or_below_it() {
+    let mut p = Profile::named(Family::Default);
+    p.min_score = Milli(3000);
+    let ix = index(
+        r#"[{"id": "a", "type": "rule", "title": "cache"}, {"id": "b", "type": "rule", "title": "cache", "content": "cache"}]"#,
+        p,
+    );
+    assert_eq!(run(&ix, "cache", None), pairs(&[("b", "4.0")]));
+}
+
+#[test]
+fn negative_min_score_admits_untouched_candidates() {
+    let mut p = Profile::named(Family::Default);
+    p.min_score = Milli(-1);
+    let ix =
+        index(r#"[{"id": "a", "type": "rule", "title": "cache"}, {"id": "b", "type": "rule", "title": "queue"}]"#, p);
+    assert_eq!(run(&ix, "queue", None), pairs(&[("b", "3.0"), ("a", "0.0")]));
+}
+
+#[test]
+fn empty_query_default_retrieves_nothing_and_says_why() {
+    let ix = default_index(r#"[{"id": "a", "type": "rule", "title": "cache"}]"#);
+    let r = ix.retrieve(Query { task: "do it to me", file: None });
+    assert!(r.hits.is_empty() && r.empty_query);
+    assert!(r.why_empty(ix.profile()).unwrap().contains("no tokens"));
+    // A query whose tokens are all unknown is not empty: it just matches nothing.
+    let r = ix.retrieve(Query { task: "kubernetes", file: None });
+    assert!(r.hits.is_empty() && !r.empty_query);
+}
+
+#[test]
+fn empty_query_mneme_returns_pool_order_with_score_one() {
+    let ix = index(
+        r#"{"decisions": [{"id": "d1", "decision": "x"}, {"id": "d2", "decision": "y"}, {"id": "d3", "decision": "z"}, {"id": "d4", "decision": "w"}]}"#,
+        Profile::named(Family::Mneme),
+    );
+    assert_eq!(run(&ix, "do we use it?", None), pairs(&[("d1", "1.0"), ("d2", "1.0"), ("d3", "1.0")]));
+}
+
+#[test]
+fn explain_agrees_with_retrieval_and_gives_one_reason() {
+    let ix = default_index(
+        r#"[{"id": "pay", "type": "rule", "title": "ledger", "scope": ["services/payments/"]},
+            {"id": "a", "type": "rule", "title": "ledger client", "tags": ["ledger"]},
+            {"id": "b", "type": "rule", "title": "ledger"},
+            {"id": "c", "type": "rule", "title": "ledger"},
+            {"id": "d", "type": "rule", "title": "ledger"},
+            {"id": "z", "type": "rule", "title": "other"},
+            {"id": "f", "type": "fact", "title": "ledger"}]"#,
+    );
+    let e = ix.explain(Query { task: "ledger client", file: Some("web/app.ts") });
+    assert_eq!(e.retrieved, ["a", "b", "c"]);
+    let summary: Vec<_> = e
+        .records
+        .iter()
+        .map(|r| (r.id.as_str(), r.rank, r.reason.as_deref(), r.score.map(|s| s.to_string())))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("pay", None, Some("out_of_scope"), Some("3.0".into())),
+            ("a", Some(1), None, Some("9.5".into())),
+            ("b", Some(2), None, Some("3.0".into())),
+            ("c", Some(3), None, Some("3.0".into())),
+            ("d", None, Some("beyond_k"), Some("3.0".into())),
+            ("z", None, Some("below_min_score"), Some("0.0".into())),
+            ("f", None, Some("not_eligible_type"), None),
+        ]
+    );
+    let a = &e.records[1];
+    assert_eq!(a.fields.len(), 2);
+    assert_eq!(a.fields[0].tokens, ["client", "ledger"]);
+    assert_eq!(a.tag_hits, ["ledger"]);
+    assert_eq!(e.records[0].scope, ScopeCheck::OutOfScope);
+}
+
+#[test]
+fn an_index_for_one_query_ranks_like_the_batch_index() {
+    let text = crate::synth::corpus_json(&crate::synth::CorpusSpec::new(400, 3));
+    let mut negative = Profile::named(Family::Default);
+    negative.min_score = Milli(-1);
+    negative.k = 50;
+    let mut stemmed = Profile::named(Family::Default);
+    stemmed.stem = true;
+    for profile in [Profile::named(Family::Default), Profile::named(Family::Mneme), negative, stemmed] {
+        let memory = || Memory::parse(Path::new("m.json"), text.clone(), profile.family);
+        let batch = Index::build(memory(), profile.clone());
+        let files: Vec<Option<String>> =
+            batch.scopes.globs.iter().map(|g| Some(g.glob().replace("**", "x/y").replace(['*', '?'], "q"))).collect();
+        let mut files: Vec<Option<String>> = files.into_iter().step_by(40).collect();
+        files.extend([Some("services/payments/refunds.py".to_string()), Some("a/b.py".into()), None, Some("".into())]);
+        for (i, file) in files.iter().enumerate() {
+            let d = batch.decision(i % batch.decisions().len());
+            let tags = d.tags.join(" ");
+            for task in [d.title.as_str(), tags.as_str(), "do it", "ledger payments refund"] {
+                let q = Query { task, file: file.as_deref() };
+                let one = Index::build_for_query(memory(), profile.clone(), q);
+                assert_eq!(batch.retrieve(q), one.retrieve(q), "{task} {file:?}");
+                if let Some(file) = file {
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    batch.scopes.matches_into(file, &mut a);
+                    one.scopes.matches_into(file, &mut b);
+                    assert_eq!(a, b, "{file}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn retrieval_is_the_same_with_a_reused_scratch() {
+    let ix = default_index(
+        r#"[{"id": "a", "type": "rule", "title": "ledger", "tags": ["ledger"], "scope": "x/**"}, {"id": "b", "type": "rule", "title": "cache ledger"}]"#,
+    );
+    let mut scratch = Scratch::default();
+    for q in ["ledger", "cache", "ledger cache", "", "ledger"] {
+        for file in [None, Some("x/y"), Some("z")] {
+            let a = ix.retrieve_with(Query { task: q, file }, 3, &mut scratch);
+            let b = ix.retrieve(Query { task: q, file });
+            assert_eq!(a, b);
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! Responses: reading the file a scenario names and parsing a structured
+//! (`.json`) answer, every problem in one line (scenarios.md §3).
+
+use std::fs;
+
+use serde::Serialize;
+
+use crate::describe::{json_error, json_type};
+use crate::scenarios::{ResponseFormat, ResponseRef};
+
+/// A `.json` response (scenarios.md §3); every field optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct StructuredResponse {
+    pub refused: bool,
+    pub files_changed: Vec<String>,
+    pub dependencies_added: Vec<String>,
+    pub text: String,
+}
+
+/// A response as read from disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Response {
+    Structured(StructuredResponse),
+    /// A text response (native text, or a Mneme `.txt` side).
+    Text(String),
+}
+
+impl Response {
+    /// The text the text assertions look at.
+    pub fn text(&self) -> &str {
+        match self {
+            Response::Structured(s) => &s.text,
+            Response::Text(t) => t,
+        }
+    }
+
+    pub fn refused(&self) -> bool {
+        matches!(self, Response::Structured(s) if s.refused)
+    }
+}
+
+const STRUCTURED_FIELDS: &str = "refused, files_changed, dependencies_added, text";
+
+/// Parses a structured response. Invalid JSON, a non-object, a wrong type
+/// or an unknown field is an error (one line, every problem listed). `null`
+/// is read as the field's default.
+pub fn parse_structured(src: &str) -> Result<StructuredResponse, String> {
+    let src = src.strip_prefix('\u{feff}').unwrap_or(src);
+    let value: serde_json::Value = serde_json::from_str(src).map_err(|e| {
+        // serde_json says column 0 when the error is at the very start of a
+        // line (typically the end of the file); columns here are 1-based.
+        format!("invalid JSON at line {}, column {}: {}", e.line(), e.column().max(1), json_error(&e))
+    })?;
+    let serde_json::Value::Object(map) = value else {
+        return Err(format!(
+            "a structured response must be a JSON object with {STRUCTURED_FIELDS}; found {}",
+            json_kind(&value)
+        ));
+    };
+    let mut out = StructuredResponse::default();
+    let mut problems = Vec::new();
+    for (key, v) in &map {
+        if v.is_null() {
+            continue;
+        }
+        match key.as_str() {
+            "refused" => match v.as_bool() {
+                Some(b) => out.refused = b,
+                None => problems.push(format!("`refused` must be true or false, found {}", json_kind(v))),
+            },
+            "text" => match v.as_str() {
+                Some(t) => out.text = t.to_string(),
+                None => problems.push(format!("`text` must be a string, found {}", json_kind(v))),
+            },
+            "files_changed" | "dependencies_added" => {
+                let list = match v.as_array() {
+                    Some(items) if items.iter().all(serde_json::Value::is_string) => {
+                        items.iter().filter_map(|i| i.as_str().map(str::to_string)).collect()
+                    }
+                    Some(items) => {
+                        let bad = items.iter().find(|i| !i.is_string()).map(json_kind);
+                        problems.push(format!(
+                            "`{key}` must be a list of strings, found an entry that is {}",
+                            bad.unwrap_or_default()
+                        ));
+                        continue;
+                    }
+                    None => {
+                        problems.push(format!("`{key}` must be a list of strings, found {}", json_kind(v)));
+                        continue;
+                    }
+                };
+                if key == "files_changed" {
+                    out.files_changed = list;
+                } else {
+                    out.dependencies_added = list;
+                }
+            }
+            other => problems.push(format!("unknown field `{other}` (the fields are {STRUCTURED_FIELDS})")),
+        }
+    }
+    if problems.is_empty() {
+        Ok(out)
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
+/// A value as these messages name it: its type, but a boolean or a number
+/// as itself (`true`, the number 1), which says more.
+fn json_kind(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Bool(b) => format!("`{b}`"),
+        serde_json::Value::Number(n) => format!("the number {n}"),
+        other => json_type(other).to_string(),
+    }
+}
+
+/// Reads a response named by a scenario. The error is the reason the
+/// scenario is MALFORMED (one line, names the file).
+pub fn read_response(response: &ResponseRef) -> Result<Response, String> {
+    let (declared, path, format) = match response {
+        ResponseRef::Unusable { reason, .. } => return Err(reason.clone()),
+        ResponseRef::Resolved { declared, path, format } => (declared, path, *format),
+    };
+    let bytes = fs::read(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            format!("`{declared}` does not exist (looked for {}); create it or fix the path", path.display())
+        } else {
+            format!("cannot read `{declared}` ({}): {e}", path.display())
+        }
+    })?;
+    let text = String::from_utf8(bytes).map_err(|_| format!("`{declared}` is not valid UTF-8; save it as UTF-8"))?;
+    match format {
+        ResponseFormat::Structured => {
+            parse_structured(&text).map(Response::Structured).map_err(|e| format!("`{declared}`: {e}"))
+        }
+        ResponseFormat::Text | ResponseFormat::MnemeText => {
+            Ok(Response::Text(text.strip_prefix('\u{feff}').unwrap_or(&text).to_string()))
+        }
+    }
+}
