@@ -198,9 +198,14 @@ impl ScenarioMetrics {
         let top_hit = usize::from(first_hit == Some(0));
         let relevant = ranked.iter().filter(|id| expected_set.contains(*id) || acceptable_set.contains(*id)).count();
 
-        let dcg: f64 =
-            ranked.iter().enumerate().filter(|(_, id)| expected_set.contains(*id)).map(|(i, _)| discount(i)).sum();
-        let idcg: f64 = (0..expected.len().min(k)).map(discount).sum();
+        // Folded from +0.0: `Iterator::sum` of no f64 is -0.0, which a
+        // report would print as `-0.0`.
+        let dcg = ranked
+            .iter()
+            .enumerate()
+            .filter(|(_, id)| expected_set.contains(*id))
+            .fold(0.0, |sum, (i, _)| sum + discount(i));
+        let idcg = (0..expected.len().min(k)).fold(0.0, |sum, i| sum + discount(i));
 
         metrics.recall_at_k = Some(hits as f64 / e);
         metrics.recall_at_1 = Some(top_hit as f64 / e);

@@ -73,6 +73,7 @@ fn nothing_relevant_retrieved() {
     assert_eq!(s.precision_at_k, Some(0.0));
     assert_eq!(s.reciprocal_rank, Some(0.0));
     assert_eq!(s.ndcg_at_k, Some(0.0));
+    assert!(s.ndcg_at_k.unwrap().is_sign_positive(), "never -0.0: a report would print it");
     assert_eq!(s.irrelevant_injection, Some(true));
 }
 
@@ -85,6 +86,7 @@ fn empty_retrieval_governed() {
     assert_eq!(s.precision_at_k, Some(1.0), "nothing injected, nothing wrong");
     assert_eq!(s.reciprocal_rank, Some(0.0));
     assert_eq!(s.ndcg_at_k, Some(0.0));
+    assert!(s.ndcg_at_k.unwrap().is_sign_positive(), "never -0.0: a report would print it");
     assert_eq!(s.irrelevant_injection, Some(false));
     assert_eq!(s.missed, vec!["a"]);
 }
