@@ -566,3 +566,26 @@ fn init_without_a_memory_file_says_what_it_needs() {
     assert!(out.stderr.contains("init needs a memory file"), "{}", out.stderr);
     assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing written");
 }
+
+/// A link where `init` would write (dangling, as a hostile pull request
+/// would leave it, or to a file outside) is refused before anything is
+/// written, with or without `--force`.
+#[test]
+fn init_refuses_to_write_through_a_symbolic_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/project_memory.json"),
+        dir.path().join("project_memory.json"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join(".github/workflows")).unwrap();
+    let target = outside.path().join("planted.yml");
+    std::os::unix::fs::symlink(&target, dir.path().join(".github/workflows/mneme-gate.yml")).unwrap();
+    for args in [&["init"][..], &["init", "--force"]] {
+        let out = expect(run(dir.path(), args, &[]), 2, "a dangling link");
+        assert!(out.stderr.contains(".github/workflows/mneme-gate.yml is a symbolic link"), "{}", out.stderr);
+        assert!(!target.exists(), "nothing was written through the link");
+        assert!(!dir.path().join("mneme-gate.yaml").exists(), "nothing was written at all");
+    }
+}

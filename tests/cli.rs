@@ -528,3 +528,30 @@ fn a_report_into_a_pipe_is_written_through_it_not_renamed_over_it() {
     let json = reader.join().unwrap();
     assert!(json.contains("\"schema\": \"mneme-gate.report/v1\""), "{json}");
 }
+
+/// Asked-for output that cannot be written is exit 3, for `--help` too;
+/// a closed standard error changes nothing and never panics.
+#[test]
+fn unwritable_output_is_exit_3_and_unwritable_stderr_is_ignored() {
+    let full = Path::new("/dev/full");
+    if !full.exists() {
+        return;
+    }
+    let status = |args: &[&str], stdout: bool| {
+        let file = || std::fs::OpenOptions::new().write(true).open(full).unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
+        cmd.args(args).env("MNEME_GATE_GIT", "off").stdin(Stdio::null());
+        if stdout {
+            cmd.stdout(file()).stderr(Stdio::null());
+        } else {
+            cmd.stdout(Stdio::null()).stderr(file());
+        }
+        cmd.status().unwrap().code()
+    };
+    assert_eq!(status(&["--help"], true), Some(3));
+    assert_eq!(status(&["context", "--memory", SMALL, "--task", "storage", "--json"], true), Some(3));
+    // Errors and notes go to a full standard error: the exit code is unchanged.
+    assert_eq!(status(&["context", "--memory", "no/such.json", "--task", "x"], false), Some(2));
+    assert_eq!(status(&["run", "--bogus"], false), Some(2));
+    assert_eq!(status(&["context", "--memory", SMALL, "--task", "storage"], false), Some(0));
+}

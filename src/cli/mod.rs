@@ -21,9 +21,14 @@ pub fn run() -> i32 {
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { exit::INPUT } else { exit::OK };
-            let _ = e.print();
-            return code;
+            // `--help` and `--version` are asked-for output: failing to write
+            // them is exit 3, like any other output, unless the reader left.
+            let printed = e.print();
+            return match printed {
+                _ if e.use_stderr() => exit::INPUT,
+                Err(w) if w.kind() != std::io::ErrorKind::BrokenPipe => exit::INFRASTRUCTURE,
+                _ => exit::OK,
+            };
         }
     };
     match settings::resolve(cli).and_then(commands::execute) {

@@ -28,6 +28,9 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
         ("scenarios/starter.yaml", suite),
         (".github/workflows/mneme-gate.yml", crate::init::WORKFLOW.to_string()),
     ];
+    for path in files.iter().map(|(p, _)| *p).chain([BASELINE]) {
+        refuse_link(Path::new(path))?;
+    }
     let mut text = String::new();
     let mut wrote = 0;
     for (path, content) in &files {
@@ -77,4 +80,21 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
     );
     output::stdout(text.as_bytes())?;
     Ok(exit::OK)
+}
+
+/// `init` writes new files inside the repository: a symbolic link where one
+/// of them goes (dangling or not) could send the write anywhere, so it is
+/// refused before anything is written.
+fn refuse_link(path: &Path) -> Result<(), Error> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            let target = std::fs::read_link(path).map(|t| t.display().to_string()).unwrap_or_default();
+            Err(Error::Usage(format!(
+                "{} is a symbolic link (to {target}); init writes only regular files inside the repository: \
+                 remove the link and run init again",
+                path.display()
+            )))
+        }
+        _ => Ok(()),
+    }
 }
