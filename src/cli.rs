@@ -56,33 +56,6 @@ enum Command {
     /// Set up a repository that has a memory file: configuration, a starter suite, a pinned baseline and a
     /// GitHub Actions workflow.
     Init(InitArgs),
-    /// Print the JSON Schema of the JSON report (`mneme-gate.report/v1`).
-    #[command(hide = true)]
-    Schema,
-    /// Benchmark floor: only read and parse the memory file and the suite, then exit.
-    #[command(hide = true)]
-    Floor(SuiteArgs),
-    /// Generate a seeded synthetic corpus and suite (for benchmarks).
-    #[command(hide = true)]
-    Synth(SynthArgs),
-}
-
-#[derive(Debug, Args)]
-struct SynthArgs {
-    /// Retrievable decisions in the corpus.
-    #[arg(long, default_value_t = 500)]
-    decisions: usize,
-    /// Scenarios in the suite (0: corpus only).
-    #[arg(long, default_value_t = 0)]
-    scenarios: usize,
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// `native` (YAML files) or `mneme` (benchmark folders).
-    #[arg(long, default_value = "native")]
-    layout: String,
-    /// Output folder: writes project_memory.json and, with --scenarios, scenarios/.
-    #[arg(long, value_name = "DIR")]
-    out: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -279,16 +252,10 @@ fn execute(cli: Cli) -> Result<i32, Error> {
         Command::Explain(args) => explain_cmd(&config, args),
         Command::Retrieve(args) => retrieve_cmd(&config, args),
         Command::Validate(args) => validate_cmd(&config, args),
-        Command::Synth(args) => synth_cmd(args),
         Command::Run(args) => run_cmd(&config, *args),
         Command::Baseline(args) => baseline_cmd(&config, args),
         Command::Diff(args) => diff_cmd(&config, args),
         Command::Init(args) => init_cmd(args),
-        Command::Floor(args) => floor_cmd(&config, args),
-        Command::Schema => {
-            stdout_write(crate::report::json::schema().as_bytes())?;
-            Ok(exit::OK)
-        }
     }
 }
 
@@ -711,37 +678,6 @@ pub fn configured_suites(config: &Config) -> Vec<PathBuf> {
 /// Whether colour may be used on standard output.
 pub fn colour_stdout() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && io::stdout().is_terminal()
-}
-
-fn synth_cmd(args: SynthArgs) -> Result<i32, Error> {
-    use crate::synth;
-    let layout = match args.layout.as_str() {
-        "native" => synth::SuiteLayout::Native,
-        "mneme" => synth::SuiteLayout::MnemeFolders,
-        other => return Err(Error::Usage(format!("unknown --layout `{other}`: use `native` or `mneme`"))),
-    };
-    let write_err = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| Error::Write { path: Some(path), source }
-    };
-    std::fs::create_dir_all(&args.out).map_err(write_err(&args.out))?;
-    let corpus = synth::corpus(&synth::CorpusSpec::new(args.decisions, args.seed));
-    let memory = args.out.join("project_memory.json");
-    std::fs::write(&memory, corpus.to_json()).map_err(write_err(&memory))?;
-    if args.scenarios > 0 {
-        let mut spec = synth::SuiteSpec::new(args.scenarios, args.seed);
-        spec.mneme_pool = matches!(layout, synth::SuiteLayout::MnemeFolders);
-        let dir = args.out.join("scenarios");
-        synth::write_suite(&dir, &corpus, &spec, layout).map_err(write_err(&dir))?;
-    }
-    eprintln!(
-        "mneme-gate: wrote {} ({} decisions, {} scenarios, seed {})",
-        args.out.display(),
-        args.decisions,
-        args.scenarios,
-        args.seed
-    );
-    Ok(exit::OK)
 }
 
 /// A suite, run and reported (the gate holds only the absolute rules yet).
@@ -1276,33 +1212,5 @@ fn init_cmd(args: InitArgs) -> Result<i32, Error> {
         }
     ));
     stdout_write(text.as_bytes())?;
-    Ok(exit::OK)
-}
-
-/// The parse-only floor of the benchmark: the same reading and parsing as
-/// `run` (memory file, suite files and response files), nothing else.
-fn floor_cmd(config: &Config, args: SuiteArgs) -> Result<i32, Error> {
-    let profile = config.profile(args.memory.profile.as_deref(), args.memory.k)?;
-    let memory_path = memory_path(config, args.memory.memory.as_deref())?;
-    let memory = Memory::load(&memory_path, profile.family)?;
-    let roots = if args.scenarios.is_empty() { configured_suites(config) } else { args.scenarios.clone() };
-    let suite = load_suite(&roots, args.jobs)?;
-    let mut responses = 0usize;
-    for s in &suite.scenarios {
-        for r in [&s.control, &s.governed].into_iter().flatten() {
-            if crate::verdict::read_response(r).is_ok() {
-                responses += 1;
-            }
-        }
-    }
-    stdout_write(
-        format!(
-            "floor: {} decisions, {} scenarios, {} responses read\n",
-            memory.pool.len(),
-            suite.scenarios.len(),
-            responses
-        )
-        .as_bytes(),
-    )?;
     Ok(exit::OK)
 }

@@ -6,8 +6,9 @@ from the one before it: [`memory`] → [`retrieval`] → [`context`] →
 parallel, per scenario) → [`gate`] → [`baseline`] → [`report`] → [`cli`],
 the only module that prints. [`error`] maps every failure to a message and
 an exit code. Beside the pipeline: [`config`] (`mneme-gate.yaml`),
-[`git`] (files at other revisions), [`init`] (a starter setup) and
-[`synth`] (seeded corpora and suites for benchmarks).
+[`git`] (files at other revisions) and [`init`] (a starter setup). The
+development commands (synthetic inputs, the benchmark floor, the report's
+JSON Schema) live in the `mneme-gate-dev` crate (crates/mneme-gate-dev).
 */
 
 pub mod baseline;
@@ -29,6 +30,5 @@ pub mod report;
 pub mod retrieval;
 pub mod run;
 pub mod scenarios;
-pub mod synth;
 pub mod tokenize;
 pub mod verdict;

@@ -1252,48 +1252,6 @@ mod tests {
     }
 
     #[test]
-    fn an_index_for_one_query_ranks_like_the_batch_index() {
-        let text = crate::synth::corpus_json(&crate::synth::CorpusSpec::new(400, 3));
-        let mut negative = Profile::named(Family::Default);
-        negative.min_score = Milli(-1);
-        negative.k = 50;
-        let mut stemmed = Profile::named(Family::Default);
-        stemmed.stem = true;
-        for profile in [Profile::named(Family::Default), Profile::named(Family::Mneme), negative, stemmed] {
-            let memory = || Memory::parse(Path::new("m.json"), text.clone(), profile.family);
-            let batch = Index::build(memory(), profile.clone());
-            let files: Vec<Option<String>> = batch
-                .scopes
-                .globs
-                .iter()
-                .map(|g| Some(g.glob().replace("**", "x/y").replace(['*', '?'], "q")))
-                .collect();
-            let mut files: Vec<Option<String>> = files.into_iter().step_by(40).collect();
-            files.extend([
-                Some("services/payments/refunds.py".to_string()),
-                Some("a/b.py".into()),
-                None,
-                Some("".into()),
-            ]);
-            for (i, file) in files.iter().enumerate() {
-                let d = batch.decision(i % batch.decisions().len());
-                let tags = d.tags.join(" ");
-                for task in [d.title.as_str(), tags.as_str(), "do it", "ledger payments refund"] {
-                    let q = Query { task, file: file.as_deref() };
-                    let one = Index::build_for_query(memory(), profile.clone(), q);
-                    assert_eq!(batch.retrieve(q), one.retrieve(q), "{task} {file:?}");
-                    if let Some(file) = file {
-                        let (mut a, mut b) = (Vec::new(), Vec::new());
-                        batch.scopes.matches_into(file, &mut a);
-                        one.scopes.matches_into(file, &mut b);
-                        assert_eq!(a, b, "{file}");
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
     fn retrieval_is_the_same_with_a_reused_scratch() {
         let ix = default_index(
             r#"[{"id": "a", "type": "rule", "title": "ledger", "tags": ["ledger"], "scope": "x/**"}, {"id": "b", "type": "rule", "title": "cache ledger"}]"#,
