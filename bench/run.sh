@@ -24,6 +24,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+# Two builds, not one: built together, the product would get the tool's
+# `schema` feature (cargo unifies features), and it is measured as shipped.
 cargo build --release --locked --quiet
 cargo build --release --locked --quiet -p mneme-gate-dev
 bin="$PWD/target/release/mneme-gate"

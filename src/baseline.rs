@@ -18,7 +18,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::gate::{outcome, Better, GateSettings, RuleOutcome, SUITE_MEANS};
@@ -135,7 +134,8 @@ pub fn incompatibilities(baseline: &Report, current: &Report) -> Vec<String> {
 // ---------------------------------------------------------------------------
 
 /// A run compared with its baseline (the `comparison` section of a report).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Comparison {
     pub baseline: BaselineSource,
     /// The memory file's sha256 differs from the baseline's.
@@ -163,7 +163,8 @@ pub struct Comparison {
 }
 
 /// Where the baseline came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BaselineSource {
     pub path: String,
     /// The git revision it was read from, as given (`--baseline-ref`).
@@ -173,7 +174,8 @@ pub struct BaselineSource {
 }
 
 /// How a figure moved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Movement {
     Unchanged,
@@ -188,7 +190,8 @@ pub enum Movement {
     Changed,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MetricChange {
     pub name: String,
     pub baseline: Option<f64>,
@@ -200,7 +203,8 @@ pub struct MetricChange {
 }
 
 /// One decision that entered, left or moved within a scenario's top-k.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DecisionMove {
     pub id: String,
     pub baseline_rank: Option<usize>,
@@ -209,7 +213,8 @@ pub struct DecisionMove {
     pub current_score: Option<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ScenarioChange {
     pub id: String,
     /// `path:line:column` of the scenario now.
@@ -234,7 +239,8 @@ pub struct ScenarioChange {
 }
 
 /// The working tree's baseline differs from the one at the base revision.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BaselineChange {
     pub revision: String,
     /// The revision had no baseline: this change pins the first one.
@@ -538,7 +544,8 @@ fn fmt_figure(v: Option<f64>) -> String {
 // ---------------------------------------------------------------------------
 
 /// Decisions added, removed and changed between a git revision and now.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MemoryDiff {
     pub revision: String,
     pub added: Vec<DecisionRef>,
@@ -546,7 +553,8 @@ pub struct MemoryDiff {
     pub changed: Vec<DecisionEdit>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DecisionRef {
     pub id: String,
     pub title: String,
@@ -555,14 +563,16 @@ pub struct DecisionRef {
     pub note: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DecisionEdit {
     pub id: String,
     pub title: String,
     pub fields: Vec<FieldEdit>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FieldEdit {
     pub field: String,
     pub before: String,

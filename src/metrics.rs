@@ -96,7 +96,8 @@ pub fn discount(i: usize) -> f64 {
 /// The `Option` figures are `None` exactly when they are not defined by the
 /// spec: the governed figures (`recall_at_k` .. `irrelevant_injection`) when
 /// `E` is empty, `ungoverned_injection` when it is not.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ScenarioMetrics {
     /// The cut-off the figures were computed at.
     pub k: usize,
@@ -296,7 +297,8 @@ impl<T: Outcome + ?Sized> Outcome for &T {
 }
 
 /// Verdict counts of a suite or of one category.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct VerdictCounts {
     /// Scenarios counted.
     pub total: usize,
@@ -343,7 +345,8 @@ impl VerdictCounts {
 /// injection rate, and verdict counts over all scenarios.
 ///
 /// A mean over zero scenarios is `None` and serialises as `null`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SuiteMetrics {
     /// Scenarios in the suite.
     pub total: usize,

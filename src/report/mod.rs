@@ -22,7 +22,6 @@ pub mod trec;
 
 use std::path::{Component, Path, PathBuf};
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -42,7 +41,8 @@ use crate::verdict::Verdict;
 pub const REPORT_SCHEMA: &str = "mneme-gate.report/v1";
 
 /// A whole run, as written by `--json` and pinned as a baseline.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Report {
     /// Always `mneme-gate.report/v1`.
     pub schema: String,
@@ -78,7 +78,8 @@ pub struct Report {
 }
 
 /// What the context block shows of one decision.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DecisionSnapshot {
     pub title: String,
     pub constraint: Vec<String>,
@@ -87,7 +88,8 @@ pub struct DecisionSnapshot {
 }
 
 /// Where in git a run was made.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GitInfo {
     /// The full commit id of HEAD.
     pub commit: String,
@@ -97,7 +99,8 @@ pub struct GitInfo {
     pub dirty: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Tool {
     pub name: String,
     pub version: String,
@@ -105,7 +108,8 @@ pub struct Tool {
 
 /// What the run depended on. Two reports with the same fingerprint come
 /// from the same inputs and settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Fingerprint {
     pub memory: FileFingerprint,
     pub suite: SuiteFingerprint,
@@ -116,14 +120,16 @@ pub struct Fingerprint {
     pub metrics_version: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FileFingerprint {
     pub path: String,
     /// Lower-case hex sha256 of the file's bytes.
     pub sha256: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SuiteFingerprint {
     /// The suite roots, as given.
     pub roots: Vec<String>,
@@ -136,7 +142,8 @@ pub struct SuiteFingerprint {
 }
 
 /// Every setting that decides a ranking.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ProfileFingerprint {
     pub name: String,
     pub weights: WeightsFingerprint,
@@ -147,7 +154,8 @@ pub struct ProfileFingerprint {
     pub min_score: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WeightsFingerprint {
     pub title: f64,
     pub tags: f64,
@@ -178,7 +186,8 @@ impl ProfileFingerprint {
 }
 
 /// Where a scenario is written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Source {
     pub path: String,
     pub line: usize,
@@ -191,7 +200,8 @@ impl std::fmt::Display for Source {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RetrievedEntry {
     pub id: String,
     /// The exact score (a multiple of 0.001).
@@ -200,7 +210,8 @@ pub struct RetrievedEntry {
     pub rank: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Triggers {
     /// Triggers found in the control (ungoverned) answer.
     pub control: Vec<String>,
@@ -209,7 +220,8 @@ pub struct Triggers {
 }
 
 /// One scenario's outcome.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ScenarioReport {
     pub id: String,
     pub source: Source,
@@ -236,13 +248,15 @@ pub struct ScenarioReport {
     pub warnings: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Violations {
     pub control: usize,
     pub governed: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Timings {
     pub load_ms: f64,
     pub run_ms: f64,

@@ -49,8 +49,8 @@ fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out
 }
 
-/// The `mneme-gate` binary as shipped, in this build's target folder and
-/// profile. Cargo builds only the tested package's
+/// The `mneme-gate` binary as shipped (without the `schema` feature), in this
+/// build's target folder and profile. Cargo builds only the tested package's
 /// own binaries for its tests, so this asks cargo for the product's: a
 /// no-op after `cargo build` or `cargo test` at the root.
 fn product() -> &'static Path {
