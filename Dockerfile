@@ -14,6 +14,8 @@ WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
 COPY src ./src
 COPY templates ./templates
+# The workspace's other member (the development tool): cargo reads its manifest; it is not built.
+COPY crates ./crates
 # libgit2 and zlib are built by their -sys crates with the image's gcc (git2 without default
 # features: no OpenSSL, no SSH). The target dir is a cache mount, so the binary is copied out
 # in the same step.

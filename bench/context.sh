@@ -6,10 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-30}
 cargo build --release --locked --quiet
+cargo build --release --locked --quiet -p mneme-gate-dev
 bin=target/release/mneme-gate
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-"$bin" synth --decisions 5000 --seed 7 --out "$dir" 2>/dev/null
+target/release/mneme-gate-dev synth --decisions 5000 --seed 7 --out "$dir" 2>/dev/null
 python3 - "$bin" "$dir/project_memory.json" "$runs" <<'PY'
 import statistics, subprocess, sys, time
 bin, memory, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])

@@ -8,14 +8,14 @@ the run; the rules that compare with a pinned baseline are added by the
 baseline stage.
 */
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::run::RunResult;
 use crate::verdict::Verdict;
 
 /// What a rule does when it is violated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RuleMode {
     /// A violation fails the gate (exit 1).
@@ -27,7 +27,8 @@ pub enum RuleMode {
 }
 
 /// One rule, evaluated.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RuleOutcome {
     /// Stable rule name, as used in `mneme-gate.yaml` (`gate:`).
     pub rule: String,
@@ -48,7 +49,8 @@ impl RuleOutcome {
 }
 
 /// Every rule of one run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GateOutcome {
     /// True when no `fail` rule is violated.
     pub passed: bool,

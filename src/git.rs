@@ -8,11 +8,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use git2::{ObjectType, Repository, StatusOptions};
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Where in git a run was made.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GitInfo {
     /// The full commit id of HEAD.
     pub commit: String,

@@ -8,8 +8,10 @@ from the one before it and importing only the stages before it: [`memory`] →
 writers) → [`baseline`] (comparing reports, and the rules that need a
 baseline) → [`cli`], the only module that prints. [`error`] maps every
 failure to a message and an exit code. Beside the pipeline: [`config`]
-(`mneme-gate.yaml`), [`git`] (files at other revisions), [`init`] (a starter
-setup) and [`synth`] (seeded corpora and suites for benchmarks).
+(`mneme-gate.yaml`), [`git`] (files at other revisions) and [`init`] (a
+starter setup). The development commands (synthetic inputs, the benchmark
+floor, the report's JSON Schema) live in the `mneme-gate-dev` crate
+(`crates/mneme-gate-dev`), not in the shipped binary.
 */
 
 mod atomic;
@@ -30,6 +32,5 @@ pub mod report;
 pub mod retrieval;
 pub mod run;
 pub mod scenarios;
-pub mod synth;
 pub mod tokenize;
 pub mod verdict;

@@ -814,17 +814,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn fast_and_tolerant_paths_agree_on_synthetic_corpora() {
-        for (n, seed) in [(300, 1), (300, 2), (1000, 7)] {
-            let text = crate::synth::corpus_json(&crate::synth::CorpusSpec::new(n, seed));
-            for family in [Family::Default, Family::Mneme] {
-                assert!(took_fast_path(&text, family));
-                parse(&text, family);
-            }
-        }
-    }
-
     fn ids(m: &Memory) -> Vec<&str> {
         m.pool.iter().map(|d| d.id.as_str()).collect()
     }

@@ -105,7 +105,8 @@ pub fn discount(i: usize) -> f64 {
 /// The `Option` figures are `None` exactly when they are not defined by the
 /// spec: the governed figures (`recall_at_k` .. `irrelevant_injection`) when
 /// `E` is empty, `ungoverned_injection` when it is not.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ScenarioMetrics {
     /// The cut-off the figures were computed at.
     pub k: usize,

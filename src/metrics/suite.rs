@@ -85,7 +85,8 @@ impl<T: Outcome + ?Sized> Outcome for &T {
 }
 
 /// Verdict counts of a suite or of one category.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct VerdictCounts {
     /// Scenarios counted.
     pub total: usize,
@@ -132,7 +133,8 @@ impl VerdictCounts {
 /// injection rate, and verdict counts over all scenarios.
 ///
 /// A mean over zero scenarios is `None` and serialises as `null`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SuiteMetrics {
     /// Scenarios in the suite.
     pub total: usize,

@@ -9,13 +9,13 @@ from [`crate::baseline`], which computes these values from two reports.
 
 use std::collections::BTreeSet;
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::verdict::Verdict;
 
 /// A run compared with its baseline (the `comparison` section of a report).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Comparison {
     pub baseline: BaselineSource,
     /// The memory file's sha256 differs from the baseline's.
@@ -43,7 +43,8 @@ pub struct Comparison {
 }
 
 /// Where the baseline came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BaselineSource {
     pub path: String,
     /// The git revision it was read from, as given (`--baseline-ref`).
@@ -53,7 +54,8 @@ pub struct BaselineSource {
 }
 
 /// How a figure moved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Movement {
     Unchanged,
@@ -68,7 +70,8 @@ pub enum Movement {
     Changed,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MetricChange {
     pub name: String,
     pub baseline: Option<f64>,
@@ -80,7 +83,8 @@ pub struct MetricChange {
 }
 
 /// One decision that entered, left or moved within a scenario's top-k.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DecisionMove {
     pub id: String,
     pub baseline_rank: Option<usize>,
@@ -89,7 +93,8 @@ pub struct DecisionMove {
     pub current_score: Option<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ScenarioChange {
     pub id: String,
     /// `path:line:column` of the scenario now.
@@ -114,7 +119,8 @@ pub struct ScenarioChange {
 }
 
 /// The working tree's baseline differs from the one at the base revision.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BaselineChange {
     pub revision: String,
     /// The revision had no baseline: this change pins the first one.
@@ -129,7 +135,8 @@ pub struct BaselineChange {
 }
 
 /// Decisions added, removed and changed between a git revision and now.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MemoryDiff {
     pub revision: String,
     pub added: Vec<DecisionRef>,
@@ -137,7 +144,8 @@ pub struct MemoryDiff {
     pub changed: Vec<DecisionEdit>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DecisionRef {
     pub id: String,
     pub title: String,
@@ -146,14 +154,16 @@ pub struct DecisionRef {
     pub note: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DecisionEdit {
     pub id: String,
     pub title: String,
     pub fields: Vec<FieldEdit>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FieldEdit {
     pub field: String,
     pub before: String,

@@ -15,7 +15,9 @@ pub fn parse(text: &str) -> Result<Report, serde_json::Error> {
     serde_json::from_str(text)
 }
 
-/// The JSON Schema of [`Report`], as committed in `schema/report.schema.json`.
+/// The JSON Schema of [`Report`], as committed in `schema/report.schema.json`
+/// (only with the `schema` feature, which the development tool turns on).
+#[cfg(feature = "schema")]
 pub fn schema() -> String {
     let schema = schemars::schema_for!(Report);
     let mut text = serde_json::to_string_pretty(&schema).expect("a schema always serialises");

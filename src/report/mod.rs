@@ -26,7 +26,6 @@ pub mod validate;
 
 use std::path::{Component, Path, PathBuf};
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -49,7 +48,8 @@ pub use crate::git::GitInfo;
 pub const REPORT_SCHEMA: &str = "mneme-gate.report/v1";
 
 /// A whole run, as written by `--json` and pinned as a baseline.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Report {
     /// Always `mneme-gate.report/v1`.
     pub schema: String,
@@ -85,7 +85,8 @@ pub struct Report {
 }
 
 /// What the context block shows of one decision.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DecisionSnapshot {
     pub title: String,
     pub constraint: Vec<String>,
@@ -93,7 +94,8 @@ pub struct DecisionSnapshot {
     pub tags: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Tool {
     pub name: String,
     pub version: String,
@@ -101,7 +103,8 @@ pub struct Tool {
 
 /// What the run depended on. Two reports with the same fingerprint come
 /// from the same inputs and settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Fingerprint {
     pub memory: FileFingerprint,
     pub suite: SuiteFingerprint,
@@ -112,14 +115,16 @@ pub struct Fingerprint {
     pub metrics_version: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FileFingerprint {
     pub path: String,
     /// Lower-case hex sha256 of the file's bytes.
     pub sha256: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SuiteFingerprint {
     /// The suite roots, as given.
     pub roots: Vec<String>,
@@ -132,7 +137,8 @@ pub struct SuiteFingerprint {
 }
 
 /// Every setting that decides a ranking.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ProfileFingerprint {
     pub name: String,
     pub weights: WeightsFingerprint,
@@ -143,7 +149,8 @@ pub struct ProfileFingerprint {
     pub min_score: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WeightsFingerprint {
     pub title: f64,
     pub tags: f64,
@@ -174,7 +181,8 @@ impl ProfileFingerprint {
 }
 
 /// Where a scenario is written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Source {
     pub path: String,
     pub line: usize,
@@ -187,7 +195,8 @@ impl std::fmt::Display for Source {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RetrievedEntry {
     pub id: String,
     /// The exact score (a multiple of 0.001).
@@ -196,7 +205,8 @@ pub struct RetrievedEntry {
     pub rank: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Triggers {
     /// Triggers found in the control (ungoverned) answer.
     pub control: Vec<String>,
@@ -205,7 +215,8 @@ pub struct Triggers {
 }
 
 /// One scenario's outcome.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ScenarioReport {
     pub id: String,
     pub source: Source,
@@ -232,13 +243,15 @@ pub struct ScenarioReport {
     pub warnings: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Violations {
     pub control: usize,
     pub governed: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Timings {
     pub load_ms: f64,
     pub run_ms: f64,

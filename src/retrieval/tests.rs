@@ -179,14 +179,28 @@ fn explain_agrees_with_retrieval_and_gives_one_reason() {
 
 #[test]
 fn an_index_for_one_query_ranks_like_the_batch_index() {
-    let text = crate::synth::corpus_json(&crate::synth::CorpusSpec::new(400, 3));
+    // Real corpora of both shapes (the bundled example, Mneme's own memory,
+    // the fixtures); mneme-gate-dev's tests repeat this on generated ones.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for corpus in [
+        "fixtures/project_memory.json",
+        "tests/conformance/mneme/project_memory.json",
+        "tests/fixtures/memory/small.json",
+        "tests/fixtures/memory/warnings.json",
+    ] {
+        let text = std::fs::read_to_string(root.join(corpus)).unwrap();
+        one_query_index_agrees(&text);
+    }
+}
+
+fn one_query_index_agrees(text: &str) {
     let mut negative = Profile::named(Family::Default);
     negative.min_score = Milli(-1);
     negative.k = 50;
     let mut stemmed = Profile::named(Family::Default);
     stemmed.stem = true;
     for profile in [Profile::named(Family::Default), Profile::named(Family::Mneme), negative, stemmed] {
-        let memory = || Memory::parse(Path::new("m.json"), text.clone(), profile.family);
+        let memory = || Memory::parse(Path::new("m.json"), text.to_string(), profile.family);
         let batch = Index::build(memory(), profile.clone());
         let files: Vec<Option<String>> =
             batch.scopes.globs.iter().map(|g| Some(g.glob().replace("**", "x/y").replace(['*', '?'], "q"))).collect();

@@ -9,7 +9,10 @@ the summary of the JSON report (tolerance 1e-9). A governed scenario that
 retrieved nothing has no run line; it counts as 0, as `trec_eval -c` would.
 
   tests/reference/trec_check.py --bin target/debug/mneme-gate --memory M --scenarios S [--profile P]
-  tests/reference/trec_check.py --bin target/debug/mneme-gate --synth DECISIONS,SCENARIOS,SEED
+  tests/reference/trec_check.py --bin target/debug/mneme-gate --synth DECISIONS,SCENARIOS,SEED [--dev-bin B]
+
+--synth generates the suite with the development tool (`mneme-gate-dev synth`,
+cargo build -p mneme-gate-dev).
 
 ir_measures is installed from PyPI into target/trec-venv (reused when there).
 Exit: 0 agreement, 1 disagreement, 2 usage or setup error. With
@@ -118,14 +121,20 @@ def main() -> int:
     parser.add_argument("--scenarios")
     parser.add_argument("--profile")
     parser.add_argument("--synth", help="DECISIONS,SCENARIOS,SEED: check a generated suite")
+    parser.add_argument("--dev-bin", default=str(ROOT / "target" / "debug" / "mneme-gate-dev"),
+                        help="the mneme-gate-dev binary that generates the --synth suite")
     args = parser.parse_args()
     if not Path(args.bin).exists():
         print(f"trec_check: no binary at {args.bin}; build it or pass --bin", file=sys.stderr)
         return 2
     if args.synth:
+        if not Path(args.dev_bin).exists():
+            print(f"trec_check: no binary at {args.dev_bin}; build it (cargo build -p mneme-gate-dev) "
+                  "or pass --dev-bin", file=sys.stderr)
+            return 2
         decisions, scenarios, seed = args.synth.split(",")
         with tempfile.TemporaryDirectory() as tmp:
-            subprocess.run([args.bin, "synth", "--decisions", decisions, "--scenarios", scenarios, "--seed", seed,
+            subprocess.run([args.dev_bin, "synth", "--decisions", decisions, "--scenarios", scenarios, "--seed", seed,
                             "--out", tmp], check=True, capture_output=True)
             return check(args.bin, f"{tmp}/project_memory.json", f"{tmp}/scenarios", args.profile,
                          f"synth {args.synth}")

@@ -1,0 +1,9 @@
+/*!
+mneme-gate's development tools, kept out of the shipped binary. The library
+holds [`synth`] (seeded corpora and suites for benchmarks and tests); the
+`mneme-gate-dev` binary offers it as `synth`, beside `floor` (the
+benchmark's parse-only floor) and `schema` (the JSON Schema of the report,
+from `mneme-gate` built with its `schema` feature).
+*/
+
+pub mod synth;

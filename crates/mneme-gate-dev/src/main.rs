@@ -1,0 +1,234 @@
+//! `mneme-gate-dev`: the development commands that the shipped `mneme-gate`
+//! binary does not carry. Errors and exit codes follow `mneme-gate`'s
+//! (2: usage or input, 3: writing failed).
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use mneme_gate::config::{Config, OneOrMany};
+use mneme_gate::error::{exit, Error};
+use mneme_gate::memory::Memory;
+use mneme_gate::profile::Family;
+use mneme_gate_dev::synth;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "mneme-gate-dev",
+    version,
+    about = "mneme-gate's development tools (not shipped): synthetic inputs, the benchmark floor, the report schema"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Generate a seeded synthetic corpus and suite (for benchmarks and tests).
+    Synth(SynthArgs),
+    /// Benchmark floor: only read and parse the memory file, the suite and its response files, then exit.
+    Floor(FloorArgs),
+    /// Print the JSON Schema of the JSON report (`mneme-gate.report/v1`), or check a committed copy.
+    Schema(SchemaArgs),
+}
+
+#[derive(Debug, Args)]
+struct SynthArgs {
+    /// Retrievable decisions in the corpus.
+    #[arg(long, default_value_t = 500)]
+    decisions: usize,
+    /// Scenarios in the suite (0: corpus only).
+    #[arg(long, default_value_t = 0)]
+    scenarios: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The suite's layout.
+    #[arg(long, value_enum, default_value_t = Layout::Native)]
+    layout: Layout,
+    /// Output folder: writes project_memory.json and, with --scenarios, scenarios/.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Layout {
+    /// YAML suite files, responses under responses/.
+    Native,
+    /// One Mneme benchmark folder per scenario, expecting only records of the `mneme` profile's pool.
+    Mneme,
+}
+
+/// The flags of `mneme-gate run` that say what to read.
+#[derive(Debug, Args)]
+struct FloorArgs {
+    /// The configuration file (default: ./mneme-gate.yaml when it exists).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The memory file (default: `memory` from the configuration, else ./project_memory.json).
+    #[arg(long, value_name = "FILE")]
+    memory: Option<PathBuf>,
+    /// The scoring profile: `default` or `mneme`.
+    #[arg(long, value_name = "NAME")]
+    profile: Option<String>,
+    /// How many decisions to retrieve (read only to resolve the profile, as `run` does).
+    #[arg(long, value_name = "N")]
+    k: Option<usize>,
+    /// A suite root (repeatable; default: `scenarios` from the configuration).
+    #[arg(long, value_name = "PATH")]
+    scenarios: Vec<PathBuf>,
+    /// Worker threads for parsing the suite (default: one per core).
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+struct SchemaArgs {
+    /// Compare with this file instead of printing: exit 0 when it is up to date, 1 when it is stale.
+    #[arg(long, value_name = "FILE")]
+    check: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Synth(args) => synth_cmd(args),
+        Command::Floor(args) => floor_cmd(args),
+        Command::Schema(args) => schema_cmd(args),
+    };
+    let code = match result {
+        Ok(code) => code,
+        Err(Error::Write { path: None, source }) if source.kind() == io::ErrorKind::BrokenPipe => exit::OK,
+        Err(e) => {
+            let _ = writeln!(io::stderr(), "mneme-gate-dev: error: {e}");
+            e.exit_code()
+        }
+    };
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+fn stdout_write(bytes: &[u8]) -> Result<(), Error> {
+    let mut out = io::stdout().lock();
+    out.write_all(bytes).and_then(|_| out.flush()).map_err(|source| Error::Write { path: None, source })
+}
+
+fn synth_cmd(args: SynthArgs) -> Result<i32, Error> {
+    let write_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Write { path: Some(path), source }
+    };
+    std::fs::create_dir_all(&args.out).map_err(write_err(&args.out))?;
+    let corpus = synth::corpus(&synth::CorpusSpec::new(args.decisions, args.seed));
+    let memory = args.out.join("project_memory.json");
+    std::fs::write(&memory, corpus.to_json()).map_err(write_err(&memory))?;
+    if args.scenarios > 0 {
+        let layout = match args.layout {
+            Layout::Native => synth::SuiteLayout::Native,
+            Layout::Mneme => synth::SuiteLayout::MnemeFolders,
+        };
+        let mut spec = synth::SuiteSpec::new(args.scenarios, args.seed);
+        spec.mneme_pool = args.layout == Layout::Mneme;
+        let dir = args.out.join("scenarios");
+        synth::write_suite(&dir, &corpus, &spec, layout).map_err(write_err(&dir))?;
+    }
+    let _ = writeln!(
+        io::stderr(),
+        "mneme-gate-dev: wrote {} ({} decisions, {} scenarios, seed {})",
+        args.out.display(),
+        args.decisions,
+        args.scenarios,
+        args.seed
+    );
+    Ok(exit::OK)
+}
+
+/// The parse-only floor of the benchmark: the reading and parsing that
+/// `mneme-gate run` does (configuration, memory file, suite files and
+/// response files, resolved the same way), nothing else.
+fn floor_cmd(args: FloorArgs) -> Result<i32, Error> {
+    let config = Config::discover(args.config.as_deref())?;
+    let family = match args.profile.as_deref() {
+        None => None,
+        Some(name) => Some(
+            Family::parse(name)
+                .ok_or_else(|| Error::Usage(format!("unknown profile `{name}`: use `default` or `mneme`")))?,
+        ),
+    };
+    let profile = config.profile(family, args.k)?;
+    let memory_path = memory_path(&config, args.memory.as_deref())?;
+    let memory = Memory::load(&memory_path, profile.family)?;
+    let roots = if args.scenarios.is_empty() { configured_suites(&config) } else { args.scenarios };
+    let suite = load_suite(&roots, args.jobs)?;
+    let mut responses = 0usize;
+    for s in &suite.scenarios {
+        for r in [&s.control, &s.governed].into_iter().flatten() {
+            if mneme_gate::verdict::read_response(r).is_ok() {
+                responses += 1;
+            }
+        }
+    }
+    let line = format!(
+        "floor: {} decisions, {} scenarios, {} responses read\n",
+        memory.pool.len(),
+        suite.scenarios.len(),
+        responses
+    );
+    stdout_write(line.as_bytes())?;
+    Ok(exit::OK)
+}
+
+/// The memory path as `mneme-gate` resolves it: the flag, else the
+/// configuration, else the usual names.
+fn memory_path(config: &Config, flag: Option<&Path>) -> Result<PathBuf, Error> {
+    if let Some(p) = flag {
+        return Ok(p.to_path_buf());
+    }
+    if let Some(p) = &config.file.memory {
+        return Ok(config.resolve_path(p));
+    }
+    for candidate in ["project_memory.json", ".mneme/project_memory.json"] {
+        if Path::new(candidate).is_file() {
+            return Ok(PathBuf::from(candidate));
+        }
+    }
+    Err(Error::Usage("no memory file: pass --memory FILE, or set `memory:` in mneme-gate.yaml".into()))
+}
+
+/// The suite roots from the configuration, resolved.
+fn configured_suites(config: &Config) -> Vec<PathBuf> {
+    match &config.file.scenarios {
+        None => Vec::new(),
+        Some(OneOrMany::One(p)) => vec![config.resolve_path(p)],
+        Some(OneOrMany::Many(ps)) => ps.iter().map(|p| config.resolve_path(p)).collect(),
+    }
+}
+
+/// Loads the suite, parsing its files on `jobs` threads, as `run` does.
+fn load_suite(roots: &[PathBuf], jobs: Option<usize>) -> Result<mneme_gate::scenarios::Suite, Error> {
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(jobs) = jobs {
+        builder = builder.num_threads(jobs.max(1));
+    }
+    let pool = builder.build().map_err(|e| Error::Usage(format!("cannot start the worker threads: {e}")))?;
+    pool.install(|| mneme_gate::scenarios::Suite::load(roots)).map_err(Error::Suite)
+}
+
+fn schema_cmd(args: SchemaArgs) -> Result<i32, Error> {
+    let schema = mneme_gate::report::json::schema();
+    let Some(path) = args.check else {
+        stdout_write(schema.as_bytes())?;
+        return Ok(exit::OK);
+    };
+    let committed = std::fs::read_to_string(&path).map_err(|source| Error::Read { path: path.clone(), source })?;
+    if committed == schema {
+        return Ok(exit::OK);
+    }
+    let _ = writeln!(
+        io::stderr(),
+        "mneme-gate-dev: {} is stale: regenerate it with `mneme-gate-dev schema > {}`",
+        path.display(),
+        path.display()
+    );
+    Ok(exit::GATE_FAILED)
+}
