@@ -4,7 +4,7 @@ straight into the few typed values the mapping of spec §1 reads, with no
 tree of spanned nodes in between.
 
 It is only an accelerator. It either yields exactly the candidates the
-tolerant path (`json` + `Loader::record`) would yield, or it gives up
+tolerant path (`memory::tolerant`) would yield, or it gives up
 ([`Bail`]) and the caller runs the tolerant path, whose messages (with line
 and column) are the ones users see. It gives up on *anything unusual*:
 
@@ -27,7 +27,10 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::{compile_glob, migrate, Candidate, Decision, RecordKind};
+use super::glob::compile_glob;
+use super::migrate::migrate;
+use super::pool::Candidate;
+use super::{Decision, RecordKind};
 use crate::profile::Family;
 
 /// Nesting (root = 0) beyond which the fast path gives up; the tolerant
