@@ -45,31 +45,36 @@ pub use model::{Decision, Diagnostic, Excluded, Memory, Severity};
 pub(crate) use model::{Exclusion, RecordKind};
 
 /// The memory file could not be used.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum MemoryError {
-    Read { path: PathBuf, source: std::io::Error },
+    #[error("cannot read the memory file {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}", InvalidMessage { path, diagnostics })]
     Invalid { path: PathBuf, diagnostics: Vec<Diagnostic> },
 }
 
-impl fmt::Display for MemoryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            MemoryError::Read { path, source } => {
-                write!(f, "cannot read the memory file {}: {source}", path.display())
-            }
-            MemoryError::Invalid { path, diagnostics } => {
-                let errors: Vec<&Diagnostic> = diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
-                write!(f, "the memory file {} has {} error(s):", path.display(), errors.len())?;
-                for d in errors {
-                    write!(f, "\n  {}", d.render(path))?;
-                }
-                write!(f, "\nrun `mneme-gate validate --memory {}` to see every problem", path.display())
-            }
-        }
-    }
+/// The message of [`MemoryError::Invalid`]: every error, then how to see
+/// the warnings too.
+struct InvalidMessage<'a> {
+    path: &'a Path,
+    diagnostics: &'a [Diagnostic],
 }
 
-impl std::error::Error for MemoryError {}
+impl fmt::Display for InvalidMessage<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = self.path;
+        let errors: Vec<&Diagnostic> = self.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
+        write!(f, "the memory file {} has {} error(s):", path.display(), errors.len())?;
+        for d in errors {
+            write!(f, "\n  {}", d.render(path))?;
+        }
+        write!(f, "\nrun `mneme-gate validate --memory {}` to see every problem", path.display())
+    }
+}
 
 impl Memory {
     /// Reads and parses a memory file; I/O failure is the only error here.

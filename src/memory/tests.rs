@@ -261,3 +261,23 @@ fn nulls_are_absent_optional_fields() {
     assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics);
     assert_eq!(m.pool.len(), 1);
 }
+
+#[test]
+fn memory_error_messages_list_the_errors_only() {
+    let path = Path::new("m.json");
+    let read = MemoryError::Read {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(std::io::ErrorKind::NotFound, "gone"),
+    };
+    assert_eq!(read.to_string(), "cannot read the memory file m.json: gone");
+    assert_eq!(std::error::Error::source(&read).map(ToString::to_string).as_deref(), Some("gone"));
+    let text = "[{\"type\": \"rule\", \"title\": \"T\"}, 5,\n {\"id\": \"a\", \"type\": \"rule\", \"title\": \"T\"},\n {\"id\": \"a\", \"type\": \"rule\", \"title\": \"T\"}]";
+    let memory = parse(text, Family::Default);
+    assert_eq!(memory.warnings().count(), 1);
+    let invalid = MemoryError::Invalid { path: path.to_path_buf(), diagnostics: memory.diagnostics };
+    assert_eq!(
+        invalid.to_string(),
+        "the memory file m.json has 2 error(s):\n  m.json:1:2: error: missing required field `id` (a unique string id)\n  m.json:1:34: error: [1] must be an object (a record), found a number\nrun `mneme-gate validate --memory m.json` to see every problem"
+    );
+    assert!(std::error::Error::source(&invalid).is_none());
+}
