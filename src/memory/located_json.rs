@@ -13,7 +13,8 @@ with the next one, so one broken record does not hide the others.
 
 It deliberately does not do anything else: no serialisation, no number
 arithmetic (numbers are kept as text), no mapping onto records (that is
-`memory::tolerant`), no lines and columns (that is `memory::lines`).
+`memory::tolerant`), no lines and columns (that is `memory::lines`). Type
+names in its messages are those of [`crate::describe::json_type`].
 */
 
 use std::fmt;
@@ -46,14 +47,15 @@ pub(super) struct Member {
 }
 
 impl Value {
-    /// The JSON type name, for messages ("expected a string, found an array").
+    /// The JSON type name, for messages ("expected a string, found a list"):
+    /// the words of [`crate::describe::json_type`], which a test holds it to.
     pub(super) fn type_name(&self) -> &'static str {
         match self {
             Value::Null => "null",
             Value::Bool(_) => "a boolean",
             Value::Number(_) => "a number",
             Value::String(_) => "a string",
-            Value::Array(_) => "an array",
+            Value::Array(_) => "a list",
             Value::Object(_) => "an object",
         }
     }
@@ -109,7 +111,7 @@ pub(super) fn parse(text: &str) -> Parsed {
     }
     p.skip_ws();
     if p.pos >= p.src.len() {
-        p.err(p.pos, "the file is empty: expected a JSON object or array".into());
+        p.err(p.pos, "the file is empty: expected a JSON object or a list".into());
         return Parsed { root: None, errors: p.errors };
     }
     let root = match p.value(0) {
@@ -566,5 +568,15 @@ mod tests {
         let text = "[".repeat(10_000);
         let p = parse(&text);
         assert!(p.errors.iter().any(|e| e.message.contains("nesting")));
+    }
+
+    #[test]
+    fn type_names_are_those_of_describe() {
+        let text = r#"[null, true, -1.5e3, "s", [], {}]"#;
+        let Value::Array(items) = ok(text).value else { panic!("not a list") };
+        let ours: Vec<&str> = items.iter().map(|n| n.value.type_name()).collect();
+        let theirs: serde_json::Value = serde_json::from_str(text).unwrap();
+        let theirs: Vec<&str> = theirs.as_array().unwrap().iter().map(crate::describe::json_type).collect();
+        assert_eq!(ours, theirs);
     }
 }

@@ -202,10 +202,10 @@ fn field_errors_name_line_column_and_record() {
         shown,
         [
             "m.json:2:3: error: missing required field `id` (a unique string id)",
-            "m.json:3:53: error: field `tags` must be an array of strings, found a string (record \"x\")",
+            "m.json:3:53: error: field `tags` must be a list of strings, found a string (record \"x\")",
             "m.json:4:10: error: field `id` must be a string, found a number",
             "m.json:5:3: error: missing required field `type` (the item type, for example `decision`, `rule` or `anti_pattern`) (record \"y\")",
-            "m.json:6:60: error: `constraint[0]` must be a string, found a number (constraint is a string or an array of strings) (record \"z\")",
+            "m.json:6:60: error: `constraint[0]` must be a string, found a number (constraint is a string or a list of strings) (record \"z\")",
         ]
     );
     assert!(m.pool.is_empty());

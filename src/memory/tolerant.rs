@@ -91,14 +91,14 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// An array of strings; with `one_ok`, a single string is a one-element list.
+    /// A list of strings; with `one_ok`, a single string is a one-element list.
     fn str_list(&mut self, key: &str, one_ok: bool) -> Vec<String> {
         self.str_list_at(key, one_ok).into_iter().map(|(_, s)| s).collect()
     }
 
     fn str_list_at(&mut self, key: &str, one_ok: bool) -> Vec<(usize, String)> {
         let Some(n) = self.member(key) else { return Vec::new() };
-        let expected = if one_ok { "a string or an array of strings" } else { "an array of strings" };
+        let expected = if one_ok { "a string or a list of strings" } else { "a list of strings" };
         match &n.value {
             Value::String(s) if one_ok => vec![(n.offset, s.clone())],
             Value::Array(items) => {
@@ -160,7 +160,7 @@ impl Loader<'_> {
                 self.error(
                     root.offset,
                     None,
-                    format!("the memory file must be a JSON object or array, found {}", other.type_name()),
+                    format!("the memory file must be a JSON object or a list, found {}", other.type_name()),
                 );
                 return;
             }
@@ -195,7 +195,7 @@ impl Loader<'_> {
             Value::Array(_) => Some(n),
             Value::Null => None,
             ref other => {
-                self.error(n.offset, None, format!("`{key}` must be an array of records, found {}", other.type_name()));
+                self.error(n.offset, None, format!("`{key}` must be a list of records, found {}", other.type_name()));
                 None
             }
         }
@@ -300,8 +300,7 @@ impl Loader<'_> {
     fn check_rules(&mut self, f: &mut Fields<'_>) {
         let Some(rules) = f.member("rules") else { return };
         let Value::Array(items) = &rules.value else {
-            f.problems
-                .push((rules.offset, format!("field `rules` must be an array, found {}", rules.value.type_name())));
+            f.problems.push((rules.offset, format!("field `rules` must be a list, found {}", rules.value.type_name())));
             return;
         };
         for (i, rule) in items.iter().enumerate() {
