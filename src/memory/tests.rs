@@ -3,7 +3,11 @@ Unit tests of loading: what the pool, the exclusions and the diagnostics are
 for given texts, and that the fast and tolerant paths agree.
 */
 
+use std::collections::BTreeSet;
+
 use super::*;
+
+mod corpus;
 
 /// Parses through [`Memory::parse`] and checks that the tolerant path
 /// alone gives the same memory (whichever path `parse` took).
@@ -84,15 +88,58 @@ fn fast_and_tolerant_paths_agree_on_unusual_files() {
     }
 }
 
+/// Generated corpora, clean and not: the fast path must take every clean
+/// one and, whatever it takes, give the memory the tolerant path gives.
 #[test]
-fn fast_and_tolerant_paths_agree_on_synthetic_corpora() {
-    for (n, seed) in [(300, 1), (300, 2), (1000, 7)] {
-        let text = crate::synth::corpus_json(&crate::synth::CorpusSpec::new(n, seed));
+fn fast_and_tolerant_paths_agree_on_generated_corpora() {
+    let mut rng = corpus::Rng::new(0x006d_6e65_6d65);
+    let mut cases: Vec<(String, bool)> = (0..3).map(|_| (corpus::corpus(&mut rng, 1000, true), true)).collect();
+    for case in 0..600 {
+        let records = rng.below(30);
+        cases.push((corpus::corpus(&mut rng, records, case % 3 == 0), case % 3 == 0));
+    }
+    // What the fast path was shown to agree on, and what the tolerant path alone saw.
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    for (case, (text, clean)) in cases.iter().enumerate() {
         for family in [Family::Default, Family::Mneme] {
-            assert!(took_fast_path(&text, family));
-            parse(&text, family);
+            let tolerant = tolerant::parse(Path::new("m.json"), text.clone(), family);
+            let fast = took_fast_path(text, family);
+            assert!(fast || !clean, "case {case}: a clean corpus must take the fast path:\n{text}");
+            let memory = Memory::parse(Path::new("m.json"), text.clone(), family);
+            assert_same(&memory, &tolerant, &format!("case {case} ({family:?}):\n{text}"));
+            let path = if fast { "fast" } else { "tolerant" };
+            seen.insert(path);
+            if fast && !clean {
+                seen.insert("fast: a corpus not meant to be clean");
+            }
+            if fast && memory.pool.len() > 10 {
+                seen.insert("fast: more than 10 in the pool");
+            }
+            for e in &memory.excluded {
+                seen.insert(if fast { e.reason.code() } else { "tolerant: an exclusion" });
+            }
+            if memory.has_errors() {
+                seen.insert("tolerant: errors");
+            }
+            if memory.warnings().next().is_some() {
+                seen.insert(if fast { "fast: warnings" } else { "tolerant: warnings" });
+            }
         }
     }
+    let expected = [
+        "duplicate_id",
+        "fast",
+        "fast: a corpus not meant to be clean",
+        "fast: more than 10 in the pool",
+        "fast: warnings",
+        "inactive_status",
+        "not_eligible_type",
+        "tolerant",
+        "tolerant: an exclusion",
+        "tolerant: errors",
+        "tolerant: warnings",
+    ];
+    assert_eq!(seen.into_iter().collect::<Vec<_>>(), expected, "the generator no longer covers every case");
 }
 
 fn ids(m: &Memory) -> Vec<&str> {
