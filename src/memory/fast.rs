@@ -1,16 +1,16 @@
 /*!
 The fast path of [`Memory::parse`](super::Memory::parse): `serde_json`
-into derived raw records ([`RawRecord`]) that borrow from the text, with no
-tree of located nodes in between.
+straight into the few typed values the mapping of spec §1 reads, with no
+tree of spanned nodes in between.
 
 It is only an accelerator. It either yields exactly the candidates the
-tolerant path (`memory::tolerant`) would yield, or it gives up ([`Bail`])
-and the caller runs the tolerant path, whose messages (with line and
-column) are the ones users see. It gives up on *anything unusual*:
+tolerant path (`memory::tolerant`) would yield, or it gives up
+([`Bail`]) and the caller runs the tolerant path, whose messages (with line
+and column) are the ones users see. It gives up on *anything unusual*:
 
 - any syntax error, a byte-order mark, nesting deeper than [`MAX_DEPTH`];
-- a repeated member name among those the mapping reads (`decisions`,
-  `items`, `meta`, a record's fields);
+- a repeated member name among those the mapping reads, a member name or a
+  record's first member name written with escapes;
 - anything that makes the tolerant path report an error or a warning other
   than a duplicate id: a missing, empty or mistyped field the record's shape
   reads, a non-object record, `meta` that is not an object, neither
@@ -18,28 +18,14 @@ column) are the ones users see. It gives up on *anything unusual*:
   invalid scope glob.
 
 What remains (well-formed records, ineligible types, inactive statuses,
-duplicate ids) goes through the same `build_pool` as the tolerant path.
-
-How positions are kept: every record is first read as a
-[`RawValue`], a slice of the text, so its offset (the `{`) is where that
-slice starts. The members whose type depends on the record's shape (a
-decision record reads `rationale`, an item `content`, ...) are kept as
-`RawValue`s too and typed once the shape is known.
-
-What `serde_json` does not check in what it skips or keeps raw, the
-tolerant reader does: nesting (no depth limit there) and `\u` escapes of
-lone surrogates. [`checked`] and [`check_outside`] make up for it.
-
-Deliberately not done here: wording a problem (the fast path has no
-messages, only [`Bail`]), lines and columns (`memory::lines`), pool rules
-(`memory::pool`).
+duplicate ids) goes through the same `build_pool` as the tolerant path. The
+one position the candidates need, a record's offset (the `{`), is recovered
+from the borrowed first member name: only whitespace separates them.
 */
 
-use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::fmt;
 
-use serde::{Deserialize, Deserializer};
-use serde_json::value::RawValue;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::glob::compile_glob;
 use super::migrate::migrate;
@@ -47,7 +33,7 @@ use super::pool::Candidate;
 use super::{Decision, RecordKind};
 use crate::profile::Family;
 
-/// Nesting (root = 0) from which the fast path gives up; the tolerant
+/// Nesting (root = 0) beyond which the fast path gives up; the tolerant
 /// reader's own limit (128) is larger, so it alone decides such files.
 const MAX_DEPTH: usize = 100;
 
@@ -55,91 +41,66 @@ const MAX_DEPTH: usize = 100;
 #[derive(Debug)]
 pub(super) struct Bail;
 
-impl From<serde_json::Error> for Bail {
-    fn from(_: serde_json::Error) -> Bail {
+impl fmt::Display for Bail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not for the fast path")
+    }
+}
+
+impl std::error::Error for Bail {}
+
+impl de::Error for Bail {
+    fn custom<T: fmt::Display>(_: T) -> Self {
         Bail
     }
 }
 
-/// The members of one record the mapping may read, as written; `None` is
-/// absent or null, except for `type` (see [`present`]). `id`, `status` and
-/// `anti_patterns` are read alike by both shapes, so they are typed here; the
-/// others are typed by [`map`] once the shape is known.
-#[derive(Deserialize)]
-struct RawRecord<'a> {
-    id: Option<String>,
-    status: Option<String>,
-    anti_patterns: Option<Vec<String>>,
-    #[serde(borrow)]
-    decision: Option<&'a RawValue>,
-    #[serde(borrow)]
-    rationale: Option<&'a RawValue>,
-    #[serde(borrow)]
-    constraints: Option<&'a RawValue>,
-    #[serde(borrow)]
-    rules: Option<&'a RawValue>,
-    #[serde(borrow)]
-    title: Option<&'a RawValue>,
-    /// `null` here is not absent: an item in `decisions` without a `type`
-    /// is a `decision`, one with `"type": null` is an error.
-    #[serde(borrow, rename = "type", default, deserialize_with = "present")]
-    item_type: Option<&'a RawValue>,
-    #[serde(borrow)]
-    content: Option<&'a RawValue>,
-    #[serde(borrow)]
-    constraint: Option<&'a RawValue>,
-    #[serde(borrow)]
-    tags: Option<&'a RawValue>,
-    #[serde(borrow)]
-    scope: Option<&'a RawValue>,
+/// A member value as the mapping sees it.
+enum Val {
+    Null,
+    Str(String),
+    List(Vec<String>),
+    /// Any other type (an array holding a non-string included).
+    Other,
 }
 
-/// A member that is present, `null` included.
-fn present<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<&'a RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
+/// `rules`: null, an array of `FORBID_LITERAL` objects, or anything else.
+enum Rules {
+    Null,
+    Ok,
+    Other,
 }
 
-/// The top-level object as the mapping reads it. `decisions` and `items`
-/// are `None` when absent, empty when null.
-#[derive(Deserialize)]
-struct RawRoot<'a> {
-    #[serde(borrow, default, deserialize_with = "records")]
-    decisions: Option<Vec<&'a RawValue>>,
-    #[serde(borrow, default, deserialize_with = "records")]
-    items: Option<Vec<&'a RawValue>>,
-    #[serde(borrow)]
-    meta: Option<&'a RawValue>,
-}
-
-/// `decisions` or `items`: an array of records, or null (none).
-fn records<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<&'a RawValue>>, D::Error> {
-    Option::<Vec<&RawValue>>::deserialize(d).map(|records| Some(records.unwrap_or_default()))
+/// The members of one record the mapping may read; `None` is absent.
+#[derive(Default)]
+struct Raw {
+    offset: usize,
+    id: Option<Val>,
+    decision: Option<Val>,
+    rationale: Option<Val>,
+    status: Option<Val>,
+    title: Option<Val>,
+    item_type: Option<Val>,
+    content: Option<Val>,
+    scope: Option<Val>,
+    constraints: Option<Val>,
+    constraint: Option<Val>,
+    tags: Option<Val>,
+    anti_patterns: Option<Val>,
+    rules: Option<Rules>,
 }
 
 /// The records of a memory text, mapped, in the order `build_pool` wants
 /// them (decision records, then items), and how many records were seen.
 /// The candidates come in segments, to be read one after the other.
 pub(super) fn load(text: &str, family: Family) -> Result<(usize, Vec<Vec<Candidate>>), Bail> {
-    let (decisions, items, depth) = match text.trim_start_matches([' ', '\t', '\n', '\r']).as_bytes().first() {
-        Some(b'[') => (Vec::new(), serde_json::from_str::<Vec<&RawValue>>(text)?, 1),
-        Some(b'{') => {
-            let root: RawRoot<'_> = serde_json::from_str(text)?;
-            if root.meta.is_some_and(|meta| !meta.get().starts_with('{')) {
-                // The tolerant path warns that `meta` is ignored.
-                return Err(Bail);
-            }
-            if root.decisions.is_none() && root.items.is_none() {
-                // The tolerant path warns that nothing can be retrieved.
-                return Err(Bail);
-            }
-            (root.decisions.unwrap_or_default(), root.items.unwrap_or_default(), 2)
-        }
-        _ => return Err(Bail),
+    let mut de = serde_json::Deserializer::from_str(text);
+    let root = RootSeed { base: text.as_ptr() as usize, text, family }.deserialize(&mut de).map_err(|_| Bail)?;
+    de.end().map_err(|_| Bail)?;
+    let (decisions, items) = match root {
+        Root::Array(items) => (Vec::new(), items),
+        Root::Object { decisions, items } => (decisions, items),
     };
-    check_outside(text, &decisions, &items)?;
-    let base = text.as_ptr() as usize;
-    let decisions = map_all(&decisions, true, depth, base, family)?;
-    let items = map_all(&items, false, depth, base, family)?;
     let records = decisions.len() + items.len();
     // Decision records first, then the item records of `decisions`, then `items`.
     if decisions.iter().all(|c| c.decision.kind == RecordKind::DecisionRecord) {
@@ -150,173 +111,45 @@ pub(super) fn load(text: &str, family: Family) -> Result<(usize, Vec<Vec<Candida
     Ok((records, vec![decision_records, items_in_decisions, items]))
 }
 
-/// The checks of [`checked`] for the text outside the records (the root,
-/// `meta`, the members nobody reads), which `serde_json` skipped unseen.
-fn check_outside(text: &str, decisions: &[&RawValue], items: &[&RawValue]) -> Result<(), Bail> {
-    let start = |r: &&RawValue| r.get().as_ptr() as usize - text.as_ptr() as usize;
-    // The records of each array are in text order; the arrays in either.
-    let (first, second) = match (decisions.first(), items.first()) {
-        (Some(d), Some(i)) if start(i) < start(d) => (items, decisions),
-        _ => (decisions, items),
-    };
-    let mut outside = Vec::new();
-    let mut at = 0;
-    for r in first.iter().chain(second) {
-        outside.push(&text[at..start(r)]);
-        at = start(r) + r.get().len();
-    }
-    outside.push(&text[at..]);
-    // The root is a container at depth 0, as a record is one at its depth.
-    let deep = outside.iter().map(|s| brackets(s)).sum::<usize>() > MAX_DEPTH
-        && outside.iter().fold((0, 0, false, false), |state, s| nest(s, state)).1 > MAX_DEPTH;
-    if deep {
-        return Err(Bail);
-    }
-    if outside.iter().any(|s| has_surrogate_escape(s)) {
-        // Rare enough to decode the whole text for.
-        serde_json::from_str::<serde_json::Value>(text)?;
-    }
-    Ok(())
-}
-
-fn map_all(
-    records: &[&RawValue],
-    in_decisions: bool,
-    depth: usize,
-    base: usize,
-    family: Family,
-) -> Result<Vec<Candidate>, Bail> {
-    let mut out = Vec::with_capacity(records.len());
-    for raw in records {
-        let json = raw.get();
-        // A derived struct would also take an array, its fields in order.
-        if !json.starts_with('{') {
-            return Err(Bail);
-        }
-        checked(raw, depth)?;
-        let record: RawRecord<'_> = serde_json::from_str(json)?;
-        out.push(map(record, json.as_ptr() as usize - base, in_decisions, family)?);
-    }
-    Ok(out)
-}
-
-/// Gives up where `serde_json`, skipping `value` (at `depth`) or keeping it
-/// raw, is laxer than the tolerant reader: nesting to [`MAX_DEPTH`], and
-/// `\u` escapes of surrogates, which it does not pair up unless it decodes
-/// the string.
-fn checked(value: &RawValue, depth: usize) -> Result<(), Bail> {
-    let json = value.get();
-    // Brackets, in strings or not, bound the nesting; follow it exactly
-    // only when there are many.
-    if depth + brackets(json) > MAX_DEPTH && depth + nest(json, (0, 0, false, false)).1 > MAX_DEPTH {
-        return Err(Bail);
-    }
-    if has_surrogate_escape(json) {
-        // Decoding every string pairs them, or fails.
-        serde_json::from_str::<serde_json::Value>(json)?;
-    }
-    Ok(())
-}
-
-/// How many `[` and `{` there are in `json`, strings included.
-fn brackets(json: &str) -> usize {
-    // `[` and `{` differ in one bit; byte-wide sums, 255 bytes at a time,
-    // keep the count in wide vector lanes.
-    json.as_bytes().chunks(255).map(|c| c.iter().map(|&b| u8::from(b | 0x20 == b'{')).sum::<u8>() as usize).sum()
-}
-
-fn has_surrogate_escape(json: &str) -> bool {
-    json.contains('\\') && (json.contains("\\ud") || json.contains("\\uD"))
-}
-
-/// Follows the nesting of arrays and objects through `json` from `state`
-/// (depth, deepest, in a string, after a backslash); returns the new state.
-fn nest(json: &str, state: (usize, usize, bool, bool)) -> (usize, usize, bool, bool) {
-    let (mut depth, mut deepest, mut in_string, mut escaped) = state;
-    for b in json.bytes() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-            }
-        } else {
-            match b {
-                b'"' => in_string = true,
-                b'[' | b'{' => {
-                    depth += 1;
-                    deepest = deepest.max(depth);
-                }
-                b']' | b'}' => depth = depth.saturating_sub(1),
-                _ => {}
-            }
-        }
-    }
-    (depth, deepest, in_string, escaped)
-}
-
-/// A JSON string.
-fn string(value: &RawValue) -> Result<String, Bail> {
-    let json = value.get();
-    if !json.starts_with('"') {
-        return Err(Bail);
-    }
-    if json.contains('\\') {
-        return Ok(serde_json::from_str(json)?);
-    }
-    // A valid string without escapes: its contents as they are.
-    Ok(json[1..json.len() - 1].to_string())
-}
-
 /// `required_str`: a string that is not blank.
-fn required(s: Option<String>) -> Result<String, Bail> {
-    s.filter(|s| !s.trim().is_empty()).ok_or(Bail)
-}
-
-/// `required_str` of a member kept raw.
-fn required_raw(value: Option<&RawValue>) -> Result<String, Bail> {
-    required(value.map(string).transpose()?)
-}
-
-/// `opt_str`: absent or null is none.
-fn optional(value: Option<&RawValue>) -> Result<Option<String>, Bail> {
-    value.map(string).transpose()
-}
-
-/// `str_list`: absent or null is empty; with `one_ok` a string is one item.
-fn list(value: Option<&RawValue>, one_ok: bool) -> Result<Vec<String>, Bail> {
-    let Some(value) = value else { return Ok(Vec::new()) };
-    match value.get().as_bytes()[0] {
-        b'[' => Ok(serde_json::from_str(value.get())?),
-        b'"' if one_ok => Ok(vec![string(value)?]),
+fn required(v: Option<Val>) -> Result<String, Bail> {
+    match v {
+        Some(Val::Str(s)) if !s.trim().is_empty() => Ok(s),
         _ => Err(Bail),
     }
 }
 
-/// `rules`: absent, null, or objects whose `type` (the last one, as the
-/// tolerant reader resolves repeats) is `FORBID_LITERAL`.
-fn rules_ok(value: Option<&RawValue>) -> Result<bool, Bail> {
-    let Some(value) = value else { return Ok(true) };
-    if !value.get().starts_with('[') {
-        return Ok(false);
+/// `opt_str`: absent or null is empty.
+fn optional(v: Option<Val>) -> Result<Option<String>, Bail> {
+    match v {
+        None | Some(Val::Null) => Ok(None),
+        Some(Val::Str(s)) => Ok(Some(s)),
+        _ => Err(Bail),
     }
-    let rules: Vec<BTreeMap<Cow<'_, str>, &RawValue>> = serde_json::from_str(value.get())?;
-    Ok(rules.iter().all(|rule| rule.get("type").is_some_and(|t| string(t).is_ok_and(|t| t == "FORBID_LITERAL"))))
+}
+
+/// `str_list`: absent or null is empty; with `one_ok` a string is one item.
+fn list(v: Option<Val>, one_ok: bool) -> Result<Vec<String>, Bail> {
+    match v {
+        None | Some(Val::Null) => Ok(Vec::new()),
+        Some(Val::List(l)) => Ok(l),
+        Some(Val::Str(s)) if one_ok => Ok(vec![s]),
+        _ => Err(Bail),
+    }
 }
 
 /// `Loader::record` for a record with no problem, else [`Bail`].
-fn map(r: RawRecord<'_>, offset: usize, in_decisions: bool, family: Family) -> Result<Candidate, Bail> {
+fn map(r: Raw, in_decisions: bool, family: Family) -> Result<Candidate, Bail> {
     let id = required(r.id)?;
-    let anti_patterns = r.anti_patterns.unwrap_or_default();
-    let status = r.status;
-    let decision = if in_decisions && r.decision.is_some() {
-        let title = required_raw(r.decision)?;
+    let is_decision_record = in_decisions && matches!(r.decision, Some(ref v) if !matches!(v, Val::Null));
+    let decision = if is_decision_record {
+        let title = required(r.decision)?;
         let content = optional(r.rationale)?.unwrap_or_default();
         let tags = list(r.scope, false)?;
         let constraint = list(r.constraints, false)?;
-        if !rules_ok(r.rules)? {
+        let anti_patterns = list(r.anti_patterns, false)?;
+        let status = optional(r.status)?;
+        if matches!(r.rules, Some(Rules::Other)) {
             return Err(Bail);
         }
         Decision {
@@ -329,17 +162,22 @@ fn map(r: RawRecord<'_>, offset: usize, in_decisions: bool, family: Family) -> R
             paths: Vec::new(),
             status,
             kind: RecordKind::DecisionRecord,
-            offset,
+            offset: r.offset,
             globs: Vec::new(),
         }
     } else {
+        if in_decisions && r.title.is_none() {
+            return Err(Bail);
+        }
         let item_type =
-            if in_decisions && r.item_type.is_none() { "decision".to_string() } else { required_raw(r.item_type)? };
-        let title = required_raw(r.title)?;
+            if in_decisions && r.item_type.is_none() { "decision".to_string() } else { required(r.item_type)? };
+        let title = required(r.title)?;
         let content = optional(r.content)?.unwrap_or_default();
         let constraint = list(r.constraint, true)?;
         let tags = list(r.tags, false)?;
         let scope = list(r.scope, true)?;
+        let anti_patterns = list(r.anti_patterns, false)?;
+        let status = optional(r.status)?;
         let mut d = Decision {
             id,
             title,
@@ -350,7 +188,7 @@ fn map(r: RawRecord<'_>, offset: usize, in_decisions: bool, family: Family) -> R
             paths: Vec::new(),
             status,
             kind: RecordKind::Item(String::new()),
-            offset,
+            offset: r.offset,
             globs: Vec::new(),
         };
         match family {
@@ -367,4 +205,433 @@ fn map(r: RawRecord<'_>, offset: usize, in_decisions: bool, family: Family) -> R
         d
     };
     Ok(Candidate { decision, glob_errors: Vec::new() })
+}
+
+enum Root {
+    Array(Vec<Candidate>),
+    Object { decisions: Vec<Candidate>, items: Vec<Candidate> },
+}
+
+#[derive(Clone, Copy)]
+struct RootSeed<'t> {
+    base: usize,
+    text: &'t str,
+    family: Family,
+}
+
+impl<'de> DeserializeSeed<'de> for RootSeed<'_> {
+    type Value = Root;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Root, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RootSeed<'_> {
+    type Value = Root;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a memory file")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Root, A::Error> {
+        Ok(Root::Array(RecordsSeed { root: self, depth: 0, in_decisions: false }.visit_seq(seq)?))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Root, A::Error> {
+        let (mut decisions, mut items, mut meta) = (None, None, false);
+        while let Some(key) = map.next_key::<&'de str>()? {
+            match key {
+                "decisions" | "items" => {
+                    let slot = if key == "decisions" { &mut decisions } else { &mut items };
+                    if slot.is_some() {
+                        return Err(de::Error::custom(Bail));
+                    }
+                    *slot = Some(map.next_value_seed(TopArray(RecordsSeed {
+                        root: self,
+                        depth: 1,
+                        in_decisions: key == "decisions",
+                    }))?);
+                }
+                "meta" => {
+                    if std::mem::replace(&mut meta, true) {
+                        return Err(de::Error::custom(Bail));
+                    }
+                    map.next_value_seed(Meta)?;
+                }
+                _ => map.next_value_seed(Ignore(1))?,
+            }
+        }
+        if decisions.is_none() && items.is_none() {
+            // The tolerant path warns that nothing can be retrieved.
+            return Err(de::Error::custom(Bail));
+        }
+        Ok(Root::Object {
+            decisions: decisions.flatten().unwrap_or_default(),
+            items: items.flatten().unwrap_or_default(),
+        })
+    }
+}
+
+/// `meta`: an object or null, else the tolerant path warns.
+struct Meta;
+
+impl<'de> DeserializeSeed<'de> for Meta {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Meta {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object or null")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        Ignore(1).visit_map(map)
+    }
+}
+
+/// `decisions` or `items`: null (`None` inside) or an array of records.
+struct TopArray<'t>(RecordsSeed<'t>);
+
+impl<'de> DeserializeSeed<'de> for TopArray<'_> {
+    type Value = Option<Vec<Candidate>>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TopArray<'_> {
+    type Value = Option<Vec<Candidate>>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of records or null")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        self.0.visit_seq(seq).map(Some)
+    }
+}
+
+/// The elements of an array of records at `depth`.
+#[derive(Clone, Copy)]
+struct RecordsSeed<'t> {
+    root: RootSeed<'t>,
+    depth: usize,
+    /// The array is `decisions` (else `items` or the top-level array).
+    in_decisions: bool,
+}
+
+impl<'de> RecordsSeed<'_> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Candidate>, A::Error> {
+        // Room for as many records as the text could hold at a few hundred
+        // bytes each: pages never touched cost nothing, growth copies would.
+        let mut out = Vec::with_capacity(self.root.text.len() / 256);
+        let in_decisions = self.in_decisions;
+        while let Some(raw) = seq.next_element_seed(RecordSeed { root: self.root, depth: self.depth + 1 })? {
+            out.push(map(raw, in_decisions, self.root.family).map_err(de::Error::custom)?);
+        }
+        Ok(out)
+    }
+}
+
+#[derive(Clone, Copy)]
+struct RecordSeed<'t> {
+    root: RootSeed<'t>,
+    depth: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
+    type Value = Raw;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Raw, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RecordSeed<'_> {
+    type Value = Raw;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a record")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Raw, A::Error> {
+        let mut r = Raw::default();
+        let mut first = true;
+        let inner = self.depth + 1;
+        while let Some(key) = map.next_key::<&'de str>()? {
+            if first {
+                first = false;
+                r.offset = self.record_offset(key).ok_or_else(|| de::Error::custom(Bail))?;
+            }
+            let slot = match key {
+                "id" => &mut r.id,
+                "decision" => &mut r.decision,
+                "rationale" => &mut r.rationale,
+                "status" => &mut r.status,
+                "title" => &mut r.title,
+                "type" => &mut r.item_type,
+                "content" => &mut r.content,
+                "scope" => &mut r.scope,
+                "constraints" => &mut r.constraints,
+                "constraint" => &mut r.constraint,
+                "tags" => &mut r.tags,
+                "anti_patterns" => &mut r.anti_patterns,
+                "rules" => {
+                    if r.rules.is_some() {
+                        return Err(de::Error::custom(Bail));
+                    }
+                    r.rules = Some(map.next_value_seed(RulesSeed(inner))?);
+                    continue;
+                }
+                _ => {
+                    map.next_value_seed(Ignore(inner))?;
+                    continue;
+                }
+            };
+            if slot.is_some() {
+                return Err(de::Error::custom(Bail));
+            }
+            *slot = Some(map.next_value_seed(ValSeed(inner))?);
+        }
+        if first {
+            // `{}`: no id, an error in the tolerant path.
+            return Err(de::Error::custom(Bail));
+        }
+        Ok(r)
+    }
+}
+
+impl RecordSeed<'_> {
+    /// The offset of the `{` before the first member name `key`, which
+    /// borrows from the text.
+    fn record_offset(&self, key: &str) -> Option<usize> {
+        let quote = (key.as_ptr() as usize).checked_sub(self.root.base)?.checked_sub(1)?;
+        let bytes = self.root.text.as_bytes();
+        if bytes.get(quote) != Some(&b'"') {
+            return None;
+        }
+        let mut i = quote;
+        while i > 0 && matches!(bytes[i - 1], b' ' | b'\t' | b'\n' | b'\r') {
+            i -= 1;
+        }
+        (i > 0 && bytes[i - 1] == b'{').then(|| i - 1)
+    }
+}
+
+/// A member value at depth `.0`.
+struct ValSeed(usize);
+
+impl<'de> DeserializeSeed<'de> for ValSeed {
+    type Value = Val;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Val, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ValSeed {
+    type Value = Val;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a value")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Val, E> {
+        Ok(Val::Null)
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Val, E> {
+        Ok(Val::Other)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Val, E> {
+        Ok(Val::Other)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Val, E> {
+        Ok(Val::Other)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Val, E> {
+        Ok(Val::Other)
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Val, E> {
+        Ok(Val::Str(s.to_string()))
+    }
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Val, E> {
+        Ok(Val::Str(s))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Val, A::Error> {
+        if self.0 >= MAX_DEPTH {
+            return Err(de::Error::custom(Bail));
+        }
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        let mut all_strings = true;
+        while let Some(v) = seq.next_element_seed(ValSeed(self.0 + 1))? {
+            match v {
+                Val::Str(s) if all_strings => out.push(s),
+                _ => all_strings = false,
+            }
+        }
+        Ok(if all_strings { Val::List(out) } else { Val::Other })
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Val, A::Error> {
+        Ignore(self.0).visit_map(map)?;
+        Ok(Val::Other)
+    }
+}
+
+/// `rules` at depth `.0`.
+struct RulesSeed(usize);
+
+impl<'de> DeserializeSeed<'de> for RulesSeed {
+    type Value = Rules;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Rules, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RulesSeed {
+    type Value = Rules;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("rules")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Rules, E> {
+        Ok(Rules::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Rules, A::Error> {
+        if self.0 >= MAX_DEPTH {
+            return Err(de::Error::custom(Bail));
+        }
+        let mut ok = true;
+        while let Some(forbid_literal) = seq.next_element_seed(RuleSeed(self.0 + 1))? {
+            ok &= forbid_literal;
+        }
+        Ok(if ok { Rules::Ok } else { Rules::Other })
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Rules, E> {
+        Ok(Rules::Other)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Rules, E> {
+        Ok(Rules::Other)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Rules, E> {
+        Ok(Rules::Other)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Rules, E> {
+        Ok(Rules::Other)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Rules, E> {
+        Ok(Rules::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Rules, A::Error> {
+        Ignore(self.0).visit_map(map)?;
+        Ok(Rules::Other)
+    }
+}
+
+/// One element of `rules` at depth `.0`: is it an object whose `type` (the
+/// last one, as the tolerant reader resolves repeats) is `FORBID_LITERAL`?
+struct RuleSeed(usize);
+
+impl<'de> DeserializeSeed<'de> for RuleSeed {
+    type Value = bool;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RuleSeed {
+    type Value = bool;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a rule")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
+        Ignore(self.0).visit_seq(seq)?;
+        Ok(false)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+        if self.0 >= MAX_DEPTH {
+            return Err(de::Error::custom(Bail));
+        }
+        let mut forbid_literal = false;
+        while let Some(key) = map.next_key::<&'de str>()? {
+            if key == "type" {
+                forbid_literal =
+                    matches!(map.next_value_seed(ValSeed(self.0 + 1))?, Val::Str(t) if t == "FORBID_LITERAL");
+            } else {
+                map.next_value_seed(Ignore(self.0 + 1))?;
+            }
+        }
+        Ok(forbid_literal)
+    }
+}
+
+/// Any value at depth `.0`, skipped, but never deeper than [`MAX_DEPTH`].
+#[derive(Clone, Copy)]
+struct Ignore(usize);
+
+impl<'de> DeserializeSeed<'de> for Ignore {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Ignore {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any value")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        if self.0 >= MAX_DEPTH {
+            return Err(de::Error::custom(Bail));
+        }
+        while seq.next_element_seed(Ignore(self.0 + 1))?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        if self.0 >= MAX_DEPTH {
+            return Err(de::Error::custom(Bail));
+        }
+        while map.next_key::<IgnoredAny>()?.is_some() {
+            map.next_value_seed(Ignore(self.0 + 1))?;
+        }
+        Ok(())
+    }
 }

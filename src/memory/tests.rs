@@ -37,9 +37,6 @@ fn fast_and_tolerant_paths_agree_on_unusual_files() {
         r#"{"decisions": [{"id": "x", "decision": "y", "title": 5, "tags": {}, "type": 1}], "items": [{"id": "i", "type": "rule", "title": "t", "decision": 5, "rules": 3}]}"#,
         r#"{"decisions": [{"id": "x", "decision": "y", "rules": null}, {"id": "z", "title": "t", "rules": 1}]}"#,
         r#"{"decisions": [{"id": "a", "decision": "x", "rules": [{"type": 1, "type": "FORBID_LITERAL"}]}]}"#,
-        // Member names written with escapes: derived records decode them.
-        r#"{"items": [{"i\u0064": "a", "type": "rule", "title": "T"}]}"#,
-        r#"{"items": [{"id": "a", "ty\u0070e": "rule", "title": "T"}]}"#,
         // Unusual: the fast path must give up, and `parse` must still match.
         "\u{feff}[]",
         "",
@@ -49,6 +46,8 @@ fn fast_and_tolerant_paths_agree_on_unusual_files() {
         r#"{"decisions": [{"id": "x", "title": null}]}"#,
         r#"{"meta": 3, "items": []}"#,
         r#"{"items": [{"id": "a", "id": "b", "type": "rule", "title": "T"}]}"#,
+        r#"{"items": [{"i\u0064": "a", "type": "rule", "title": "T"}]}"#,
+        r#"{"items": [{"id": "a", "ty\u0070e": "rule", "title": "T"}]}"#,
         r#"{"items": [{"id": "a", "type": "rule", "title": "T", "scope": "src/[ab"}]}"#,
         r#"{"items": [{"id": "a", "type": "rule", "title": "T", "scope": "src/[ab", "status": "retired"}]}"#,
         r#"{"decisions": [{"id": "a", "decision": "x", "rules": [{"type": "OTHER"}]}]}"#,
@@ -73,10 +72,10 @@ fn fast_and_tolerant_paths_agree_on_unusual_files() {
             parse(text, family);
         }
     }
-    for text in &cases[..9] {
+    for text in &cases[..7] {
         assert!(took_fast_path(text, Family::Default), "{text}");
     }
-    for text in &cases[9..] {
+    for text in &cases[7..] {
         assert!(!took_fast_path(text, Family::Default), "{text}");
     }
     for depth in [90, 97, 98, 99, 100, 101, 126, 127, 128, 129, 200] {
