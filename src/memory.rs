@@ -9,7 +9,7 @@ known, so that `validate` can list them all. Commands that retrieve refuse a
 memory with errors; warnings (a duplicate id, say) are printed and the run
 goes on.
 
-This file is the entry point ([`Memory::read`], [`Memory::load`],
+This file is the entry point (`Memory::read`, [`Memory::load`],
 [`Memory::parse`]) and the one error of loading ([`MemoryError`]); the work
 is in its children, one concept each:
 

@@ -1,8 +1,12 @@
 /*!
-Unit tests of loading: what the pool, the exclusions and the diagnostics are
-for given texts, and that the fast and tolerant paths agree.
-*/
+Unit tests of loading as a whole: what the pool, the exclusions and the
+diagnostics are for given texts, the messages of [`MemoryError`], and that
+the fast and tolerant paths agree (on hand-picked unusual files and on the
+corpora of `corpus`, a seeded generator of its own).
 
+Deliberately not here: the tests of the JSON reader, of lines and columns
+and of scope globs, which sit beside the code they test.
+*/
 use std::collections::BTreeSet;
 
 use super::*;
