@@ -16,23 +16,23 @@ nothing of JSON.
 */
 
 /// Maps byte offsets of one text to 1-based line and column.
-pub(crate) struct LineIndex<'a> {
+pub(super) struct LineIndex<'a> {
     text: &'a str,
     starts: Vec<usize>,
 }
 
 impl<'a> LineIndex<'a> {
-    pub(crate) fn new(text: &'a str) -> Self {
+    pub(super) fn new(text: &'a str) -> Self {
         LineIndex { text, starts: line_starts(text) }
     }
 
-    pub(crate) fn line_col(&self, offset: usize) -> (usize, usize) {
+    pub(super) fn line_col(&self, offset: usize) -> (usize, usize) {
         line_col(self.text, &self.starts, offset)
     }
 }
 
 /// The byte offset of every line start of `text`.
-pub(crate) fn line_starts(text: &str) -> Vec<usize> {
+pub(super) fn line_starts(text: &str) -> Vec<usize> {
     let bytes = text.as_bytes();
     let mut starts = Vec::with_capacity(bytes.iter().filter(|&&b| b == b'\n').count() + 1);
     starts.push(0);
@@ -57,7 +57,7 @@ pub(crate) fn line_starts(text: &str) -> Vec<usize> {
 
 /// 1-based line and column (in characters) of `offset`, given the
 /// [`line_starts`] of `text`.
-pub(crate) fn line_col(text: &str, starts: &[usize], offset: usize) -> (usize, usize) {
+pub(super) fn line_col(text: &str, starts: &[usize], offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let line = starts.partition_point(|&s| s <= offset) - 1;
     let mut end = offset;
