@@ -24,7 +24,6 @@ pub mod error;
 pub mod gate;
 pub mod git;
 pub mod init;
-pub mod json;
 pub mod memory;
 pub mod metrics;
 pub mod profile;

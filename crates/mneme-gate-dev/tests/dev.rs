@@ -262,9 +262,9 @@ fn an_index_for_one_query_ranks_like_the_batch_index() {
         // One path per 40th distinct scope glob (in pool order), made to match it.
         let mut globs: Vec<&str> = Vec::new();
         for d in batch.decisions() {
-            for g in &d.globs {
-                if !globs.contains(&g.glob()) {
-                    globs.push(g.glob());
+            for g in &d.paths {
+                if !globs.contains(&g.as_str()) {
+                    globs.push(g);
                 }
             }
         }

@@ -1,6 +1,7 @@
 /*!
-A small JSON reader that remembers where every value starts and keeps going
-after a syntax error.
+The located reader: a small JSON reader that remembers the byte offset where
+every value starts and keeps going after a syntax error. It is what
+`validate` (and any memory file the fast path declines) is read with.
 
 Why not `serde_json` here: `validate` must report *every* problem of a memory
 file in one run, a syntax error in one record included, and each problem must
@@ -11,20 +12,22 @@ the error, skips to the end of that element by bracket matching, and goes on
 with the next one, so one broken record does not hide the others.
 
 It deliberately does not do anything else: no serialisation, no number
-arithmetic beyond what the memory file needs (numbers are kept as text).
+arithmetic (numbers are kept as text), no mapping onto records (that is
+`memory::tolerant`), no lines and columns (that is `memory::lines`). Type
+names in its messages are those of [`crate::describe::json_type`].
 */
 
 use std::fmt;
 
 /// A parsed JSON value and the byte offset where it starts in the source.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Node {
-    pub offset: usize,
-    pub value: Value,
+pub(super) struct Node {
+    pub(super) offset: usize,
+    pub(super) value: Value,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Value {
+pub(super) enum Value {
     Null,
     Bool(bool),
     /// The number as written; the memory file never computes with numbers.
@@ -37,21 +40,22 @@ pub enum Value {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Member {
-    pub key: String,
-    pub key_offset: usize,
-    pub node: Node,
+pub(super) struct Member {
+    pub(super) key: String,
+    pub(super) key_offset: usize,
+    pub(super) node: Node,
 }
 
 impl Value {
-    /// The JSON type name, for messages ("expected a string, found an array").
-    pub fn type_name(&self) -> &'static str {
+    /// The JSON type name, for messages ("expected a string, found a list"):
+    /// the words of [`crate::describe::json_type`], which a test holds it to.
+    pub(super) fn type_name(&self) -> &'static str {
         match self {
             Value::Null => "null",
             Value::Bool(_) => "a boolean",
             Value::Number(_) => "a number",
             Value::String(_) => "a string",
-            Value::Array(_) => "an array",
+            Value::Array(_) => "a list",
             Value::Object(_) => "an object",
         }
     }
@@ -59,14 +63,14 @@ impl Value {
 
 impl Node {
     /// The member `key` of an object (the last one if repeated).
-    pub fn get(&self, key: &str) -> Option<&Node> {
+    pub(super) fn get(&self, key: &str) -> Option<&Node> {
         match &self.value {
             Value::Object(members) => members.iter().rev().find(|m| m.key == key).map(|m| &m.node),
             _ => None,
         }
     }
 
-    pub fn as_str(&self) -> Option<&str> {
+    pub(super) fn as_str(&self) -> Option<&str> {
         match &self.value {
             Value::String(s) => Some(s),
             _ => None,
@@ -76,9 +80,9 @@ impl Node {
 
 /// A syntax error at a byte offset.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SyntaxError {
-    pub offset: usize,
-    pub message: String,
+pub(super) struct SyntaxError {
+    pub(super) offset: usize,
+    pub(super) message: String,
 }
 
 impl fmt::Display for SyntaxError {
@@ -90,9 +94,9 @@ impl fmt::Display for SyntaxError {
 /// The result of a tolerant parse: the tree (absent only when the document
 /// is unusable as a whole) and every syntax error found on the way.
 #[derive(Debug)]
-pub struct Parsed {
-    pub root: Option<Node>,
-    pub errors: Vec<SyntaxError>,
+pub(super) struct Parsed {
+    pub(super) root: Option<Node>,
+    pub(super) errors: Vec<SyntaxError>,
 }
 
 /// How deep arrays and objects may nest before the reader gives up; keeps a
@@ -100,14 +104,14 @@ pub struct Parsed {
 const MAX_DEPTH: usize = 128;
 
 /// Parses `text`, recovering from errors inside array elements.
-pub fn parse(text: &str) -> Parsed {
+pub(super) fn parse(text: &str) -> Parsed {
     let mut p = Parser { src: text.as_bytes(), text, pos: 0, errors: Vec::new() };
     if p.src.starts_with(b"\xEF\xBB\xBF") {
         p.pos = 3;
     }
     p.skip_ws();
     if p.pos >= p.src.len() {
-        p.err(p.pos, "the file is empty: expected a JSON object or array".into());
+        p.err(p.pos, "the file is empty: expected a JSON object or a list".into());
         return Parsed { root: None, errors: p.errors };
     }
     let root = match p.value(0) {
@@ -489,60 +493,9 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// Maps byte offsets to 1-based line and column (columns count characters).
-pub struct LineIndex<'a> {
-    text: &'a str,
-    starts: Vec<usize>,
-}
-
-impl<'a> LineIndex<'a> {
-    pub fn new(text: &'a str) -> Self {
-        LineIndex { text, starts: line_starts(text) }
-    }
-
-    pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        line_col(self.text, &self.starts, offset)
-    }
-}
-
-/// The byte offset of every line start of `text`.
-pub fn line_starts(text: &str) -> Vec<usize> {
-    let bytes = text.as_bytes();
-    let mut starts = Vec::with_capacity(bytes.iter().filter(|&&b| b == b'\n').count() + 1);
-    starts.push(0);
-    // Eight bytes at a time: a byte of `x` is zero exactly where `word` has
-    // a newline, and the mask sets the high bit of exactly those bytes.
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let chunks = bytes.chunks_exact(8);
-    let tail = chunks.remainder();
-    for (i, chunk) in chunks.enumerate() {
-        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        let x = word ^ 0x0a0a_0a0a_0a0a_0a0a;
-        let mut zero = !(((x & LOW7) + LOW7) | x) & !LOW7;
-        while zero != 0 {
-            starts.push(i * 8 + zero.trailing_zeros() as usize / 8 + 1);
-            zero &= zero - 1;
-        }
-    }
-    let base = bytes.len() - tail.len();
-    starts.extend(tail.iter().enumerate().filter(|&(_, &b)| b == b'\n').map(|(i, _)| base + i + 1));
-    starts
-}
-
-/// 1-based line and column (in characters) of `offset`, given the
-/// [`line_starts`] of `text`.
-pub fn line_col(text: &str, starts: &[usize], offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let line = starts.partition_point(|&s| s <= offset) - 1;
-    let mut end = offset;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    (line + 1, text[starts[line]..end].chars().count() + 1)
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::lines::LineIndex;
     use super::*;
 
     fn ok(text: &str) -> Node {
@@ -618,27 +571,12 @@ mod tests {
     }
 
     #[test]
-    fn line_starts_finds_every_newline() {
-        let text: String = (0..300u32)
-            .map(|i| if i % 7 == 0 || i % 11 == 3 { '\n' } else { char::from(b'a' + (i % 26) as u8) })
-            .collect();
-        for end in 0..text.len() {
-            let t = &text[..end];
-            let naive: Vec<usize> = std::iter::once(0)
-                .chain(t.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1))
-                .collect();
-            assert_eq!(line_starts(t), naive);
-        }
-        assert_eq!(line_starts("é\n€\n\u{10a0a}\n"), [0, 3, 7, 12]);
-    }
-
-    #[test]
-    fn line_and_column_count_characters() {
-        let text = "ab\n€é\"x";
-        let ix = LineIndex::new(text);
-        assert_eq!(ix.line_col(0), (1, 1));
-        assert_eq!(ix.line_col(3), (2, 1));
-        let quote = text.find('"').unwrap();
-        assert_eq!(ix.line_col(quote), (2, 3));
+    fn type_names_are_those_of_describe() {
+        let text = r#"[null, true, -1.5e3, "s", [], {}]"#;
+        let Value::Array(items) = ok(text).value else { panic!("not a list") };
+        let ours: Vec<&str> = items.iter().map(|n| n.value.type_name()).collect();
+        let theirs: serde_json::Value = serde_json::from_str(text).unwrap();
+        let theirs: Vec<&str> = theirs.as_array().unwrap().iter().map(crate::describe::json_type).collect();
+        assert_eq!(ours, theirs);
     }
 }

@@ -1,0 +1,109 @@
+/*!
+The pool rules (spec §1): which well-formed records are retrievable under a
+profile, which statuses keep a record out, how duplicate ids are resolved,
+and in which order the pool is laid out.
+
+Why it exists apart from the loaders: both loaders (fast and tolerant) end
+in the same [`build_pool`], so they cannot disagree on these rules. It
+deliberately does not look at JSON or check shapes: it receives
+[`Candidate`]s, records that already passed their shape checks, and only
+decides pool or out (with the diagnostics that go with it).
+*/
+
+use std::collections::HashMap;
+
+use super::lines::LineCursor;
+use super::{Decision, Excluded, Exclusion, Memory, RecordKind, Severity};
+use crate::profile::Family;
+use rustc_hash::FxBuildHasher as FxBuild;
+
+/// The statuses that keep a record out of the pool (compared ignoring case).
+const INACTIVE_STATUSES: [&str; 4] = ["superseded", "deprecated", "rejected", "retired"];
+
+/// A record that passed shape checks, before eligibility and dedup.
+pub(super) struct Candidate {
+    pub(super) decision: Decision,
+    /// The glob problems of this record: (offset, message).
+    pub(super) glob_errors: Vec<(usize, String)>,
+}
+
+/// Whether a record of this kind may be retrieved under `family`.
+fn eligible(kind: &RecordKind, family: Family) -> bool {
+    match (kind, family) {
+        (RecordKind::DecisionRecord, _) => true,
+        (RecordKind::Item(t), Family::Default) => matches!(t.as_str(), "decision" | "rule" | "anti_pattern"),
+        (RecordKind::Item(t), Family::Mneme) => matches!(t.as_str(), "rule" | "anti_pattern"),
+    }
+}
+
+/// Builds the pool of `memory` from the candidates, read segment after
+/// segment, and records what is kept out and why.
+pub(super) fn build_pool(memory: &mut Memory, segments: Vec<Vec<Candidate>>) {
+    let family = memory.family;
+    let count = segments.iter().map(Vec::len).sum();
+    // First every reason (and its diagnostics, in record order), with ids
+    // borrowed from the candidates; then the moves into pool and excluded.
+    let mut reasons: Vec<Option<Exclusion>> = Vec::with_capacity(count);
+    // Record offsets are nearly sorted: a cursor counts lines between
+    // them instead of indexing every line start of the file.
+    let mut cursor = LineCursor::new();
+    let mut seen: HashMap<&str, usize, FxBuild> = HashMap::default();
+    seen.reserve(count);
+    for Candidate { decision, glob_errors } in segments.iter().flatten() {
+        let inactive =
+            decision.status.as_deref().filter(|s| INACTIVE_STATUSES.iter().any(|x| x.eq_ignore_ascii_case(s.trim())));
+        let reason = if !eligible(&decision.kind, family) {
+            let RecordKind::Item(t) = &decision.kind else { unreachable!("decision records are eligible") };
+            Some(Exclusion::NotEligibleType { item_type: t.clone() })
+        } else if let Some(status) = inactive {
+            Some(Exclusion::InactiveStatus { status: status.to_string() })
+        } else if let Some(&first) = seen.get(decision.id.as_str()) {
+            let (kept_line, _) = cursor.line_col(&memory.text, first);
+            let msg = format!(
+                "duplicate id \"{}\": the record at line {kept_line} wins and this one is dropped; give it a unique id",
+                decision.id
+            );
+            memory.push(Severity::Warning, decision.offset, Some(&decision.id), msg);
+            Some(Exclusion::DuplicateId { kept_line })
+        } else {
+            None
+        };
+        // Invalid globs break retrieval only where the record is in the pool.
+        for (offset, message) in glob_errors {
+            if reason.is_none() {
+                memory.push(Severity::Error, *offset, Some(&decision.id), message.clone());
+            } else {
+                memory.push(
+                    Severity::Warning,
+                    *offset,
+                    Some(&decision.id),
+                    format!("{message} (the record is out of the pool, so this is not used yet)"),
+                );
+            }
+        }
+        if reason.is_none() {
+            seen.insert(&decision.id, decision.offset);
+        }
+        reasons.push(reason);
+    }
+    drop(seen);
+    let in_pool = reasons.iter().filter(|r| r.is_none()).count();
+    memory.pool.reserve(in_pool);
+    memory.excluded.reserve(count - in_pool);
+    for (Candidate { decision, .. }, reason) in segments.into_iter().flatten().zip(reasons) {
+        match reason {
+            None => memory.pool.push(decision),
+            Some(reason) => {
+                let (line, column) = cursor.line_col(&memory.text, decision.offset);
+                memory.excluded.push(Excluded {
+                    id: decision.id,
+                    title: decision.title,
+                    kind: decision.kind,
+                    line,
+                    column,
+                    reason,
+                });
+            }
+        }
+    }
+}

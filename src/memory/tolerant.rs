@@ -1,0 +1,317 @@
+/*!
+The tolerant loader: the memory text read by the located reader
+(`memory::located_json`), every record shape-checked and mapped onto a
+[`Decision`] (spec §1), every problem a [`Diagnostic`](super::Diagnostic)
+with its line, column and record id.
+
+Why it exists: it is the reference. Its messages are the ones users see, it
+goes on after a syntax error or a bad record so that `validate` lists every
+problem at once, and the fast path (`memory::fast`) is only allowed to skip
+it where it would give the very same memory.
+
+It deliberately does not decide what is in the pool: records that pass
+their shape checks go to `memory::pool` as [`Candidate`]s, as the fast
+path's do.
+*/
+
+use std::path::Path;
+
+use super::glob::compile_glob;
+use super::located_json::{self, Node, Value};
+use super::migrate::migrate;
+use super::pool::{build_pool, Candidate};
+use super::{Decision, Memory, RecordKind, Severity};
+use crate::profile::Family;
+
+/// Parses memory text, reporting every problem with its line and column.
+pub(super) fn parse(path: &Path, text: String, family: Family) -> Memory {
+    let parsed = located_json::parse(&text);
+    let mut memory = Memory::empty(path, family, Vec::new());
+    memory.text = text;
+    if let Some(root) = &parsed.root {
+        Loader { memory: &mut memory, family }.load_root(root);
+    }
+    for e in parsed.errors {
+        memory.push(Severity::Error, e.offset, None, e.message);
+    }
+    memory.sort_diagnostics();
+    memory
+}
+
+struct Loader<'m> {
+    memory: &'m mut Memory,
+    family: Family,
+}
+
+/// Collects field problems of one record.
+struct Fields<'a> {
+    node: &'a Node,
+    problems: Vec<(usize, String)>,
+}
+
+impl<'a> Fields<'a> {
+    fn new(node: &'a Node) -> Self {
+        Fields { node, problems: Vec::new() }
+    }
+
+    /// A present, non-null member.
+    fn member(&self, key: &str) -> Option<&'a Node> {
+        self.node.get(key).filter(|n| n.value != Value::Null)
+    }
+
+    fn required_str(&mut self, key: &str, what: &str) -> Option<String> {
+        match self.node.get(key) {
+            None | Some(Node { value: Value::Null, .. }) => {
+                self.problems.push((self.node.offset, format!("missing required field `{key}` ({what})")));
+                None
+            }
+            Some(n) => match &n.value {
+                Value::String(s) if s.trim().is_empty() => {
+                    self.problems.push((n.offset, format!("field `{key}` is empty: give it {what}")));
+                    None
+                }
+                Value::String(s) => Some(s.clone()),
+                other => {
+                    self.problems
+                        .push((n.offset, format!("field `{key}` must be a string, found {}", other.type_name())));
+                    None
+                }
+            },
+        }
+    }
+
+    fn opt_str(&mut self, key: &str) -> Option<String> {
+        let n = self.member(key)?;
+        match &n.value {
+            Value::String(s) => Some(s.clone()),
+            other => {
+                self.problems.push((n.offset, format!("field `{key}` must be a string, found {}", other.type_name())));
+                None
+            }
+        }
+    }
+
+    /// A list of strings; with `one_ok`, a single string is a one-element list.
+    fn str_list(&mut self, key: &str, one_ok: bool) -> Vec<String> {
+        self.str_list_at(key, one_ok).into_iter().map(|(_, s)| s).collect()
+    }
+
+    fn str_list_at(&mut self, key: &str, one_ok: bool) -> Vec<(usize, String)> {
+        let Some(n) = self.member(key) else { return Vec::new() };
+        let expected = if one_ok { "a string or a list of strings" } else { "a list of strings" };
+        match &n.value {
+            Value::String(s) if one_ok => vec![(n.offset, s.clone())],
+            Value::Array(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    match &item.value {
+                        Value::String(s) => out.push((item.offset, s.clone())),
+                        other => self.problems.push((
+                            item.offset,
+                            format!("`{key}[{i}]` must be a string, found {} ({key} is {expected})", other.type_name()),
+                        )),
+                    }
+                }
+                out
+            }
+            other => {
+                self.problems
+                    .push((n.offset, format!("field `{key}` must be {expected}, found {}", other.type_name())));
+                Vec::new()
+            }
+        }
+    }
+}
+
+impl Loader<'_> {
+    fn error(&mut self, offset: usize, id: Option<&str>, message: String) {
+        self.memory.push(Severity::Error, offset, id, message);
+    }
+
+    fn warning(&mut self, offset: usize, id: Option<&str>, message: String) {
+        self.memory.push(Severity::Warning, offset, id, message);
+    }
+
+    fn load_root(&mut self, root: &Node) {
+        let (decisions, items): (Option<&Node>, Option<&Node>) = match &root.value {
+            Value::Array(_) => (None, Some(root)),
+            Value::Object(_) => {
+                if let Some(meta) = root.get("meta") {
+                    if !matches!(meta.value, Value::Object(_) | Value::Null) {
+                        self.warning(
+                            meta.offset,
+                            None,
+                            format!("`meta` should be an object, found {}; it is ignored", meta.value.type_name()),
+                        );
+                    }
+                }
+                let d = self.top_array(root, "decisions");
+                let i = self.top_array(root, "items");
+                if root.get("decisions").is_none() && root.get("items").is_none() {
+                    self.warning(
+                        root.offset,
+                        None,
+                        "the file has neither `decisions` nor `items`: nothing can be retrieved".into(),
+                    );
+                }
+                (d, i)
+            }
+            other => {
+                self.error(
+                    root.offset,
+                    None,
+                    format!("the memory file must be a JSON object or a list, found {}", other.type_name()),
+                );
+                return;
+            }
+        };
+        let mut decision_records = Vec::new();
+        let mut item_records = Vec::new();
+        if let Some(Node { value: Value::Array(elements), .. }) = decisions {
+            for (i, el) in elements.iter().enumerate() {
+                self.memory.records += 1;
+                match self.record(el, true, &format!("decisions[{i}]")) {
+                    Some(c) if c.decision.kind == RecordKind::DecisionRecord => decision_records.push(c),
+                    Some(c) => item_records.push(c),
+                    None => {}
+                }
+            }
+        }
+        let items_label = if matches!(root.value, Value::Array(_)) { "" } else { "items" };
+        if let Some(Node { value: Value::Array(elements), .. }) = items {
+            for (i, el) in elements.iter().enumerate() {
+                self.memory.records += 1;
+                if let Some(c) = self.record(el, false, &format!("{items_label}[{i}]")) {
+                    item_records.push(c);
+                }
+            }
+        }
+        build_pool(self.memory, vec![decision_records, item_records]);
+    }
+
+    fn top_array<'n>(&mut self, root: &'n Node, key: &str) -> Option<&'n Node> {
+        let n = root.get(key)?;
+        match n.value {
+            Value::Array(_) => Some(n),
+            Value::Null => None,
+            ref other => {
+                self.error(n.offset, None, format!("`{key}` must be a list of records, found {}", other.type_name()));
+                None
+            }
+        }
+    }
+
+    /// Shape-checks one record and maps it; `None` when it is unusable.
+    fn record(&mut self, node: &Node, in_decisions: bool, place: &str) -> Option<Candidate> {
+        if !matches!(node.value, Value::Object(_)) {
+            self.error(
+                node.offset,
+                None,
+                format!("{place} must be an object (a record), found {}", node.value.type_name()),
+            );
+            return None;
+        }
+        let mut f = Fields::new(node);
+        let id = f.required_str("id", "a unique string id");
+        let is_decision_record = in_decisions && node.get("decision").is_some_and(|n| n.value != Value::Null);
+        let mut glob_errors = Vec::new();
+        let decision = if is_decision_record {
+            let title = f.required_str("decision", "the decision itself, one sentence");
+            let content = f.opt_str("rationale").unwrap_or_default();
+            let tags = f.str_list("scope", false);
+            let constraint = f.str_list("constraints", false);
+            let anti_patterns = f.str_list("anti_patterns", false);
+            let status = f.opt_str("status");
+            self.check_rules(&mut f);
+            Decision {
+                id: id.clone().unwrap_or_default(),
+                title: title.unwrap_or_default(),
+                tags,
+                constraint,
+                anti_patterns,
+                content,
+                paths: Vec::new(),
+                status,
+                kind: RecordKind::DecisionRecord,
+                offset: node.offset,
+                globs: Vec::new(),
+            }
+        } else {
+            let has_title = node.get("title").is_some();
+            if in_decisions && !has_title {
+                let msg = format!(
+                    "{place} has neither a string `decision` (a decision record) nor a `title` (an item record): add one"
+                );
+                f.problems.push((node.offset, msg));
+            }
+            let item_type = if in_decisions && node.get("type").is_none() {
+                Some("decision".to_string())
+            } else {
+                f.required_str("type", "the item type, for example `decision`, `rule` or `anti_pattern`")
+            };
+            let title = if in_decisions && !has_title { None } else { f.required_str("title", "a short title") };
+            let content = f.opt_str("content").unwrap_or_default();
+            let constraint = f.str_list("constraint", true);
+            let tags = f.str_list("tags", false);
+            let scope = f.str_list_at("scope", true);
+            let anti_patterns = f.str_list("anti_patterns", false);
+            let status = f.opt_str("status");
+            let item_type = item_type.unwrap_or_default();
+            let mut d = Decision {
+                id: id.clone().unwrap_or_default(),
+                title: title.unwrap_or_default(),
+                tags,
+                constraint,
+                anti_patterns,
+                content,
+                paths: Vec::new(),
+                status,
+                kind: RecordKind::Item(item_type.clone()),
+                offset: node.offset,
+                globs: Vec::new(),
+            };
+            match self.family {
+                Family::Default => {
+                    for (offset, pattern) in scope {
+                        match compile_glob(&pattern) {
+                            Ok(glob) => {
+                                d.paths.push(pattern);
+                                d.globs.push(glob);
+                            }
+                            Err(msg) => glob_errors.push((offset, format!("invalid scope glob \"{pattern}\": {msg}"))),
+                        }
+                    }
+                }
+                Family::Mneme => migrate(&mut d, &item_type),
+            }
+            d
+        };
+        if f.problems.is_empty() {
+            return Some(Candidate { decision, glob_errors });
+        }
+        let problems = std::mem::take(&mut f.problems);
+        for (offset, message) in problems {
+            self.error(offset, id.as_deref(), message);
+        }
+        None
+    }
+
+    /// `rules` is not used for retrieval; check its shape so typos surface.
+    fn check_rules(&mut self, f: &mut Fields<'_>) {
+        let Some(rules) = f.member("rules") else { return };
+        let Value::Array(items) = &rules.value else {
+            f.problems.push((rules.offset, format!("field `rules` must be a list, found {}", rules.value.type_name())));
+            return;
+        };
+        for (i, rule) in items.iter().enumerate() {
+            match rule.get("type").map(|n| &n.value) {
+                Some(Value::String(t)) if t == "FORBID_LITERAL" => {}
+                Some(Value::String(t)) => {
+                    let id = f.node.get("id").and_then(Node::as_str).map(str::to_string);
+                    self.warning(rule.offset, id.as_deref(), format!("rules[{i}] has type `{t}`; only `FORBID_LITERAL` is defined and it is ignored by retrieval"));
+                }
+                _ => f.problems.push((rule.offset, format!("rules[{i}] must be an object with a string `type`"))),
+            }
+        }
+    }
+}
