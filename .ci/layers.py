@@ -22,7 +22,7 @@ import pathlib, re, sys
 
 ORDER = [
     # leaves beside the pipeline: they import nothing from the crate
-    "describe", "atomic", "json", "profile", "tokenize", "git",
+    "describe", "atomic", "profile", "tokenize", "git",
     # the pipeline
     "memory", "retrieval", "context", "scenarios", "verdict", "metrics",
     "run", "gate", "report", "baseline",
