@@ -8,6 +8,7 @@ use crate::baseline::{self, AtRevision, Comparison};
 use crate::cli::output;
 use crate::cli::settings::{BaselinePlan, Destination, RunSettings};
 use crate::cli::suite::{self, SuiteRun};
+use crate::describe::defuse_lines;
 use crate::error::{exit, Error};
 use crate::gate::{GateOutcome, GateSettings};
 use crate::git::{GitError, Repo};
@@ -59,7 +60,8 @@ pub(crate) fn execute(s: RunSettings) -> Result<i32, Error> {
         text.push_str(&report::annotations::github(&report, report::annotations::GITHUB_LIMIT));
     }
     let style = report::terminal::Style { colour: s.colour, quiet: s.quiet };
-    text.push_str(&report::terminal::render(&report, style));
+    // The annotations above are the only lines that may start with `::`.
+    text.push_str(&defuse_lines(&report::terminal::render(&report, style), s.colour));
     output::terminal(&text, s.reports.to_stdout())?;
     Ok(if report.gate.passed { exit::OK } else { exit::GATE_FAILED })
 }
@@ -113,20 +115,20 @@ fn compare(
 fn write_reports(s: &RunSettings, report: &Report) -> Result<(), Error> {
     type Render = fn(&Report) -> Result<String, String>;
     let r = &s.reports;
-    let formats: [(&Option<Destination>, Render); 5] = [
-        (&r.json, |r| Ok(report::json::render(r))),
-        (&r.junit, |r| Ok(report::junit::render(r))),
-        (&r.markdown, |r| Ok(report::markdown::render(r))),
-        (&r.trec_run, report::trec::run),
-        (&r.trec_qrels, report::trec::qrels),
+    let formats: [(&Option<Destination>, Render, output::Kind); 5] = [
+        (&r.json, |r| Ok(report::json::render(r)), output::Kind::Json),
+        (&r.junit, |r| Ok(report::junit::render(r)), output::Kind::Text),
+        (&r.markdown, |r| Ok(report::markdown::render(r)), output::Kind::Text),
+        (&r.trec_run, report::trec::run, output::Kind::Text),
+        (&r.trec_qrels, report::trec::qrels, output::Kind::Text),
     ];
-    for (destination, render) in formats {
+    for (destination, render, kind) in formats {
         let Some(destination) = destination else { continue };
         let text = render(report).map_err(|m| {
             let name = destination.file().map_or("standard output".to_string(), |p| p.display().to_string());
             Error::Usage(format!("cannot write {name}: {m}"))
         })?;
-        output::report(destination, &text)?;
+        output::report(destination, &text, kind)?;
     }
     Ok(())
 }
