@@ -82,6 +82,9 @@ fn fixture() -> tempfile::TempDir {
     dir
 }
 
+/// A line of filler far beyond the first 200 characters of the answer.
+const DEEP_FILLER: &str = "filler line 00020";
+
 const RUN: [&str; 6] = ["run", "--memory", "memory.json", "--scenarios", "scenarios", "--no-baseline"];
 
 fn with<'a>(base: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
@@ -301,6 +304,69 @@ fn comparisons_cannot_inject_workflow_commands() {
     let out = expect(d, &["diff", "b.json", "r2.json", "--json", "-"], true, 1);
     assert_out("diff --json -", &out, Stream::Neither);
     serde_json::from_str::<serde_json::Value>(&out.stdout).expect("still a JSON document");
+}
+
+/// A trigger as reports may show it: at most 200 characters and an ellipsis.
+fn assert_excerpt(what: &str, trigger: &str) {
+    let n = trigger.chars().count();
+    assert!(n <= 200 || (n == 201 && trigger.ends_with('…')), "{what}: a trigger of {n} characters");
+}
+
+// Item 3: a trigger is an excerpt in every format.
+#[test]
+fn triggers_are_short_excerpts_in_every_format() {
+    let dir = fixture();
+    let d = dir.path();
+    let out = expect(
+        d,
+        &with(&RUN, &["--json", "r.json", "--junit", "r.xml", "--markdown", "r.md", "--annotations", "github"]),
+        false,
+        1,
+    );
+    for (what, text) in [
+        ("stdout", out.stdout.clone()),
+        ("json", std::fs::read_to_string(d.join("r.json")).unwrap()),
+        ("junit", std::fs::read_to_string(d.join("r.xml")).unwrap()),
+        ("markdown", std::fs::read_to_string(d.join("r.md")).unwrap()),
+    ] {
+        assert!(!text.contains(DEEP_FILLER), "{what} quotes the answer beyond the excerpt");
+        assert!(text.len() < 40_000, "{what}: {} bytes", text.len());
+    }
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
+    let failing = report["scenarios"].as_array().unwrap().iter().find(|s| s["verdict"] == "FAIL").unwrap();
+    let mut seen = 0;
+    for side in ["control", "governed"] {
+        for t in failing["triggers"][side].as_array().unwrap() {
+            let t = t.as_str().unwrap();
+            assert_excerpt("json", t);
+            assert!(t.starts_with("psycopg2.connect(dsn)\n::add-mask::SECRET-RESPONSE"), "{t:?}");
+            assert!(t.ends_with('…'), "{t:?}");
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 2);
+    let explanation = failing["explanation"].as_str().unwrap();
+    assert!(explanation.len() < 600 && explanation.contains("…)."), "{explanation}");
+    // The Markdown lists them as code; JUnit in the failure's body.
+    let md = std::fs::read_to_string(d.join("r.md")).unwrap();
+    let line = md.lines().find(|l| l.starts_with("- triggers: ")).expect("a triggers line");
+    for part in line.trim_start_matches("- triggers: control ").split("; governed ") {
+        assert!(part.chars().count() < 400, "{part}");
+        assert!(part.contains('…'), "{part}");
+    }
+    let xml = std::fs::read_to_string(d.join("r.xml")).unwrap();
+    let report = quick_junit::Report::deserialize_from_str(&xml).expect("well-formed JUnit XML");
+    let bodies: Vec<String> = report
+        .test_suites
+        .iter()
+        .flat_map(|s| &s.test_cases)
+        .filter_map(|c| match &c.status {
+            quick_junit::TestCaseStatus::NonSuccess { description: Some(d), .. } => Some(d.to_string()),
+            _ => None,
+        })
+        .collect();
+    let line = bodies.iter().flat_map(|b| b.lines()).find(|l| l.starts_with("governed triggers: ")).expect("triggers");
+    assert!(line.chars().count() < 400 && line.ends_with('…'), "{line}");
 }
 
 // Items 3 and 6: the JUnit file is well-formed XML 1.0 and shows escapes.
