@@ -77,6 +77,12 @@ pub(crate) fn printable(s: &str) -> Cow<'_, str> {
     escape(s, false)
 }
 
+/// [`printable`] for a multi-line text from the inputs (a context-block
+/// diff): the same escapes, but `\n` stays a line break.
+pub(crate) fn printable_lines(s: &str) -> Cow<'_, str> {
+    escape(s, true)
+}
+
 fn escape(s: &str, keep_newlines: bool) -> Cow<'_, str> {
     let clean = |c: char| !unprintable(c) || (keep_newlines && c == '\n');
     if s.chars().all(clean) && !s.contains(LEGACY_COMMAND) {
@@ -208,6 +214,7 @@ mod tests {
             "a\\n::add-mask::x\\r::error file=x::y\\u{1b}[31m\\u{7}\\0\\t\\u{7f}\\u{85}\\u{2028}"
         );
         assert_eq!(printable("id ##[add-mask]x ##"), "id ##\\u{5b}add-mask]x ##");
+        assert_eq!(printable_lines("a\nb\r\n\u{1b}"), "a\nb\\r\n\\u{1b}");
     }
 
     #[test]

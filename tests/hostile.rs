@@ -297,6 +297,10 @@ fn comparisons_cannot_inject_workflow_commands() {
             .stdout
             .contains("new scenarios (1): ##\\u{5b}add-mask]LEGACY-ID-RENAMED\\n::add-mask::SECRET-ADDED"));
     }
+    let md = std::fs::read_to_string(d.join("r2.md")).unwrap();
+    assert_markdown_safe(&md);
+    assert!(md.contains("### Compared with the baseline"), "{md}");
+    assert!(md.contains("<pre>"), "the diff holds `<`: {md}");
 
     let out = expect(d, &["diff", "b.json", "r2.json"], true, 1);
     assert_out("diff", &out, Stream::Neither);
@@ -304,6 +308,103 @@ fn comparisons_cannot_inject_workflow_commands() {
     let out = expect(d, &["diff", "b.json", "r2.json", "--json", "-"], true, 1);
     assert_out("diff --json -", &out, Stream::Neither);
     serde_json::from_str::<serde_json::Value>(&out.stdout).expect("still a JSON document");
+}
+
+/// Markdown in which no string from the inputs opens a tag or a comment,
+/// closes the `<details>` it sits in, or adds a column to a table.
+fn assert_markdown_safe(md: &str) {
+    assert_no_injection("markdown", md, false);
+    assert!(!md.contains("<script"), "{md}");
+    assert!(!md.contains("<!--"), "{md}");
+    let opened = md.matches("<details>").count();
+    assert_eq!(md.matches("</details>").count(), opened, "{md}");
+    assert_eq!(md.lines().filter(|l| *l == "</details>").count(), opened, "only the tool's own `</details>` lines");
+    let mut columns = None;
+    for line in md.lines() {
+        if !line.starts_with('|') {
+            columns = None;
+            continue;
+        }
+        // Cells are split at pipes that are not escaped.
+        let pipes = line.char_indices().filter(|&(i, c)| c == '|' && !line[..i].ends_with('\\')).count();
+        match columns {
+            None => columns = Some(pipes),
+            Some(n) => assert_eq!(pipes, n, "a row with a column of its own:\n{line}"),
+        }
+    }
+}
+
+// Item 7: every Markdown section escapes what it quotes.
+#[test]
+fn markdown_escapes_every_string_from_the_inputs() {
+    let dir = fixture();
+    let d = dir.path();
+    expect(d, &with(&RUN, &["--markdown", "r.md"]), true, 1);
+    let md = std::fs::read_to_string(d.join("r.md")).unwrap();
+    assert_markdown_safe(&md);
+    assert!(
+        md.contains("| cat&lt;script&gt;alert(1)&lt;/script&gt;\\|&lt;!--&lt;/details&gt; ::add-mask::SECRET-CAT"),
+        "{md}"
+    );
+    assert!(md.contains("#### FAIL <code>fail ::add-mask::SECRET-SCEN ::error file=x::y&#92;u{1b}"), "{md}");
+}
+
+// Item 7: the 1 MiB cap holds for the whole summary, the comparison included.
+#[test]
+fn markdown_with_a_huge_comparison_stays_under_one_mib() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let memory = |edited: bool| {
+        let decisions: Vec<serde_json::Value> = (0..300)
+            .map(|i| {
+                let constraints: Vec<String> = (0..4)
+                    .map(|c| {
+                        format!(
+                            "constraint {c} of decision {i:04}{}: a long sentence that every context block quotes whole, \
+                             so that a changed word shows up in the diff of every scenario that retrieves it",
+                            if edited { " (edited)" } else { "" }
+                        )
+                    })
+                    .collect();
+                serde_json::json!({
+                    "id": format!("D-{i:04}"),
+                    "decision": format!("Decision {i:04} about widget{i:04} handling"),
+                    "scope": [format!("widget{i:04}")],
+                    "constraints": constraints,
+                })
+            })
+            .collect();
+        serde_json::to_string_pretty(&serde_json::json!({ "decisions": decisions })).unwrap()
+    };
+    std::fs::write(d.join("memory.json"), memory(false)).unwrap();
+    let mut suite = String::from("scenarios:\n");
+    for n in 0..2_000 {
+        let i = n % 300;
+        suite.push_str(&format!(
+            "  - id: scenario-{n:05}\n    task: Change the widget{i:04} handling of part {n}\n    expect: [D-{i:04}]\n"
+        ));
+    }
+    std::fs::create_dir_all(d.join("scenarios")).unwrap();
+    std::fs::write(d.join("scenarios/suite.yaml"), suite).unwrap();
+    let suite = ["--memory", "memory.json", "--scenarios", "scenarios"];
+    expect(d, &with(&["baseline", "--out", "b.json"], &suite), false, 0);
+    std::fs::write(d.join("memory.json"), memory(true)).unwrap();
+    let out = expect(d, &with(&["run", "--quiet", "--baseline", "b.json", "--markdown", "r.md"], &suite), false, 0);
+    assert!(out.stdout.len() > 2 << 20, "the comparison is large: {} bytes", out.stdout.len());
+    let md = std::fs::read_to_string(d.join("r.md")).unwrap();
+    assert!(md.len() <= 1 << 20, "{} bytes", md.len());
+    let shown = md.matches("<details>").count();
+    assert!(shown > 10 && shown < 2_000, "{shown}");
+    assert!(
+        md.ends_with(&format!(
+            "> **This summary was cut short** to stay under GitHub's 1 MiB step-summary limit. Left out: {} changed \
+             scenario(s) of the comparison with the baseline. The JSON report (`--json`) has everything.\n",
+            2_000 - shown
+        )),
+        "{}",
+        &md[md.len().saturating_sub(500)..]
+    );
+    assert_markdown_safe(&md);
 }
 
 /// A trigger as reports may show it: at most 200 characters and an ellipsis.
