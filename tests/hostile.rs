@@ -491,3 +491,64 @@ fn junit_is_well_formed_xml() {
         "{names:?}"
     );
 }
+
+/// Step outputs the way GitHub reads `$GITHUB_OUTPUT`: `key=value` lines and
+/// `key<<DELIMITER` blocks closed by a line that is exactly the delimiter;
+/// then the lines GitHub would refuse (it fails the step on the first).
+fn github_outputs(text: &str) -> (Vec<(String, String)>, Vec<String>) {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let (mut out, mut refused) = (Vec::new(), Vec::new());
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        i += 1;
+        if line.is_empty() {
+            continue;
+        }
+        let (equals, heredoc) = (line.find('='), line.find("<<"));
+        match (equals, heredoc) {
+            (Some(e), h) if h.is_none_or(|h| e < h) => out.push((line[..e].to_string(), line[e + 1..].to_string())),
+            (_, Some(h)) => {
+                let (key, delimiter) = (&line[..h], &line[h + 2..]);
+                let Some(end) = lines[i..].iter().position(|l| *l == delimiter) else {
+                    refused.push(format!("{line} (no closing delimiter)"));
+                    break;
+                };
+                out.push((key.to_string(), lines[i..i + end].join("\n")));
+                i += end + 1;
+            }
+            _ => refused.push(line.to_string()),
+        }
+    }
+    (out, refused)
+}
+
+// Item 8: a report path with a line break cannot add a step output.
+#[test]
+fn github_output_has_exactly_one_result() {
+    let dir = fixture();
+    let d = dir.path();
+    std::fs::write(d.join("github_output"), "earlier=kept\n").unwrap();
+    let json = "r.json\nresult=passed";
+    let junit = "j\nMNEME_GATE_EOF\nresult=passed.xml";
+    let out = expect(
+        d,
+        &with(&RUN, &["--json", json, "--junit", junit, "--github-output", "github_output", "--quiet"]),
+        true,
+        1,
+    );
+    let (outputs, refused) = github_outputs(&std::fs::read_to_string(d.join("github_output")).unwrap());
+    let values = |key: &str| outputs.iter().filter(|(k, _)| k == key).map(|(_, v)| v.as_str()).collect::<Vec<_>>();
+    assert_eq!(values("result"), ["failed"], "{outputs:?}");
+    assert!(refused.is_empty(), "{refused:?}");
+    assert_eq!(values("json-report"), [json], "{outputs:?}");
+    assert_eq!(values("junit-report"), [junit], "{outputs:?}");
+    assert_eq!(values("earlier"), ["kept"]);
+    let keys: Vec<&str> = outputs.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(
+        keys,
+        ["earlier", "result", "pass-rate", "mean-recall-at-k", "weak-retrieval", "json-report", "junit-report"]
+    );
+    assert!(d.join(json).is_file());
+    assert_out("run --github-output", &out, Stream::Stdout);
+}

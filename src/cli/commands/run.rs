@@ -133,23 +133,61 @@ fn write_reports(s: &RunSettings, report: &Report) -> Result<(), Error> {
     Ok(())
 }
 
-/// Appends the step outputs of GitHub Actions (`key=value` lines).
+/// Appends the step outputs of GitHub Actions: `key=value` lines, or, for a
+/// value with a line break (a report path can have one), GitHub's multi-line
+/// form `key<<DELIMITER` ... `DELIMITER`, so that a value can never add a
+/// line, and an output, of its own.
 fn append_github_outputs(path: &Path, report: &Report, s: &RunSettings) -> Result<(), Error> {
     use std::io::Write as _;
     let m = &report.summary;
     let file_of = |d: &Option<Destination>| {
         d.as_ref().and_then(Destination::file).map_or(String::new(), |p| p.display().to_string())
     };
-    let text = format!(
-        "result={}\npass-rate={}\nmean-recall-at-k={}\nweak-retrieval={}\njson-report={}\njunit-report={}\n",
-        if report.gate.passed { "passed" } else { "failed" },
-        m.pass_rate,
-        m.mean_recall_at_k.map_or(String::new(), |v| v.to_string()),
-        m.weak_retrieval,
-        file_of(&s.reports.json),
-        file_of(&s.reports.junit)
-    );
+    let outputs = [
+        ("result", if report.gate.passed { "passed" } else { "failed" }.to_string()),
+        ("pass-rate", m.pass_rate.to_string()),
+        ("mean-recall-at-k", m.mean_recall_at_k.map_or(String::new(), |v| v.to_string())),
+        ("weak-retrieval", m.weak_retrieval.to_string()),
+        ("json-report", file_of(&s.reports.json)),
+        ("junit-report", file_of(&s.reports.junit)),
+    ];
+    let text: String = outputs.iter().map(|(key, value)| github_output(key, value)).collect();
     let err = |source| Error::Write { path: Some(path.to_path_buf()), source };
     let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(err)?;
     file.write_all(text.as_bytes()).map_err(err)
+}
+
+/// One step output in the form GitHub reads back as exactly this key and
+/// value. The delimiter of the multi-line form is chosen so that the value
+/// does not contain it.
+fn github_output(key: &str, value: &str) -> String {
+    if !value.contains(['\n', '\r']) {
+        return format!("{key}={value}\n");
+    }
+    let mut delimiter = String::from("MNEME_GATE_EOF");
+    let mut n = 0;
+    while value.contains(delimiter.as_str()) {
+        n += 1;
+        delimiter = format!("MNEME_GATE_EOF_{n}");
+    }
+    format!("{key}<<{delimiter}\n{value}\n{delimiter}\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::github_output;
+
+    #[test]
+    fn a_value_with_a_line_break_is_written_in_the_multi_line_form() {
+        assert_eq!(github_output("result", "passed"), "result=passed\n");
+        assert_eq!(
+            github_output("json-report", "a\nresult=passed"),
+            "json-report<<MNEME_GATE_EOF\na\nresult=passed\nMNEME_GATE_EOF\n"
+        );
+        assert_eq!(
+            github_output("k", "x\nMNEME_GATE_EOF\nMNEME_GATE_EOF_1"),
+            "k<<MNEME_GATE_EOF_2\nx\nMNEME_GATE_EOF\nMNEME_GATE_EOF_1\nMNEME_GATE_EOF_2\n"
+        );
+        assert_eq!(github_output("k", "a\rb"), "k<<MNEME_GATE_EOF\na\rb\nMNEME_GATE_EOF\n");
+    }
 }
