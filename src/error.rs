@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use crate::baseline::BaselineError;
 use crate::config::ConfigError;
+use crate::describe::printable;
 use crate::git::GitError;
 use crate::memory::MemoryError;
 use crate::scenarios::SuiteError;
@@ -88,12 +89,13 @@ impl Error {
     }
 }
 
-/// Items, one per indented line.
+/// Items, one per indented line (an item that quotes a control character
+/// shows it escaped, so it stays on its line).
 struct Lines<'a, T>(&'a [T]);
 
 impl<T: fmt::Display> fmt::Display for Lines<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.iter().try_for_each(|item| write!(f, "\n  {item}"))
+        self.0.iter().try_for_each(|item| write!(f, "\n  {}", printable(&item.to_string())))
     }
 }
 
@@ -107,7 +109,7 @@ impl fmt::Display for BadLines<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         const SHOWN: usize = 20;
         for (line, message) in self.problems.iter().take(SHOWN) {
-            write!(f, "\n  {}:{line}: {message}", self.path.display())?;
+            write!(f, "\n  {}:{line}: {}", self.path.display(), printable(message))?;
         }
         if self.problems.len() > SHOWN {
             write!(f, "\n  ... and {} more", self.problems.len() - SHOWN)?;

@@ -12,6 +12,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use super::settings::Destination;
+use crate::describe::{defuse_json, defuse_lines};
 use crate::error::Error;
 
 /// Writes to standard output and flushes.
@@ -20,15 +21,32 @@ pub(crate) fn stdout(bytes: &[u8]) -> Result<(), Error> {
     out.write_all(bytes).and_then(|_| out.flush()).map_err(|source| Error::Write { path: None, source })
 }
 
+/// Writes text meant for a reader (a table, findings, a context block) to
+/// standard output, defused with [`defuse_lines`] (`colour`: the text holds
+/// the tool's own colour sequences).
+pub(crate) fn text(text: &str, colour: bool) -> Result<(), Error> {
+    stdout(defuse_lines(text, colour).as_bytes())
+}
+
+/// Writes a JSON document (or JSON lines) to standard output, defused with
+/// [`defuse_json`].
+pub(crate) fn json(text: &str) -> Result<(), Error> {
+    stdout(defuse_json(text).as_bytes())
+}
+
 /// Writes to standard error, ignoring failure.
 pub(crate) fn stderr(text: &str) {
     let mut err = io::stderr().lock();
     let _ = err.write_all(text.as_bytes()).and_then(|_| err.flush());
 }
 
-/// One line on standard error, prefixed with the tool's name.
+/// One line on standard error, prefixed with the tool's name. Notes and
+/// errors quote strings from the inputs, so this is the last line of defence
+/// against a workflow command or a terminal escape hidden in one: control
+/// characters other than the line breaks between the lines of an error are
+/// shown escaped, and no line can start with `::` ([`defuse_lines`]).
 pub(crate) fn note(line: &str) {
-    stderr(&format!("mneme-gate: {line}\n"));
+    stderr(&format!("mneme-gate: {}\n", defuse_lines(line, false)));
 }
 
 /// Writes a file atomically, creating its folder, so that it is whole or
@@ -55,10 +73,23 @@ pub(crate) fn baseline(path: &Path, text: &str) -> Result<(), Error> {
     })
 }
 
-/// Writes a report to its destination.
-pub(crate) fn report(destination: &Destination, text: &str) -> Result<(), Error> {
+/// What a report is, for [`report`]: a JSON document or text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Json,
+    Text,
+}
+
+/// Writes a report to its destination. On standard output (which a CI
+/// runner reads for workflow commands) it is defused first: a JSON document
+/// with [`defuse_json`] (the same value), any other text with
+/// [`defuse_lines`]. A file is written as rendered.
+pub(crate) fn report(destination: &Destination, text: &str, kind: Kind) -> Result<(), Error> {
     match destination {
-        Destination::Stdout => stdout(text.as_bytes()),
+        Destination::Stdout => match kind {
+            Kind::Json => stdout(defuse_json(text).as_bytes()),
+            Kind::Text => stdout(defuse_lines(text, false).as_bytes()),
+        },
         Destination::File(path) => file(path, text),
     }
 }

@@ -6,8 +6,14 @@
 //! (MALFORMED, FAIL, WEAK_RETRIEVAL, regressions, then WEAK and advisory
 //! rules), and when there are more, the last slot says how many were left
 //! out and where to find them.
+//!
+//! Strings from the inputs are first made [`printable`] (a control character
+//! is shown escaped, as `\n` or `\u{1b}`), then escaped by the workflow
+//! command rules: the line breaks GitHub turns back into line breaks
+//! (`%0A`) are only the tool's own, between the parts of a message.
 
 use super::{Report, ScenarioReport};
+use crate::describe::printable;
 use crate::gate::RuleMode;
 use crate::verdict::Verdict;
 
@@ -31,7 +37,7 @@ impl Annotation {
     fn render(&self) -> String {
         let mut props = Vec::new();
         if let Some(f) = &self.file {
-            props.push(format!("file={}", escape_property(f)));
+            props.push(format!("file={}", escape_property(&printable(f))));
         }
         if let Some(l) = self.line {
             props.push(format!("line={l}"));
@@ -89,10 +95,10 @@ pub fn github(report: &Report, limit: usize) -> String {
             continue;
         }
         let level = if rule.mode == RuleMode::Fail { 0 } else { 1 };
-        let mut message = rule.description.clone();
+        let mut message = printable(&rule.description).into_owned();
         for d in rule.details.iter().take(10) {
             message.push('\n');
-            message.push_str(d);
+            message.push_str(&printable(d));
         }
         if rule.details.len() > 10 {
             message.push_str(&format!("\n... and {} more", rule.details.len() - 10));
@@ -103,7 +109,7 @@ pub fn github(report: &Report, limit: usize) -> String {
             file: None,
             line: None,
             column: None,
-            title: format!("mneme-gate: {}", rule.rule),
+            title: format!("mneme-gate: {}", printable(&rule.rule)),
             message,
         });
     }
@@ -132,15 +138,18 @@ pub fn github(report: &Report, limit: usize) -> String {
 }
 
 fn scenario_annotation(s: &ScenarioReport, level: u8, rank: u8, was: Option<Verdict>) -> Annotation {
+    let id = printable(&s.id);
     let title = match was {
-        Some(was) => format!("{}: {} (was {was})", s.id, s.verdict),
-        None => format!("{}: {}", s.id, s.verdict),
+        Some(was) => format!("{id}: {} (was {was})", s.verdict),
+        None => format!("{id}: {}", s.verdict),
     };
-    let mut message = s.explanation.clone();
+    let mut message = printable(&s.explanation).into_owned();
     if !s.missing.is_empty() {
-        message.push_str(&format!("\nMissing: {}", s.missing.join(", ")));
+        let missing: Vec<_> = s.missing.iter().map(|m| printable(m)).collect();
+        message.push_str(&format!("\nMissing: {}", missing.join(", ")));
     }
-    let retrieved: Vec<String> = s.retrieved.iter().map(|r| format!("{} ({})", r.id, super::score(r.score))).collect();
+    let retrieved: Vec<String> =
+        s.retrieved.iter().map(|r| format!("{} ({})", printable(&r.id), super::score(r.score))).collect();
     message.push_str(&format!(
         "\nRetrieved: {}",
         if retrieved.is_empty() { "nothing".to_string() } else { retrieved.join(", ") }

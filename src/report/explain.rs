@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 use serde::Serialize;
 
+use crate::describe::printable;
 use crate::profile::Milli;
 use crate::retrieval::{ExplainedRecord, Explanation, ScopeCheck};
 
@@ -30,9 +31,10 @@ pub fn text(e: &Explanation) -> String {
     let p = &e.profile;
     let w = &p.weights;
     let mut out = String::new();
-    let _ = writeln!(out, "task:    {}", e.task.trim());
-    let _ = writeln!(out, "file:    {}", e.file.as_deref().unwrap_or("(none: scope globs are not checked)"));
-    let tokens = if e.query_tokens.is_empty() { "(none)".to_string() } else { e.query_tokens.join(" ") };
+    let _ = writeln!(out, "task:    {}", printable(e.task.trim()));
+    let _ =
+        writeln!(out, "file:    {}", e.file.as_deref().map_or("(none: scope globs are not checked)".into(), printable));
+    let tokens = if e.query_tokens.is_empty() { "(none)".to_string() } else { list(&e.query_tokens, " ") };
     let _ = writeln!(out, "tokens:  {tokens}");
     let _ = writeln!(out, "profile: {}", p.describe());
     let _ = writeln!(
@@ -41,9 +43,9 @@ pub fn text(e: &Explanation) -> String {
         w.title, w.tags, w.constraint, w.anti_patterns, w.content, p.tag_boost, p.min_score, p.k, p.min_token_len, p.stem
     );
     let retrieved = if e.retrieved.is_empty() {
-        format!("nothing ({})", e.note.as_deref().unwrap_or(""))
+        format!("nothing ({})", printable(e.note.as_deref().unwrap_or("")))
     } else {
-        e.retrieved.join(", ")
+        list(&e.retrieved, ", ")
     };
     let _ = writeln!(out, "retrieved: {retrieved}\n");
 
@@ -63,7 +65,7 @@ pub fn text(e: &Explanation) -> String {
     for r in order.into_iter().map(|i| &e.records[i]) {
         table.add_row(vec![
             Cell::new(r.rank.map(|x| x.to_string()).unwrap_or_default()).set_alignment(CellAlignment::Right),
-            Cell::new(&r.id),
+            Cell::new(printable(&r.id)),
             Cell::new(r.pool_order.map(|x| x.to_string()).unwrap_or_else(|| "-".into()))
                 .set_alignment(CellAlignment::Right),
             Cell::new(r.score.map(|s| s.to_string()).unwrap_or_default()).set_alignment(CellAlignment::Right),
@@ -79,11 +81,16 @@ pub fn text(e: &Explanation) -> String {
     out
 }
 
+/// Strings from the inputs, each made printable, joined by `separator`.
+fn list(items: &[String], separator: &str) -> String {
+    items.iter().map(|i| printable(i)).collect::<Vec<_>>().join(separator)
+}
+
 fn scope(check: &ScopeCheck) -> String {
     match check {
         ScopeCheck::Unscoped => "-".to_string(),
         ScopeCheck::NoPath => "not checked".to_string(),
-        ScopeCheck::Matched { glob } => format!("matched {glob}"),
+        ScopeCheck::Matched { glob } => format!("matched {}", printable(glob)),
         ScopeCheck::OutOfScope => "out of scope".to_string(),
         ScopeCheck::NotInPool => String::new(),
     }
@@ -94,10 +101,10 @@ fn matches(r: &ExplainedRecord) -> String {
     let mut lines: Vec<String> = r
         .fields
         .iter()
-        .map(|f| format!("{} {}×{} = {}: {}", f.field.name(), f.count, f.weight, f.contribution, f.tokens.join(" ")))
+        .map(|f| format!("{} {}×{} = {}: {}", f.field.name(), f.count, f.weight, f.contribution, list(&f.tokens, " ")))
         .collect();
     if !r.tag_hits.is_empty() {
-        lines.push(format!("tag hits {} = {}: {}", r.tag_hits.len(), r.tag_boost, r.tag_hits.join(", ")));
+        lines.push(format!("tag hits {} = {}: {}", r.tag_hits.len(), r.tag_boost, list(&r.tag_hits, ", ")));
     }
     if lines.is_empty() {
         "-".to_string()
@@ -109,8 +116,8 @@ fn matches(r: &ExplainedRecord) -> String {
 fn outcome(r: &ExplainedRecord) -> String {
     match (&r.rank, &r.reason, &r.detail) {
         (Some(_), _, _) => "retrieved".to_string(),
-        (None, Some(reason), Some(detail)) => format!("{reason}\n{detail}"),
-        (None, Some(reason), None) => reason.clone(),
+        (None, Some(reason), Some(detail)) => format!("{}\n{}", printable(reason), printable(detail)),
+        (None, Some(reason), None) => printable(reason).into_owned(),
         (None, None, _) => String::new(),
     }
 }

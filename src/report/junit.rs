@@ -14,10 +14,16 @@
 //!
 //! No timestamps and no durations: the file is the same bytes for the same
 //! inputs.
+//!
+//! Strings from the inputs are made [`printable`] first: a control character
+//! is shown escaped (`\n`, `\u{1b}`) rather than silently dropped (as
+//! quick-junit drops what XML 1.0 forbids), so two ids that differ only in
+//! one stay apart, and the file is well-formed XML.
 
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite, XmlString};
 
 use super::{score, Report, ScenarioReport};
+use crate::describe::printable;
 use crate::gate::RuleMode;
 use crate::verdict::Verdict;
 
@@ -28,7 +34,7 @@ pub fn render(report: &Report) -> String {
     categories.sort_unstable();
     categories.dedup();
     for category in categories {
-        let mut suite = TestSuite::new(category);
+        let mut suite = TestSuite::new(printable(category));
         suite.add_properties(properties.iter().cloned());
         for s in report.scenarios.iter().filter(|s| s.category == category) {
             suite.add_test_case(test_case(s));
@@ -46,15 +52,15 @@ pub fn render(report: &Report) -> String {
             }
             (RuleMode::Fail, true) => {
                 let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                s.set_type("gate").set_message(rule.description.as_str()).set_description(rule.details.join("\n"));
+                s.set_type("gate").set_message(printable(&rule.description)).set_description(lines(&rule.details));
                 s
             }
             _ => TestCaseStatus::success(),
         };
-        let mut case = TestCase::new(rule.rule.as_str(), status);
+        let mut case = TestCase::new(printable(&rule.rule), status);
         case.set_classname("gate");
         if rule.mode == RuleMode::Advisory && rule.violated {
-            case.set_system_out(format!("advisory: {}\n{}", rule.description, rule.details.join("\n")));
+            case.set_system_out(format!("advisory: {}\n{}", printable(&rule.description), lines(&rule.details)));
         }
         gate.add_test_case(case);
     }
@@ -70,7 +76,7 @@ fn properties(report: &Report) -> Vec<Property> {
     let m = &report.summary;
     let f = &report.fingerprint;
     let mut out = vec![
-        Property::new("profile", f.profile.name.as_str()),
+        Property::new("profile", printable(&f.profile.name)),
         Property::new("k", f.k.to_string()),
         Property::new("memory_sha256", f.memory.sha256.as_str()),
         Property::new("metrics_version", f.metrics_version.as_str()),
@@ -100,28 +106,28 @@ fn test_case(s: &ScenarioReport) -> TestCase {
         Verdict::Pass => TestCaseStatus::success(),
         Verdict::Weak => {
             let mut st = TestCaseStatus::skipped();
-            st.set_type("WEAK").set_message(s.explanation.as_str());
+            st.set_type("WEAK").set_message(printable(&s.explanation));
             st
         }
         Verdict::Fail | Verdict::WeakRetrieval | Verdict::Malformed => {
             let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            st.set_type(s.verdict.as_str()).set_message(s.explanation.as_str()).set_description(body(s));
+            st.set_type(s.verdict.as_str()).set_message(printable(&s.explanation)).set_description(body(s));
             st
         }
     };
-    let mut case = TestCase::new(s.id.as_str(), status);
-    case.set_classname(s.category.as_str());
-    case.extra.insert(XmlString::new("file"), XmlString::new(&s.source.path));
+    let mut case = TestCase::new(printable(&s.id), status);
+    case.set_classname(printable(&s.category));
+    case.extra.insert(XmlString::new("file"), XmlString::new(printable(&s.source.path)));
     case.extra.insert(XmlString::new("line"), XmlString::new(s.source.line.to_string()));
     case
 }
 
 /// The failure body: everything a reviewer needs without opening the JSON.
 fn body(s: &ScenarioReport) -> String {
-    let mut out = format!("{} at {}\n", s.verdict, s.source);
-    out.push_str(&format!("task: {}\n", s.task));
+    let mut out = format!("{} at {}\n", s.verdict, printable(&s.source.to_string()));
+    out.push_str(&format!("task: {}\n", printable(&s.task)));
     if let Some(f) = &s.file {
-        out.push_str(&format!("file: {f}\n"));
+        out.push_str(&format!("file: {}\n", printable(f)));
     }
     out.push_str(&format!("expected: {}\n", list(&s.expected)));
     if s.retrieved.is_empty() {
@@ -129,7 +135,7 @@ fn body(s: &ScenarioReport) -> String {
     } else {
         out.push_str("retrieved:\n");
         for r in &s.retrieved {
-            out.push_str(&format!("  {}. {} (score {})\n", r.rank, r.id, score(r.score)));
+            out.push_str(&format!("  {}. {} (score {})\n", r.rank, printable(&r.id), score(r.score)));
         }
     }
     out.push_str(&format!("missing: {}\n", list(&s.missing)));
@@ -142,8 +148,13 @@ fn list(items: &[String]) -> String {
     if items.is_empty() {
         "-".into()
     } else {
-        items.join(", ")
+        items.iter().map(|i| printable(i)).collect::<Vec<_>>().join(", ")
     }
+}
+
+/// Strings from the inputs, one per line.
+fn lines(items: &[String]) -> String {
+    items.iter().map(|i| printable(i)).collect::<Vec<_>>().join("\n")
 }
 
 #[cfg(test)]

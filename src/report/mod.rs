@@ -258,6 +258,33 @@ pub struct Timings {
     pub total_ms: f64,
 }
 
+/// The characters of a trigger a report keeps: a trigger is the text an
+/// assertion matched, and a regex such as `(?s).*` matches a whole answer.
+pub const TRIGGER_EXCERPT: usize = 200;
+
+/// A trigger as reports show it: its first [`TRIGGER_EXCERPT`] characters,
+/// and `…` when there were more.
+pub fn trigger_excerpt(trigger: &str) -> std::borrow::Cow<'_, str> {
+    match trigger.char_indices().nth(TRIGGER_EXCERPT) {
+        None => std::borrow::Cow::Borrowed(trigger),
+        Some((end, _)) => std::borrow::Cow::Owned(format!("{}…", &trigger[..end])),
+    }
+}
+
+/// Caps a scenario's triggers, and the triggers its explanation quotes (on
+/// one line, as the explanation writes them), to [`trigger_excerpt`]s.
+fn cap_triggers(triggers: &mut Triggers, explanation: &mut String) {
+    for t in triggers.control.iter_mut().chain(triggers.governed.iter_mut()) {
+        if let std::borrow::Cow::Owned(short) = trigger_excerpt(t) {
+            let quoted = t.replace("\r\n", " ").replace(['\n', '\r'], " ");
+            if explanation.contains(&quoted) {
+                *explanation = explanation.replace(&quoted, &trigger_excerpt(&quoted));
+            }
+            *t = short;
+        }
+    }
+}
+
 /// Inputs of [`Report::build`] that the run itself does not know.
 pub struct ReportInputs<'a> {
     /// The index the run used (for the decisions' texts).
@@ -358,7 +385,9 @@ impl Report {
 
 fn scenario_report(run: ScenarioRun) -> ScenarioReport {
     let s = run.scenario;
-    let v = run.verdict;
+    let mut v = run.verdict;
+    let mut triggers = Triggers { control: v.control_triggers, governed: v.governed_triggers };
+    cap_triggers(&mut triggers, &mut v.explanation);
     ScenarioReport {
         source: Source { path: display_path(&s.source), line: s.line, column: s.column },
         format: match s.format {
@@ -380,7 +409,7 @@ fn scenario_report(run: ScenarioRun) -> ScenarioReport {
         metrics: run.metrics,
         verdict: v.verdict,
         explanation: v.explanation,
-        triggers: Triggers { control: v.control_triggers, governed: v.governed_triggers },
+        triggers,
         violations: Violations { control: v.control_violations, governed: v.governed_violations },
         missing: v.missing,
         layer2: run.layer2,
@@ -484,6 +513,21 @@ mod tests {
         let cwd = std::env::current_dir().unwrap();
         assert_eq!(display_path(&cwd.join("fixtures/m.json")), "fixtures/m.json");
         assert_eq!(display_path(Path::new("/")), "/");
+    }
+
+    #[test]
+    fn long_triggers_are_cut_to_an_excerpt_everywhere() {
+        let long = format!("{}\r\n{}", "é".repeat(150), "x\ny".repeat(100));
+        let mut triggers = Triggers { control: vec![long.clone(), "short".into()], governed: vec![long.clone()] };
+        let quoted = long.replace("\r\n", " ").replace('\n', " ");
+        let mut explanation = format!("triggered 2 violation(s) ({quoted}, short).");
+        cap_triggers(&mut triggers, &mut explanation);
+        let excerpt = format!("{}…", long.chars().take(TRIGGER_EXCERPT).collect::<String>());
+        assert_eq!(triggers.control, [excerpt.clone(), "short".to_string()]);
+        assert_eq!(triggers.governed, [excerpt]);
+        let shown = format!("{}…", quoted.chars().take(TRIGGER_EXCERPT).collect::<String>());
+        assert_eq!(explanation, format!("triggered 2 violation(s) ({shown}, short)."));
+        assert_eq!(trigger_excerpt(&"a".repeat(200)), "a".repeat(200));
     }
 
     #[test]

@@ -5,11 +5,17 @@
 //! log and a snapshot. Colour (only the headline and the rule lines, never
 //! inside the table, so column widths stay right) is the caller's choice:
 //! on when standard output is a terminal and `NO_COLOR` is unset.
+//!
+//! Every string from the inputs (ids, categories, paths, messages that quote
+//! them, titles) goes through [`printable`] before it is laid out or
+//! coloured, so a control character in it is shown escaped (`\n`, `\u{1b}`)
+//! and cannot start a line of its own or reach the terminal raw.
 
 use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 
 use super::comparison::{Comparison, MemoryDiff, Movement};
 use super::{figure, score, Report, ScenarioReport};
+use crate::describe::printable;
 use crate::gate::{GateOutcome, RuleMode};
 use crate::verdict::Verdict;
 
@@ -56,13 +62,13 @@ fn scenario_table(report: &Report) -> String {
             continue;
         }
         table.add_row(vec![
-            Cell::new(&s.id),
-            Cell::new(&s.category),
+            Cell::new(printable(&s.id)),
+            Cell::new(printable(&s.category)),
             Cell::new(s.verdict.as_str()),
             Cell::new(figure(s.metrics.recall_at_k)).set_alignment(CellAlignment::Right),
             Cell::new(figure(s.metrics.precision_at_k)).set_alignment(CellAlignment::Right),
             Cell::new(retrieved_lines(s)),
-            Cell::new(if s.missing.is_empty() { "-".to_string() } else { s.missing.join("\n") }),
+            Cell::new(if s.missing.is_empty() { "-".to_string() } else { lines(&s.missing, "\n") }),
         ]);
     }
     let mut out = String::new();
@@ -79,7 +85,13 @@ fn scenario_table(report: &Report) -> String {
     if !problems.is_empty() {
         out.push('\n');
         for s in problems {
-            out.push_str(&format!("{} {} ({}): {}\n", s.verdict, s.id, s.source, s.explanation));
+            out.push_str(&format!(
+                "{} {} ({}): {}\n",
+                s.verdict,
+                printable(&s.id),
+                printable(&s.source.to_string()),
+                printable(&s.explanation)
+            ));
         }
     }
     out.push('\n');
@@ -90,7 +102,12 @@ fn retrieved_lines(s: &ScenarioReport) -> String {
     if s.retrieved.is_empty() {
         return "(nothing)".into();
     }
-    s.retrieved.iter().map(|r| format!("{} {}", r.id, score(r.score))).collect::<Vec<_>>().join("\n")
+    s.retrieved.iter().map(|r| format!("{} {}", printable(&r.id), score(r.score))).collect::<Vec<_>>().join("\n")
+}
+
+/// Strings from the inputs, each made printable, joined by `separator`.
+fn lines(items: &[String], separator: &str) -> String {
+    items.iter().map(|i| printable(i)).collect::<Vec<_>>().join(separator)
 }
 
 fn summary(report: &Report, style: Style) -> String {
@@ -121,7 +138,7 @@ fn summary(report: &Report, style: Style) -> String {
     table.set_header(vec!["category", "total", "PASS", "FAIL", "WEAK", "WEAK_RETRIEVAL", "MALFORMED"]);
     let mut add = |name: &str, c: &crate::metrics::VerdictCounts| {
         table.add_row(
-            [name.to_string()]
+            [printable(name).into_owned()]
                 .into_iter()
                 .chain([c.total, c.pass, c.fail, c.weak, c.weak_retrieval, c.malformed].map(|n| n.to_string()))
                 .enumerate()
@@ -149,10 +166,13 @@ fn summary(report: &Report, style: Style) -> String {
     let p = &report.fingerprint.profile;
     out.push_str(&format!(
         "profile {} (k {}), memory {}, {} suite file(s)\n",
-        p.name, k, report.fingerprint.memory.path, report.fingerprint.suite.files
+        printable(&p.name),
+        k,
+        printable(&report.fingerprint.memory.path),
+        report.fingerprint.suite.files
     ));
     for w in &report.warnings {
-        out.push_str(&format!("warning: {w}\n"));
+        out.push_str(&format!("warning: {}\n", printable(w)));
     }
     out.push('\n');
 
@@ -178,7 +198,7 @@ pub fn rules(gate: &GateOutcome, colour: bool) -> String {
             (true, RuleMode::Fail) => "FAIL",
             (true, RuleMode::Advisory) => "warn",
         };
-        let line = format!("{mark} {}: {}", rule.rule, rule.description);
+        let line = format!("{mark} {}: {}", printable(&rule.rule), printable(&rule.description));
         let paint_with = if rule.fails() {
             RED
         } else if rule.violated {
@@ -189,7 +209,7 @@ pub fn rules(gate: &GateOutcome, colour: bool) -> String {
         out.push_str(&paint(&line, paint_with, colour));
         out.push('\n');
         for d in rule.details.iter().take(RULE_DETAILS) {
-            out.push_str(&format!("       {d}\n"));
+            out.push_str(&format!("       {}\n", printable(d)));
         }
         if rule.details.len() > RULE_DETAILS {
             out.push_str(&format!("       ... and {} more\n", rule.details.len() - RULE_DETAILS));
@@ -211,10 +231,14 @@ pub fn rules(gate: &GateOutcome, colour: bool) -> String {
 /// diff of its context block.
 pub fn comparison(c: &Comparison, report: Option<&Report>, colour: bool) -> String {
     let mut out = String::new();
+    let path = printable(&c.baseline.path);
     let from = match (&c.baseline.revision, &c.baseline.commit) {
-        (Some(rev), Some(commit)) => format!("{} at {rev} ({})", c.baseline.path, &commit[..commit.len().min(12)]),
-        (Some(rev), None) => format!("{} at {rev}", c.baseline.path),
-        _ => c.baseline.path.clone(),
+        (Some(rev), Some(commit)) => {
+            let short: String = commit.chars().take(12).collect();
+            format!("{path} at {} ({})", printable(rev), printable(&short))
+        }
+        (Some(rev), None) => format!("{path} at {}", printable(rev)),
+        _ => path.into_owned(),
     };
     out.push_str(&format!(
         "Compared with the baseline {from}: memory file {}, suite {}\n",
@@ -223,7 +247,7 @@ pub fn comparison(c: &Comparison, report: Option<&Report>, colour: bool) -> Stri
     ));
     if !c.incompatible.is_empty() {
         out.push_str(&paint(
-            &format!("the baseline is not comparable (compared anyway): {}", c.incompatible.join("; ")),
+            &format!("the baseline is not comparable (compared anyway): {}", lines(&c.incompatible, "; ")),
             YELLOW,
             colour,
         ));
@@ -231,11 +255,11 @@ pub fn comparison(c: &Comparison, report: Option<&Report>, colour: bool) -> Stri
     }
     if let Some(change) = &c.baseline_change {
         let line = if change.first_pin {
-            format!("THIS CHANGE PINS THE FIRST BASELINE ({} has none)", change.revision)
+            format!("THIS CHANGE PINS THE FIRST BASELINE ({} has none)", printable(&change.revision))
         } else {
             format!(
                 "THIS CHANGE RE-PINS THE BASELINE of {}: {} scenario(s) change{}{}{}",
-                change.revision,
+                printable(&change.revision),
                 change.scenarios.len(),
                 list_suffix(": ", &change.scenarios),
                 list_suffix("; added: ", &change.added),
@@ -266,7 +290,7 @@ pub fn comparison(c: &Comparison, report: Option<&Report>, colour: bool) -> Stri
             None => "—".into(),
         };
         table.add_row(vec![
-            Cell::new(&m.name),
+            Cell::new(printable(&m.name)),
             Cell::new(fmt(m.baseline)).set_alignment(CellAlignment::Right),
             Cell::new(fmt(m.current)).set_alignment(CellAlignment::Right),
             Cell::new(delta).set_alignment(CellAlignment::Right),
@@ -277,11 +301,11 @@ pub fn comparison(c: &Comparison, report: Option<&Report>, colour: bool) -> Stri
     out.push('\n');
 
     if !c.added.is_empty() {
-        out.push_str(&format!("new scenarios ({}): {}\n", c.added.len(), c.added.join(", ")));
+        out.push_str(&format!("new scenarios ({}): {}\n", c.added.len(), lines(&c.added, ", ")));
     }
     if !c.removed.is_empty() {
         let what = if c.filtered { "not run (--filter)" } else { "missing from the suite" };
-        out.push_str(&format!("baseline scenarios {what} ({}): {}\n", c.removed.len(), c.removed.join(", ")));
+        out.push_str(&format!("baseline scenarios {what} ({}): {}\n", c.removed.len(), lines(&c.removed, ", ")));
     }
     if c.scenarios.is_empty() {
         out.push_str("no scenario changed its verdict, ranking or context block\n");
@@ -297,13 +321,13 @@ pub fn comparison(c: &Comparison, report: Option<&Report>, colour: bool) -> Stri
                 if s.regressed { " (REGRESSED)" } else { " (improved)" }
             )
         };
-        let line = format!("{} ({}): {verdict}", s.id, s.source);
+        let line = format!("{} ({}): {verdict}", printable(&s.id), printable(&s.source));
         out.push_str(&paint(&line, if s.regressed { RED } else { "" }, colour));
         out.push('\n');
         for d in &s.entered {
             out.push_str(&format!(
                 "  + {} entered at rank {} (score {}){}\n",
-                d.id,
+                printable(&d.id),
                 d.current_rank.unwrap_or(0),
                 d.current_score.map_or("—".into(), score),
                 report.and_then(|r| r.scenario(&s.id)).map_or("", |now| expected_mark(now, &d.id))
@@ -312,7 +336,7 @@ pub fn comparison(c: &Comparison, report: Option<&Report>, colour: bool) -> Stri
         for d in &s.left {
             out.push_str(&format!(
                 "  - {} left (was rank {}, score {}){}\n",
-                d.id,
+                printable(&d.id),
                 d.baseline_rank.unwrap_or(0),
                 d.baseline_score.map_or("—".into(), score),
                 report.and_then(|r| r.scenario(&s.id)).map_or("", |now| expected_mark(now, &d.id))
@@ -321,7 +345,7 @@ pub fn comparison(c: &Comparison, report: Option<&Report>, colour: bool) -> Stri
         for d in &s.moved {
             out.push_str(&format!(
                 "  ~ {} rank {} → {}, score {} → {}\n",
-                d.id,
+                printable(&d.id),
                 d.baseline_rank.unwrap_or(0),
                 d.current_rank.unwrap_or(0),
                 d.baseline_score.map_or("—".into(), score),
@@ -331,20 +355,20 @@ pub fn comparison(c: &Comparison, report: Option<&Report>, colour: bool) -> Stri
         for m in &s.metrics {
             out.push_str(&format!(
                 "    {} {} → {}{}\n",
-                m.name,
+                printable(&m.name),
                 figure(m.baseline),
                 figure(m.current),
                 m.delta.map_or(String::new(), |d| format!(" ({d:+.3})"))
             ));
         }
         if !s.edited_decisions.is_empty() {
-            out.push_str(&format!("    edited in this change: {}\n", s.edited_decisions.join(", ")));
+            out.push_str(&format!("    edited in this change: {}\n", lines(&s.edited_decisions, ", ")));
         }
         if let Some(diff) = &s.context_diff {
             out.push_str("    context block:\n");
             for l in diff.lines() {
                 out.push_str("      ");
-                out.push_str(l);
+                out.push_str(&printable(l));
                 out.push('\n');
             }
         }
@@ -364,9 +388,9 @@ fn list_suffix(prefix: &str, ids: &[String]) -> String {
     if ids.is_empty() {
         String::new()
     } else if ids.len() <= 10 {
-        format!("{prefix}{}", ids.join(", "))
+        format!("{prefix}{}", lines(ids, ", "))
     } else {
-        format!("{prefix}{} and {} more", ids[..10].join(", "), ids.len() - 10)
+        format!("{prefix}{} and {} more", lines(&ids[..10], ", "), ids.len() - 10)
     }
 }
 
@@ -383,34 +407,34 @@ fn movement_word(m: Movement) -> &'static str {
 
 /// The decision corpus between a git revision and the working tree.
 pub fn memory_diff(d: &MemoryDiff) -> String {
-    let mut out = format!("Decision corpus changes since {}:", d.revision);
+    let mut out = format!("Decision corpus changes since {}:", printable(&d.revision));
     if d.is_empty() {
         out.push_str(" none\n");
         return out;
     }
     out.push('\n');
     for a in &d.added {
-        out.push_str(&format!("  + {} {}\n", a.id, a.title));
+        out.push_str(&format!("  + {} {}\n", printable(&a.id), printable(&a.title)));
     }
     for r in &d.removed {
         out.push_str(&format!(
             "  - {} {}{}\n",
-            r.id,
-            r.title,
-            r.note.as_ref().map_or(String::new(), |n| format!(" ({n})"))
+            printable(&r.id),
+            printable(&r.title),
+            r.note.as_ref().map_or(String::new(), |n| format!(" ({})", printable(n)))
         ));
     }
     for c in &d.changed {
-        out.push_str(&format!("  ~ {} {}\n", c.id, c.title));
+        out.push_str(&format!("  ~ {} {}\n", printable(&c.id), printable(&c.title)));
         for f in &c.fields {
-            out.push_str(&format!("      {}: {} → {}\n", f.field, one_line(&f.before), one_line(&f.after)));
+            out.push_str(&format!("      {}: {} → {}\n", printable(&f.field), one_line(&f.before), one_line(&f.after)));
         }
     }
     out
 }
 
 fn one_line(s: &str) -> String {
-    let flat = s.replace('\n', " ");
+    let flat = printable(&s.replace('\n', " ")).into_owned();
     if flat.chars().count() > 120 {
         format!("{}…", flat.chars().take(119).collect::<String>())
     } else if flat.is_empty() {

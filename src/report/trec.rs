@@ -54,7 +54,10 @@ pub fn qrels(report: &Report) -> Result<String, String> {
 
 fn check_id(what: &str, id: &str) -> Result<(), String> {
     if id.is_empty() || id.chars().any(char::is_whitespace) {
-        Err(format!("{what} id `{id}` contains whitespace, which the TREC format cannot hold; rename it"))
+        Err(format!(
+            "{what} id `{}` contains whitespace, which the TREC format cannot hold; rename it",
+            crate::describe::printable(id)
+        ))
     } else {
         Ok(())
     }

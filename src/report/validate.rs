@@ -9,6 +9,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::describe::printable;
 use crate::memory::{Diagnostic, Excluded, Memory, Severity};
 
 /// What `validate` found in one memory file.
@@ -57,18 +58,25 @@ pub fn json(f: &Findings<'_>) -> String {
 }
 
 /// The readable findings, each `path:line:column: ...`, and a summary line.
+/// Each finding is one line: a control character in a quoted id, glob or
+/// message is shown escaped ([`printable`]).
 pub fn text(f: &Findings<'_>) -> String {
-    let path = f.path.display();
+    let path = f.path.display().to_string();
+    let path = printable(&path);
     let memory = f.memory;
     let mut t = String::new();
     for d in &memory.diagnostics {
-        let _ = writeln!(t, "{}", d.render(f.path));
+        let _ = writeln!(t, "{}", printable(&d.render(f.path)));
     }
     for ex in &memory.excluded {
         let _ = writeln!(
             t,
             "{path}:{}:{}: note: \"{}\" ({}) is kept out of the pool: {}",
-            ex.line, ex.column, ex.id, ex.kind, ex.reason
+            ex.line,
+            ex.column,
+            printable(&ex.id),
+            printable(&ex.kind.to_string()),
+            printable(&ex.reason.to_string())
         );
     }
     let _ = writeln!(

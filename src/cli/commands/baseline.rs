@@ -6,12 +6,13 @@ use crate::baseline::{self, BaselineError, BaselineSource};
 use crate::cli::output;
 use crate::cli::settings::PinSettings;
 use crate::cli::suite;
+use crate::describe::printable;
 use crate::error::{exit, Error};
 use crate::report::{self, display_path};
 
 pub(crate) fn execute(s: PinSettings) -> Result<i32, Error> {
     let run = suite::run(&s.suite, false)?;
-    let out = display_path(&s.out);
+    let out = printable(&display_path(&s.out)).into_owned();
     let mut text = String::new();
     if !run.report.gate.passed && !s.allow_failing {
         let style = report::terminal::Style { colour: s.colour, quiet: true };
@@ -21,7 +22,7 @@ pub(crate) fn execute(s: PinSettings) -> Result<i32, Error> {
             "not pinned: the run fails the gate's absolute rules, and a failing baseline would let failures through; \
              fix the suite or pin anyway with --allow-failing ({out} is unchanged)"
         );
-        output::stdout(text.as_bytes())?;
+        output::text(&text, s.colour)?;
         return Ok(exit::GATE_FAILED);
     }
     let new = baseline::pinned(&run.report);
@@ -34,15 +35,18 @@ pub(crate) fn execute(s: PinSettings) -> Result<i32, Error> {
                 let _ = writeln!(text, "changes against the baseline it replaces ({out}):");
                 text.push_str(&report::terminal::comparison(&comparison, Some(&new), false));
             } else {
-                let _ =
-                    writeln!(text, "replaces a baseline made with other settings ({out}): {}", differences.join("; "));
+                let _ = writeln!(
+                    text,
+                    "replaces a baseline made with other settings ({out}): {}",
+                    printable(&differences.join("; "))
+                );
             }
         }
         Err(BaselineError::Missing { .. }) => {
             let _ = writeln!(text, "no baseline at {out} yet: this is the first pin");
         }
         Err(e) => {
-            let _ = writeln!(text, "replaces an unreadable baseline: {e}");
+            let _ = writeln!(text, "replaces an unreadable baseline: {}", printable(&e.to_string()));
         }
     }
     output::baseline(&s.out, &report::json::render(&new))?;
@@ -50,8 +54,15 @@ pub(crate) fn execute(s: PinSettings) -> Result<i32, Error> {
     let _ = writeln!(
         text,
         "pinned {} scenario(s) to {out} ({} PASS, {} FAIL, {} WEAK, {} WEAK_RETRIEVAL, {} MALFORMED; profile {}, k {})",
-        m.total, m.pass, m.fail, m.weak, m.weak_retrieval, m.malformed, new.fingerprint.profile.name, new.fingerprint.k
+        m.total,
+        m.pass,
+        m.fail,
+        m.weak,
+        m.weak_retrieval,
+        m.malformed,
+        printable(&new.fingerprint.profile.name),
+        new.fingerprint.k
     );
-    output::stdout(text.as_bytes())?;
+    output::text(&text, s.colour)?;
     Ok(exit::OK)
 }

@@ -17,12 +17,14 @@ pub(crate) fn execute(s: QuerySettings) -> Result<i32, Error> {
     let retrieval = index.retrieve(query);
     let block = crate::context::render(retrieval.hits.iter().map(|h| index.decision(h.pool)));
     if s.json {
-        output::stdout(crate::report::context::json(index, &s.task, s.file.as_deref(), &retrieval, &block).as_bytes())?;
+        output::json(&crate::report::context::json(index, &s.task, s.file.as_deref(), &retrieval, &block))?;
     } else {
         if let Some(note) = retrieval.why_empty(index.profile()) {
             output::note(&format!("no decision retrieved: {note}"));
         }
-        output::stdout(block.as_bytes())?;
+        // The block quotes the decisions as written; a control character in
+        // one is shown escaped, and none of its lines can be a workflow command.
+        output::text(&block, false)?;
     }
     Ok(exit::OK)
 }

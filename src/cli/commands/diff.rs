@@ -4,6 +4,7 @@
 use crate::baseline::{self, BaselineSource};
 use crate::cli::output;
 use crate::cli::settings::{Destination, DiffSettings};
+use crate::describe::defuse_lines;
 use crate::error::{exit, Error};
 use crate::gate::GateOutcome;
 use crate::report::{self, display_path};
@@ -19,11 +20,11 @@ pub(crate) fn execute(s: DiffSettings) -> Result<i32, Error> {
     let comparison = baseline::compare(&old, &new, &s.gate, source);
     let gate = GateOutcome::new(baseline::rules(&comparison, &s.gate));
     if let Some(destination) = &s.json {
-        output::report(destination, &report::json::pretty(&comparison))?;
+        output::report(destination, &report::json::pretty(&comparison), output::Kind::Json)?;
     }
     let mut text = report::terminal::comparison(&comparison, Some(&new), s.colour);
     text.push('\n');
     text.push_str(&report::terminal::rules(&gate, s.colour));
-    output::terminal(&text, s.json == Some(Destination::Stdout))?;
+    output::terminal(&defuse_lines(&text, s.colour), s.json == Some(Destination::Stdout))?;
     Ok(if gate.passed { exit::OK } else { exit::GATE_FAILED })
 }

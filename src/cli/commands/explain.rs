@@ -11,7 +11,10 @@ use crate::retrieval::{Index, Query};
 pub(crate) fn execute(s: QuerySettings) -> Result<i32, Error> {
     let index = Index::build(load_memory(&s.memory)?, s.memory.profile.clone());
     let explanation = index.explain(Query { task: &s.task, file: s.file.as_deref() });
-    let text = if s.json { explain::json(&explanation) } else { explain::text(&explanation) };
-    output::stdout(text.as_bytes())?;
+    if s.json {
+        output::json(&explain::json(&explanation))?;
+    } else {
+        output::text(&explain::text(&explanation), false)?;
+    }
     Ok(exit::OK)
 }

@@ -61,7 +61,7 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
     }
     if wrote == 0 {
         text.push_str("\nNothing written: every file exists. `mneme-gate init --force` regenerates them.\n");
-        output::stdout(text.as_bytes())?;
+        output::text(&text, false)?;
         return Ok(exit::OK);
     }
     let more = if parked > 0 {
@@ -78,7 +78,7 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
          3. Re-pin with `mneme-gate baseline` after each reviewed change, and commit mneme-gate.yaml,\n   \
          scenarios/, reports/baseline.json and .github/workflows/mneme-gate.yml.\n"
     );
-    output::stdout(text.as_bytes())?;
+    output::text(&text, false)?;
     Ok(exit::OK)
 }
 

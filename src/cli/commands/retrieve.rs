@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::cli::output;
 use crate::cli::settings::{RetrieveSettings, Source};
 use crate::cli::suite::load_memory;
-use crate::describe::json_error;
+use crate::describe::{json_error, printable};
 use crate::error::{exit, Error};
 use crate::profile::Milli;
 use crate::retrieval::{Index, Query, Scratch};
@@ -67,7 +67,7 @@ pub(crate) fn execute(s: RetrieveSettings) -> Result<i32, Error> {
         out.push_str(&l);
         out.push('\n');
     }
-    output::stdout(out.as_bytes())?;
+    output::json(&out)?;
     Ok(exit::OK)
 }
 
@@ -106,13 +106,14 @@ fn parse_line(line: &str) -> Result<BatchQuery, String> {
         Ok(None) => return Err("missing `id` (a string)".into()),
         Err(other) => return Err(format!("`id` must be a string, found {other}")),
     };
+    let shown = printable(&id).into_owned();
     let task = match string("task") {
         Ok(Some(task)) => task,
-        Ok(None) => return Err(format!("query \"{id}\": missing `task` (a string)")),
-        Err(other) => return Err(format!("query \"{id}\": `task` must be a string, found {other}")),
+        Ok(None) => return Err(format!("query \"{shown}\": missing `task` (a string)")),
+        Err(other) => return Err(format!("query \"{shown}\": `task` must be a string, found {other}")),
     };
     let file =
-        string("file").map_err(|other| format!("query \"{id}\": `file` must be a string or null, found {other}"))?;
+        string("file").map_err(|other| format!("query \"{shown}\": `file` must be a string or null, found {other}"))?;
     Ok(BatchQuery { id, task, file })
 }
 

@@ -8,6 +8,7 @@ use crate::baseline::{self, AtRevision, Comparison};
 use crate::cli::output;
 use crate::cli::settings::{BaselinePlan, Destination, RunSettings};
 use crate::cli::suite::{self, SuiteRun};
+use crate::describe::defuse_lines;
 use crate::error::{exit, Error};
 use crate::gate::{GateOutcome, GateSettings};
 use crate::git::{GitError, Repo};
@@ -59,7 +60,8 @@ pub(crate) fn execute(s: RunSettings) -> Result<i32, Error> {
         text.push_str(&report::annotations::github(&report, report::annotations::GITHUB_LIMIT));
     }
     let style = report::terminal::Style { colour: s.colour, quiet: s.quiet };
-    text.push_str(&report::terminal::render(&report, style));
+    // The annotations above are the only lines that may start with `::`.
+    text.push_str(&defuse_lines(&report::terminal::render(&report, style), s.colour));
     output::terminal(&text, s.reports.to_stdout())?;
     Ok(if report.gate.passed { exit::OK } else { exit::GATE_FAILED })
 }
@@ -113,41 +115,79 @@ fn compare(
 fn write_reports(s: &RunSettings, report: &Report) -> Result<(), Error> {
     type Render = fn(&Report) -> Result<String, String>;
     let r = &s.reports;
-    let formats: [(&Option<Destination>, Render); 5] = [
-        (&r.json, |r| Ok(report::json::render(r))),
-        (&r.junit, |r| Ok(report::junit::render(r))),
-        (&r.markdown, |r| Ok(report::markdown::render(r))),
-        (&r.trec_run, report::trec::run),
-        (&r.trec_qrels, report::trec::qrels),
+    let formats: [(&Option<Destination>, Render, output::Kind); 5] = [
+        (&r.json, |r| Ok(report::json::render(r)), output::Kind::Json),
+        (&r.junit, |r| Ok(report::junit::render(r)), output::Kind::Text),
+        (&r.markdown, |r| Ok(report::markdown::render(r)), output::Kind::Text),
+        (&r.trec_run, report::trec::run, output::Kind::Text),
+        (&r.trec_qrels, report::trec::qrels, output::Kind::Text),
     ];
-    for (destination, render) in formats {
+    for (destination, render, kind) in formats {
         let Some(destination) = destination else { continue };
         let text = render(report).map_err(|m| {
             let name = destination.file().map_or("standard output".to_string(), |p| p.display().to_string());
             Error::Usage(format!("cannot write {name}: {m}"))
         })?;
-        output::report(destination, &text)?;
+        output::report(destination, &text, kind)?;
     }
     Ok(())
 }
 
-/// Appends the step outputs of GitHub Actions (`key=value` lines).
+/// Appends the step outputs of GitHub Actions: `key=value` lines, or, for a
+/// value with a line break (a report path can have one), GitHub's multi-line
+/// form `key<<DELIMITER` ... `DELIMITER`, so that a value can never add a
+/// line, and an output, of its own.
 fn append_github_outputs(path: &Path, report: &Report, s: &RunSettings) -> Result<(), Error> {
     use std::io::Write as _;
     let m = &report.summary;
     let file_of = |d: &Option<Destination>| {
         d.as_ref().and_then(Destination::file).map_or(String::new(), |p| p.display().to_string())
     };
-    let text = format!(
-        "result={}\npass-rate={}\nmean-recall-at-k={}\nweak-retrieval={}\njson-report={}\njunit-report={}\n",
-        if report.gate.passed { "passed" } else { "failed" },
-        m.pass_rate,
-        m.mean_recall_at_k.map_or(String::new(), |v| v.to_string()),
-        m.weak_retrieval,
-        file_of(&s.reports.json),
-        file_of(&s.reports.junit)
-    );
+    let outputs = [
+        ("result", if report.gate.passed { "passed" } else { "failed" }.to_string()),
+        ("pass-rate", m.pass_rate.to_string()),
+        ("mean-recall-at-k", m.mean_recall_at_k.map_or(String::new(), |v| v.to_string())),
+        ("weak-retrieval", m.weak_retrieval.to_string()),
+        ("json-report", file_of(&s.reports.json)),
+        ("junit-report", file_of(&s.reports.junit)),
+    ];
+    let text: String = outputs.iter().map(|(key, value)| github_output(key, value)).collect();
     let err = |source| Error::Write { path: Some(path.to_path_buf()), source };
     let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(err)?;
     file.write_all(text.as_bytes()).map_err(err)
+}
+
+/// One step output in the form GitHub reads back as exactly this key and
+/// value. The delimiter of the multi-line form is chosen so that the value
+/// does not contain it.
+fn github_output(key: &str, value: &str) -> String {
+    if !value.contains(['\n', '\r']) {
+        return format!("{key}={value}\n");
+    }
+    let mut delimiter = String::from("MNEME_GATE_EOF");
+    let mut n = 0;
+    while value.contains(delimiter.as_str()) {
+        n += 1;
+        delimiter = format!("MNEME_GATE_EOF_{n}");
+    }
+    format!("{key}<<{delimiter}\n{value}\n{delimiter}\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::github_output;
+
+    #[test]
+    fn a_value_with_a_line_break_is_written_in_the_multi_line_form() {
+        assert_eq!(github_output("result", "passed"), "result=passed\n");
+        assert_eq!(
+            github_output("json-report", "a\nresult=passed"),
+            "json-report<<MNEME_GATE_EOF\na\nresult=passed\nMNEME_GATE_EOF\n"
+        );
+        assert_eq!(
+            github_output("k", "x\nMNEME_GATE_EOF\nMNEME_GATE_EOF_1"),
+            "k<<MNEME_GATE_EOF_2\nx\nMNEME_GATE_EOF\nMNEME_GATE_EOF_1\nMNEME_GATE_EOF_2\n"
+        );
+        assert_eq!(github_output("k", "a\rb"), "k<<MNEME_GATE_EOF\na\rb\nMNEME_GATE_EOF\n");
+    }
 }

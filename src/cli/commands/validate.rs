@@ -24,9 +24,12 @@ pub(crate) fn execute(s: ValidateSettings) -> Result<i32, Error> {
     }
     memory.diagnostics.sort_by_key(|d| (d.severity, d.line, d.column));
     let findings = Findings { path, profile: profile.name, memory: &memory };
-    let text = if s.json { validate::json(&findings) } else { validate::text(&findings) };
     // A validator's findings are its output: they go to standard output.
-    output::stdout(text.as_bytes())?;
+    if s.json {
+        output::json(&validate::json(&findings))?;
+    } else {
+        output::text(&validate::text(&findings), false)?;
+    }
     let failed = findings.errors() > 0 || (s.strict && findings.warnings() > 0);
     Ok(if failed { exit::INPUT } else { exit::OK })
 }
