@@ -20,9 +20,11 @@ a small file becomes billions of nodes ("billion laughs"):
 The first limit needs the number of nodes the file writes. A first read
 allows aliases only `min_alias_nodes` replayed events, which is all an
 honest file needs almost always, so a suite is read once. Only when aliases
-go past that is the file counted (a streaming pass of the parser, aliases
-not expanded) and read again with the allowance in proportion; a bomb then
-stops at that allowance and the message names its first alias.
+go past that is the file counted: a streaming pass of the parser that
+expands no alias, yet measures what each would replay (the size of an
+anchored value is known when it ends). A bomb is refused from that count,
+however far it would expand, with its first alias named; any other file is
+read again with its allowance.
 
 Every error of the reader is reworded here into what happened and what to
 do, at its `line:column`: serde-saphyr's own messages name its API and its
@@ -153,15 +155,16 @@ pub(super) fn read_yaml(text: &str, path: &Path, limits: &YamlLimits) -> Result<
             Err(e) => e,
         };
     if matches!(alias_limit(&error), Some(AliasLimit::Nodes | AliasLimit::Recorded)) {
-        // Past the first allowance: count what the file writes and allow
-        // aliases in proportion.
+        // Past the first allowance: count what the file writes and what its
+        // aliases replay. A bomb is reported from the count; other files
+        // are read again with an allowance in proportion.
         let c = Census::of(text, limits);
-        match serde_saphyr::from_str_with_options(
-            text,
-            options(text.len(), limits, Allowance::counted(limits, c.nodes)),
-        ) {
-            Ok(doc) => return Ok(doc),
-            Err(e) => error = e,
+        if !c.beyond(limits) {
+            let allowance = Allowance::counted(limits, c.nodes);
+            match serde_saphyr::from_str_with_options(text, options(text.len(), limits, allowance)) {
+                Ok(doc) => return Ok(doc),
+                Err(e) => error = e,
+            }
         }
         census = Some(c);
     }
@@ -228,10 +231,21 @@ fn options(size: usize, limits: &YamlLimits, allowance: Allowance) -> Options {
 }
 
 /// What a streaming pass of the parser finds in a file, aliases not
-/// expanded: the nodes it writes, and its first alias.
+/// expanded: the nodes it writes, the nodes its aliases would replay, and
+/// its first alias.
+///
+/// The replayed nodes are counted without replaying anything: an anchored
+/// value's size, aliases inside it included, is known when it ends, and an
+/// alias adds the size of the value it names. So a bomb is measured in one
+/// pass over its text, however far it would expand.
 #[derive(Debug, Default)]
 struct Census {
+    /// Nodes the file writes out.
     nodes: usize,
+    /// Nodes its aliases replay (saturating).
+    replayed: usize,
+    /// Whether the whole file was counted (no syntax error ended the count).
+    complete: bool,
     /// `*name`, line, column (1-based).
     first_alias: Option<(String, usize, usize)>,
 }
@@ -243,23 +257,67 @@ impl Census {
         options.block_nesting_limit = options.block_nesting_limit.max(limits.max_depth.saturating_add(1));
         options.emit_comments = false;
         let mut census = Census::default();
-        // A syntax error ends the count; the second read reports it.
-        for (event, span) in Parser::new_from_str_with_options(text, options).map_while(Result::ok) {
-            match event {
-                Event::Scalar(..) | Event::SequenceStart(..) | Event::MappingStart(..) => census.nodes += 1,
-                Event::Alias(_) if census.first_alias.is_none() => {
-                    let (line, column) = (span.start.line(), span.start.col() + 1);
-                    let token = match (span.start.byte_offset(), span.end.byte_offset()) {
-                        (Some(a), Some(b)) if a < b && b <= text.len() => text.get(a..b).map(str::to_string),
-                        _ => None,
-                    };
-                    let token = token.unwrap_or_else(|| token_at(text, line, column));
-                    census.first_alias = Some((token, line, column));
+        // Nodes so far, aliases expanded; the size of each anchored value
+        // (by anchor id), once it has ended; and for each open collection,
+        // its anchor id and the expanded count when it started.
+        let mut expanded = 0usize;
+        let mut sizes: Vec<Option<usize>> = Vec::new();
+        let mut open: Vec<(usize, usize)> = Vec::new();
+        let set_size = |sizes: &mut Vec<Option<usize>>, id: usize, size: usize| {
+            if id != 0 {
+                if sizes.len() <= id {
+                    sizes.resize(id + 1, None);
                 }
+                sizes[id] = Some(size);
+            }
+        };
+        // A syntax error ends the count; the second read reports it.
+        for item in Parser::new_from_str_with_options(text, options) {
+            let Ok((event, span)) = item else {
+                return census;
+            };
+            match event {
+                Event::Scalar(_, _, anchor, _) => {
+                    census.nodes += 1;
+                    expanded = expanded.saturating_add(1);
+                    set_size(&mut sizes, anchor, 1);
+                }
+                Event::SequenceStart(_, anchor, _) | Event::MappingStart(_, anchor, _) => {
+                    census.nodes += 1;
+                    open.push((anchor, expanded));
+                    expanded = expanded.saturating_add(1);
+                }
+                Event::SequenceEnd | Event::MappingEnd => {
+                    if let Some((anchor, start)) = open.pop() {
+                        set_size(&mut sizes, anchor, expanded - start);
+                    }
+                }
+                Event::Alias(id) => {
+                    // An alias inside its own anchor replays a placeholder
+                    // (and is an error of its own).
+                    let size = sizes.get(id).copied().flatten().unwrap_or(1);
+                    census.replayed = census.replayed.saturating_add(size);
+                    expanded = expanded.saturating_add(size);
+                    if census.first_alias.is_none() {
+                        let (line, column) = (span.start.line(), span.start.col() + 1);
+                        let token = match (span.start.byte_offset(), span.end.byte_offset()) {
+                            (Some(a), Some(b)) if a < b => text.get(a..b).map(str::to_string),
+                            _ => None,
+                        };
+                        let token = token.unwrap_or_else(|| token_at(text, line, column));
+                        census.first_alias = Some((token, line, column));
+                    }
+                }
+                Event::StreamEnd => census.complete = true,
                 _ => {}
             }
         }
         census
+    }
+
+    /// Whether the file's aliases replay more than `limits` allow it.
+    fn beyond(&self, limits: &YamlLimits) -> bool {
+        self.replayed > limits.alias_nodes(self.nodes)
     }
 }
 
@@ -347,22 +405,36 @@ fn translate(error: &YamlError, text: &str, path: &Path, limits: &YamlLimits, ce
         column,
         message,
     };
-    if let Some(kind) = alias_limit(error) {
+    // A file whose count shows a bomb is reported as one, whatever limit
+    // the first read met first.
+    let kind = match &census {
+        Some(c) if c.beyond(limits) => Some(AliasLimit::Nodes),
+        _ => alias_limit(error),
+    };
+    if let Some(kind) = kind {
         let census = census.unwrap_or_else(|| Census::of(text, limits));
         // Named at the file's first alias, where the repetition starts.
-        let (first, alias_place) = match census.first_alias {
-            Some((token, line, column)) => (token, (line, column)),
+        let (first, alias_place) = match &census.first_alias {
+            Some((token, line, column)) => (token.clone(), (*line, *column)),
             None => (alias_at(text, at).unwrap_or_else(|| "*".to_string()), at),
         };
         return match kind {
-            AliasLimit::Nodes => limit(
-                alias_place,
-                format!(
-                    "aliases expand this file beyond {} nodes; YAML anchors cannot be used to multiply content \
-                     (`{first}` here is the file's first alias): {RAISE_ALIAS_LIMITS}",
-                    census.nodes.saturating_add(limits.alias_nodes(census.nodes)),
-                ),
-            ),
+            AliasLimit::Nodes => {
+                let total = census.nodes.saturating_add(census.replayed);
+                let written_out = if census.complete && census.beyond(limits) && total < usize::MAX {
+                    format!("written out, it would hold {total} nodes; ")
+                } else {
+                    String::new()
+                };
+                limit(
+                    alias_place,
+                    format!(
+                        "aliases expand this file beyond {} nodes; YAML anchors cannot be used to multiply content \
+                         ({written_out}`{first}` here is the file's first alias): {RAISE_ALIAS_LIMITS}",
+                        census.nodes.saturating_add(limits.alias_nodes(census.nodes)),
+                    ),
+                )
+            }
             AliasLimit::Text => limit(
                 alias_place,
                 format!(

@@ -75,9 +75,9 @@ fn aliases_are_allowed_in_proportion_to_what_the_file_writes() {
     let text = format!("{}x: [{}]\n", suite_sharing_assertions(100, 0), "*std, ".repeat(200));
     let m = message(&text, &limits);
     assert!(m.starts_with("s.yaml:10:17: aliases expand this file beyond "), "{m}");
-    assert!(m.contains("(`*std` here is the file's first alias)"), "{m}");
+    assert!(m.contains("(written out, it would hold 2903 nodes; `*std` here is the file's first alias)"), "{m}");
     let census = Census::of(&text, &limits);
-    assert_eq!(census.nodes, 3 + 13 + 99 * 8 + 2);
+    assert_eq!((census.nodes, census.replayed), (3 + 13 + 99 * 8 + 2, 299 * 7));
     assert!(m.contains(&format!("beyond {} nodes", 2 * census.nodes)), "{m}");
     // A factor of 3 lets it through (2,093 replayed for 810 written), and
     // so does a floor above what it replays.
@@ -119,9 +119,32 @@ fn the_census_counts_written_nodes_and_finds_the_first_alias() {
     assert_eq!(c.first_alias, None);
     let text = "# a *comment\nk: \"*quoted\"\nl: &x [é, b]\nm: [ *x, *x ]\n";
     let c = Census::of(text, &limits);
-    // The mapping, k, "*quoted", l, the list, é, b, m, the list.
-    assert_eq!(c.nodes, 9);
+    // The mapping, k, "*quoted", l, the list, é, b, m, the list; each `*x`
+    // replays the list and its two values.
+    assert_eq!((c.nodes, c.replayed, c.complete), (9, 6, true));
     assert_eq!(c.first_alias, Some(("*x".to_string(), 4, 6)));
+    // Sizes nest: `*b` replays `b` with the two `a`s inside it.
+    let c = Census::of("a: &a [x, y]\nb: &b {k: *a, l: *a}\nc: [*b, *b, &s z, *s]\n", &limits);
+    assert_eq!((c.nodes, c.replayed), (12, 3 + 3 + 2 * 9 + 1));
+}
+
+#[test]
+fn a_bomb_is_measured_without_being_expanded() {
+    // Thirty levels of ten: 10^30 values, more than a usize counts. The
+    // count saturates and the file is refused from the count alone.
+    let mut text = String::from("scenarios: []\nl0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    for level in 1..30 {
+        let below = format!("*l{}", level - 1);
+        text.push_str(&format!("l{level}: &l{level} [{}]\n", vec![below; 10].join(", ")));
+    }
+    let limits = YamlLimits::default();
+    let c = Census::of(&text, &limits);
+    assert_eq!(c.replayed, usize::MAX);
+    let start = std::time::Instant::now();
+    let m = message(&text, &limits);
+    assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
+    assert!(m.starts_with("s.yaml:3:10: aliases expand this file beyond "), "{m}");
+    assert!(m.contains("multiply content (`*l0` here is the file's first alias)"), "{m}");
 }
 
 #[test]
