@@ -22,9 +22,20 @@ pub enum SuiteError {
     /// A suite path or file could not be read.
     #[error("{}: {message}", .path.display())]
     Io { path: PathBuf, message: String },
+    /// The file is not UTF-8 text: `byte` at `line:column` is the first
+    /// that is not (the column counts the characters before it).
+    #[error(
+        "{}:{line}:{column}: the file is not UTF-8: byte 0x{byte:02X} cannot be read; save the file as UTF-8",
+        .path.display()
+    )]
+    NotUtf8 { path: PathBuf, line: usize, column: usize, byte: u8 },
     /// The file is not valid YAML / JSON.
     #[error("{}:{line}:{column}: syntax error: {message}; fix the file and load it again", .path.display())]
     Syntax { path: PathBuf, line: usize, column: usize, message: String },
+    /// The YAML goes beyond a limit of `YamlLimits` (aliases that multiply
+    /// content, nesting too deep); `message` says which and what to do.
+    #[error("{}:{line}:{column}: {message}", .path.display())]
+    Limit { path: PathBuf, line: usize, column: usize, message: String },
     /// A value has the wrong type.
     #[error("{}:{line}:{column}: `{field}` must be {expected}, found {found}", .path.display())]
     WrongType {
@@ -105,7 +116,9 @@ impl SuiteError {
     pub fn path(&self) -> &Path {
         match self {
             SuiteError::Io { path, .. }
+            | SuiteError::NotUtf8 { path, .. }
             | SuiteError::Syntax { path, .. }
+            | SuiteError::Limit { path, .. }
             | SuiteError::WrongType { path, .. }
             | SuiteError::UnknownKey { path, .. }
             | SuiteError::MissingField { path, .. }
@@ -129,7 +142,9 @@ impl SuiteError {
     fn line_column(&self) -> Option<(usize, usize)> {
         match self {
             SuiteError::Io { .. } | SuiteError::NoScenarios { .. } => None,
-            SuiteError::Syntax { line, column, .. }
+            SuiteError::NotUtf8 { line, column, .. }
+            | SuiteError::Syntax { line, column, .. }
+            | SuiteError::Limit { line, column, .. }
             | SuiteError::WrongType { line, column, .. }
             | SuiteError::UnknownKey { line, column, .. }
             | SuiteError::MissingField { line, column, .. }
@@ -171,6 +186,14 @@ mod tests {
             (
                 SuiteError::Syntax { path: p(), line: 3, column: 4, message: "bad".into() },
                 "s/a.yaml:3:4: syntax error: bad; fix the file and load it again",
+            ),
+            (
+                SuiteError::NotUtf8 { path: p(), line: 3, column: 14, byte: 0xe9 },
+                "s/a.yaml:3:14: the file is not UTF-8: byte 0xE9 cannot be read; save the file as UTF-8",
+            ),
+            (
+                SuiteError::Limit { path: p(), line: 6, column: 8, message: "aliases expand this file".into() },
+                "s/a.yaml:6:8: aliases expand this file",
             ),
             (
                 SuiteError::WrongType {

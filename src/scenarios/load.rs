@@ -20,12 +20,19 @@ use super::error::SuiteError;
 use super::mneme::load_mneme_dir;
 use super::model::{LoadedRoot, Scenario, Suite};
 use super::native::load_native_file;
+use super::read::YamlLimits;
 
 impl Suite {
     /// Loads every suite root, in the order given. A root is a folder (walked
     /// recursively), a `*.yaml` / `*.yml` file, or a Mneme folder or its
-    /// `scenario.json`. All errors found are returned together.
+    /// `scenario.json`. All errors found are returned together. YAML is read
+    /// within the default [`YamlLimits`].
     pub fn load<P: AsRef<Path>>(roots: &[P]) -> Result<Suite, Vec<SuiteError>> {
+        Suite::load_with(roots, &YamlLimits::default())
+    }
+
+    /// [`Suite::load`], reading YAML suite files within `limits`.
+    pub fn load_with<P: AsRef<Path>>(roots: &[P], limits: &YamlLimits) -> Result<Suite, Vec<SuiteError>> {
         let mut suite = Suite { roots: Vec::new(), scenarios: Vec::new(), warnings: Vec::new() };
         let mut errors = Vec::new();
         let mut seen_roots: Vec<PathBuf> = Vec::new();
@@ -37,7 +44,7 @@ impl Suite {
                 continue;
             }
             seen_roots.push(key);
-            let (loaded, mut errs) = read_root(root);
+            let (loaded, mut errs) = read_root(root, limits);
             suite.roots.push(loaded.root);
             suite.scenarios.extend(loaded.scenarios);
             suite.warnings.extend(loaded.warnings);
@@ -53,8 +60,14 @@ impl Suite {
 }
 
 /// Loads one suite root. Ids are checked for uniqueness within the root.
+/// YAML is read within the default [`YamlLimits`].
 pub fn load_root(root: &Path) -> Result<LoadedRoot, Vec<SuiteError>> {
-    let (loaded, mut errors) = read_root(root);
+    load_root_with(root, &YamlLimits::default())
+}
+
+/// [`load_root`], reading YAML suite files within `limits`.
+pub fn load_root_with(root: &Path, limits: &YamlLimits) -> Result<LoadedRoot, Vec<SuiteError>> {
+    let (loaded, mut errors) = read_root(root, limits);
     check_unique_ids(&loaded.scenarios, &mut errors);
     if errors.is_empty() {
         Ok(loaded)
@@ -65,7 +78,7 @@ pub fn load_root(root: &Path) -> Result<LoadedRoot, Vec<SuiteError>> {
 
 /// Reads one suite root: the valid scenarios and every error (ids not
 /// checked).
-fn read_root(root: &Path) -> (LoadedRoot, Vec<SuiteError>) {
+fn read_root(root: &Path, limits: &YamlLimits) -> (LoadedRoot, Vec<SuiteError>) {
     let mut errors = Vec::new();
     let mut loaded = LoadedRoot { root: root.to_path_buf(), scenarios: Vec::new(), warnings: Vec::new() };
     let meta = match fs::metadata(root) {
@@ -96,7 +109,7 @@ fn read_root(root: &Path) -> (LoadedRoot, Vec<SuiteError>) {
                     let mut errs = Vec::new();
                     match item {
                         Found::Native { path, rel_dir } => {
-                            load_native_file(&path, root, &rel_dir, &mut part, &mut errs)
+                            load_native_file(&path, root, &rel_dir, limits, &mut part, &mut errs)
                         }
                         Found::Mneme { dir } => load_mneme_dir(&dir, root, &mut part, &mut errs),
                     }
@@ -117,7 +130,7 @@ fn read_root(root: &Path) -> (LoadedRoot, Vec<SuiteError>) {
         let name = root.file_name().and_then(|n| n.to_str()).unwrap_or("");
         loaded.root = parent.clone();
         if is_yaml(root) {
-            load_native_file(root, &parent, Path::new(""), &mut loaded, &mut errors);
+            load_native_file(root, &parent, Path::new(""), limits, &mut loaded, &mut errors);
         } else if name == "scenario.json" {
             load_mneme_dir(&parent, &parent, &mut loaded, &mut errors);
         } else {

@@ -18,6 +18,7 @@ use super::assertions::{assertion_spec, AssertionSpec, ParsedAssertion};
 use super::error::SuiteError;
 use super::model::{LoadedRoot, ResponseFormat, ResponseRef, Scenario, SuiteFormat, DEFAULT_CATEGORY};
 use super::node::Node;
+use super::read::{read_utf8, Unreadable};
 
 /// scenario.json keys that Mneme knows but mneme-gate does not use.
 const MNEME_IGNORED_KEYS: &[&str] = &["scenario_type", "expected_exposed_decision_ids"];
@@ -35,10 +36,10 @@ const MNEME_KEYS: &[&str] = &[
 /// Loads the Mneme benchmark folder `dir` (which holds `scenario.json`).
 pub(super) fn load_mneme_dir(dir: &Path, root: &Path, out: &mut LoadedRoot, errors: &mut Vec<SuiteError>) {
     let json_path = dir.join("scenario.json");
-    let text = match fs::read_to_string(&json_path) {
+    let text = match read_utf8(&json_path) {
         Ok(t) => t,
         Err(e) => {
-            errors.push(SuiteError::Io { path: json_path, message: format!("cannot read scenario.json: {e}") });
+            errors.push(e.into_error(&json_path, "scenario.json"));
             return;
         }
     };
@@ -47,11 +48,11 @@ pub(super) fn load_mneme_dir(dir: &Path, root: &Path, out: &mut LoadedRoot, erro
         .map(|n| n.to_string_lossy().into_owned())
         .or_else(|| fs::canonicalize(dir).ok().and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())))
         .unwrap_or_default();
-    let query = match fs::read_to_string(dir.join("query.txt")) {
+    let query = match read_utf8(&dir.join("query.txt")) {
         Ok(q) => Some(q),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(Unreadable::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => {
-            errors.push(SuiteError::Io { path: dir.join("query.txt"), message: format!("cannot read query.txt: {e}") });
+            errors.push(e.into_error(&dir.join("query.txt"), "query.txt"));
             return;
         }
     };

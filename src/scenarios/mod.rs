@@ -31,6 +31,8 @@ The files follow those seams, each using only the ones listed before it:
 - `assertions`: what an assertion is, and how one entry is validated;
 - `model`: the loaded suite, its scenarios and the responses they name;
 - `error`: [`SuiteError`], worded;
+- `read`: a file's text (UTF-8, or the place of the first bad byte), and
+  YAML read within [`YamlLimits`] sized to the file, its errors reworded;
 - `native`: native YAML suite files;
 - `mneme`: Mneme benchmark folders;
 - `load`: walking the suite roots and loading their files in parallel.
@@ -46,6 +48,7 @@ mod mneme;
 mod model;
 mod native;
 mod node;
+mod read;
 mod text;
 
 // Public: the types that `Suite::load`, a `Scenario`'s fields, `crate::error`
@@ -53,5 +56,6 @@ mod text;
 // `pub(super)` / `pub(crate)` where a sibling needs it.
 pub use assertions::{Assertion, AssertionKind, AssertionSpec, Matcher, ParsedAssertion, Pattern, Severity};
 pub use error::SuiteError;
-pub use load::load_root;
+pub use load::{load_root, load_root_with};
 pub use model::{LoadedRoot, ResponseFormat, ResponseRef, Scenario, SourceLocation, Suite, SuiteFormat};
+pub use read::YamlLimits;

@@ -13,7 +13,6 @@ never opens a response file (the `verdict` stage does): a response path is
 only resolved, and kept inside the suite root.
 */
 
-use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 use serde_saphyr::Spanned;
@@ -22,7 +21,8 @@ use super::assertions::assertion_spec;
 use super::error::SuiteError;
 use super::model::{LoadedRoot, ResponseFormat, ResponseRef, Scenario, SuiteFormat, DEFAULT_CATEGORY};
 use super::node::{pos_or_1, Node};
-use super::text::{one_line, suggest};
+use super::read::{read_utf8, read_yaml, YamlLimits};
+use super::text::suggest;
 
 /// The keys a native scenario may have, in the order the docs list them.
 const SCENARIO_KEYS: &[&str] =
@@ -175,27 +175,18 @@ pub(super) fn load_native_file(
     path: &Path,
     root: &Path,
     rel_dir: &Path,
+    limits: &YamlLimits,
     out: &mut LoadedRoot,
     errors: &mut Vec<SuiteError>,
 ) {
-    let text = match fs::read(path) {
-        Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(t) => t,
-            Err(_) => {
-                errors.push(SuiteError::Io {
-                    path: path.to_path_buf(),
-                    message: "the suite file is not valid UTF-8; save it as UTF-8".to_string(),
-                });
-                return;
-            }
-        },
+    let text = match read_utf8(path) {
+        Ok(t) => t,
         Err(e) => {
-            errors
-                .push(SuiteError::Io { path: path.to_path_buf(), message: format!("cannot read the suite file: {e}") });
+            errors.push(e.into_error(path, "the suite file"));
             return;
         }
     };
-    let (scenarios, mut errs) = parse_native(&text, path, root, rel_dir);
+    let (scenarios, mut errs) = parse_native(&text, path, root, rel_dir, limits);
     if scenarios.is_empty() && errs.is_empty() {
         out.warnings.push(format!("{}: the suite file has no scenarios", path.display()));
     }
@@ -206,24 +197,21 @@ pub(super) fn load_native_file(
 /// Parses the text of a native suite file. `path` is used in messages and as
 /// the scenarios' `source`; response paths are resolved against `root`
 /// joined with `rel_dir` (the file's folder relative to the root) and must
-/// stay inside `root`. Returns the valid scenarios and every error found.
-fn parse_native(text: &str, path: &Path, root: &Path, rel_dir: &Path) -> (Vec<Scenario>, Vec<SuiteError>) {
+/// stay inside `root`. The YAML is read within `limits`. Returns the valid
+/// scenarios and every error found.
+fn parse_native(
+    text: &str,
+    path: &Path,
+    root: &Path,
+    rel_dir: &Path,
+    limits: &YamlLimits,
+) -> (Vec<Scenario>, Vec<SuiteError>) {
     let mut errors = Vec::new();
     let mut scenarios = Vec::new();
-    let doc: Spanned<Node> = match serde_saphyr::from_str(text) {
+    let doc = match read_yaml(text, path, limits) {
         Ok(d) => d,
         Err(e) => {
-            let (line, column) = e
-                .location()
-                .map(|l| (l.line() as usize, l.column() as usize))
-                .filter(|(l, _)| *l > 0)
-                .unwrap_or((1, 1));
-            errors.push(SuiteError::Syntax {
-                path: path.to_path_buf(),
-                line,
-                column: column.max(1),
-                message: strip_location_suffix(&e.without_snippet().to_string()),
-            });
+            errors.push(e);
             return (scenarios, errors);
         }
     };
@@ -355,20 +343,6 @@ fn parse_native_scenario(cx: &mut FileCx<'_>, item: &Spanned<Node>) -> Option<Sc
         suite_root: cx.root.to_path_buf(),
         format: SuiteFormat::Native,
     })
-}
-
-/// A serde-saphyr message on one line, without the location it may end
-/// with: the error prints it in front instead. (`describe::json_error` does
-/// this for serde_json, whose messages are one line and end only with
-/// " at line L column C".)
-fn strip_location_suffix(message: &str) -> String {
-    let m = one_line(message);
-    for marker in [" at line ", " at position "] {
-        if let Some(i) = m.rfind(marker) {
-            return m[..i].to_string();
-        }
-    }
-    m
 }
 
 /// The response path, relative to the suite root, if it stays inside it.

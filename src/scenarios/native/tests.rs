@@ -8,10 +8,10 @@ use std::path::{Component, Path, PathBuf};
 
 use super::*;
 use crate::scenarios::text::suggest;
-use crate::scenarios::{AssertionKind, Matcher, ParsedAssertion, Severity};
+use crate::scenarios::{AssertionKind, Matcher, ParsedAssertion, Severity, Suite};
 
 fn parse(text: &str) -> (Vec<Scenario>, Vec<SuiteError>) {
-    parse_native(text, Path::new("suite.yaml"), Path::new("root"), Path::new(""))
+    parse_native(text, Path::new("suite.yaml"), Path::new("root"), Path::new(""), &YamlLimits::default())
 }
 
 fn one(text: &str) -> Scenario {
@@ -192,6 +192,7 @@ fn response_paths_must_stay_inside_the_root() {
         Path::new("root/sub/s.yaml"),
         Path::new("root"),
         Path::new("sub"),
+        &YamlLimits::default(),
     );
     assert_eq!(e.len(), 2, "{e:?}");
     assert!(
@@ -204,6 +205,7 @@ fn response_paths_must_stay_inside_the_root() {
         Path::new("root/sub/s.yaml"),
         Path::new("root"),
         Path::new("sub"),
+        &YamlLimits::default(),
     );
     assert!(e.is_empty(), "{e:?}");
     match (&s[0].control, &s[0].governed) {
@@ -319,4 +321,145 @@ fn suggestions_only_for_near_misses() {
     assert_eq!(suggest("banana", SCENARIO_KEYS), None);
     assert_eq!(suggest("forbiden_text", &["forbidden_text", "required_text"]).as_deref(), Some("forbidden_text"));
     assert_eq!(suggest("zzz", &["forbidden_text"]), None, "too far to be a typo");
+}
+
+// Large and hostile files (issue 19): the YAML reader's limits grow with the
+// file, aliases are limited in proportion to what a file writes itself, and
+// what the parser says is reworded before a user reads it.
+
+/// An honest suite of `n` scenarios, 15 YAML nodes each, no alias.
+fn honest_suite(n: usize) -> String {
+    let mut text = String::from("scenarios:\n");
+    for i in 0..n {
+        text.push_str(&format!(
+            "  - id: s{i:06}\n    task: Add a refund endpoint number {i}\n    expect: [ADR-{a}, ADR-{b}, ADR-{c}]\n    \
+             assertions:\n      - forbidden_dependency: psycopg2\n",
+            a = i % 97,
+            b = i % 89,
+            c = i % 83
+        ));
+    }
+    text
+}
+
+fn hostile(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/suites").join(rel)
+}
+
+/// Words of serde-saphyr's own messages, which name its API and its
+/// internal counters: none may reach a user.
+const PARSER_INTERNALS: &[&str] = &[
+    "budget",
+    "Breach",
+    "Nodes {",
+    "ScalarBytes",
+    "Options",
+    "from_str",
+    "Option<",
+    "DuplicateKeyPolicy",
+    "replayed_events",
+    "anchor id",
+    "weak",
+];
+
+fn assert_worded_for_users(e: &SuiteError) {
+    let text = e.to_string();
+    assert!(!text.contains('\n'), "{text}");
+    for word in PARSER_INTERNALS {
+        assert!(!text.contains(word), "`{word}` in: {text}");
+    }
+}
+
+/// The whole path, tree and validation, for a file like the one of issue
+/// 19. A debug build takes about fifteen seconds for it, so only release
+/// builds run it (`cargo test --release`); `read` checks the budget itself
+/// on a file of this size in every build.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in a debug build: run with `cargo test --release`")]
+fn an_honest_suite_beyond_the_old_node_budget_loads() {
+    // 20,000 x 15 = 300,000 nodes: serde-saphyr's default budget stopped at
+    // 250,000, which refused such a file.
+    let text = honest_suite(20_000);
+    let (s, e) = parse(&text);
+    assert!(e.is_empty(), "{}", e.first().map(ToString::to_string).unwrap_or_default());
+    assert_eq!(s.len(), 20_000);
+    assert_eq!((s[19_999].id.as_str(), s[19_999].line), ("s019999", 2 + 19_999 * 5));
+}
+
+#[test]
+fn alias_bombs_stop_fast_and_name_the_first_alias() {
+    for (file, line, column, alias) in
+        [("lists.yaml", 6, 8, "a"), ("mapping.yaml", 9, 19, "l0"), ("merge.yaml", 6, 14, "m0")]
+    {
+        let path = hostile("alias-bomb").join(file);
+        let start = std::time::Instant::now();
+        let e = Suite::load(&[&path]).unwrap_err();
+        let elapsed = start.elapsed();
+        assert_eq!(e.len(), 1, "{file}: {e:?}");
+        let text = e[0].to_string();
+        let head = format!("{}:{line}:{column}: aliases expand this file beyond ", path.display());
+        assert!(text.starts_with(&head), "{file}: {text}");
+        assert!(text.contains(" nodes; YAML anchors cannot be used to multiply content"), "{file}: {text}");
+        assert!(text.contains(&format!("`*{alias}`")), "{file}: {text}");
+        assert_eq!((e[0].line(), e[0].column()), (Some(line), Some(column)));
+        assert_worded_for_users(&e[0]);
+        // Release builds take milliseconds; debug builds well under a second.
+        assert!(elapsed.as_secs() < 10, "{file}: {elapsed:?}");
+    }
+}
+
+#[test]
+fn an_alias_that_multiplies_text_is_stopped_too() {
+    // One long string used a hundred times: few nodes, 100 MB of text.
+    let text = format!("scenarios: []\nx: &big \"{}\"\ny: [{}]\n", "lol".repeat(350_000), "*big, ".repeat(100));
+    let (_, e) = parse(&text);
+    assert_eq!(e.len(), 1, "{e:?}");
+    let m = e[0].to_string();
+    assert!(m.starts_with("suite.yaml:3:5: aliases expand the text of this file beyond "), "{m}");
+    assert!(m.contains("YAML anchors cannot be used to multiply content") && m.contains("`*big`"), "{m}");
+    assert_worded_for_users(&e[0]);
+}
+
+#[test]
+fn parser_messages_are_reworded_with_their_place() {
+    let cases: &[(&str, (usize, usize), &str)] = &[
+        (
+            "scenarios:\n  - id: a\n    task: t\n---\nscenarios: []\n",
+            (5, 1),
+            "a second YAML document starts here; a suite file is one document",
+        ),
+        ("scenarios:\n  - id: a\n    task: t\n    id: b\n", (4, 5), "the key `id` appears twice in this mapping"),
+        ("scenarios:\n  - id: a\n    task: *nowhere\n", (3, 11), "the alias `*nowhere` refers to no anchor"),
+        ("scenarios: &loop\n  - id: a\n    task: t\n    expect: *loop\n", (4, 13), "the alias `*loop` is inside"),
+        ("scenarios:\n  - ? [a]\n    : x\n", (2, 7), "a key must be a name"),
+        ("scenarios:\n  - id: a\n    task: .nan\n", (3, 11), "`.nan` is not a finite number; quote it"),
+    ];
+    for (text, at, words) in cases {
+        let (_, e) = parse(text);
+        assert_eq!(e.len(), 1, "{text}: {e:?}");
+        let m = e[0].to_string();
+        assert_eq!((e[0].line(), e[0].column()), (Some(at.0), Some(at.1)), "{m}");
+        assert!(m.contains(words), "{text}: {m}");
+        assert_worded_for_users(&e[0]);
+    }
+}
+
+#[test]
+fn a_file_that_is_not_utf8_says_where() {
+    let dir = tempfile::tempdir().unwrap();
+    let native = dir.path().join("suite.yaml");
+    std::fs::write(&native, b"scenarios:\n  - id: a\n    task: caf\xe9 au lait\n").unwrap();
+    let e = Suite::load(&[&native]).unwrap_err();
+    assert_eq!((e[0].line(), e[0].column()), (Some(3), Some(14)), "{e:?}");
+    assert_eq!(
+        e[0].to_string(),
+        format!("{}:3:14: the file is not UTF-8: byte 0xE9 cannot be read; save the file as UTF-8", native.display())
+    );
+    // A Mneme scenario.json likewise.
+    let mneme = dir.path().join("bench");
+    std::fs::create_dir(&mneme).unwrap();
+    std::fs::write(mneme.join("scenario.json"), b"{\n  \"name\": \"\xff\"\n}\n").unwrap();
+    let e = Suite::load(&[&mneme]).unwrap_err();
+    assert_eq!((e[0].line(), e[0].column()), (Some(2), Some(12)), "{e:?}");
+    assert!(e[0].to_string().contains("byte 0xFF cannot be read"), "{}", e[0]);
 }

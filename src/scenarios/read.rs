@@ -1,0 +1,549 @@
+/*!
+Reading suite files: their text, which must be UTF-8 (a bad byte is
+reported at its line and column), and native YAML, read into a located
+[`Node`] tree within [`YamlLimits`] sized to the file.
+
+serde-saphyr guards against hostile YAML with a fixed budget (250,000 nodes,
+64 MiB of text, ...), which refused an honest suite of about 20,000
+scenarios in one file and blamed the file. Here nothing a file writes out is
+limited: its nodes and text are bounded by its size already. What is limited
+is what aliases (`*name`) add by repeating an anchor (`&name`), which is how
+a small file becomes billions of nodes ("billion laughs"):
+
+- nodes: aliases may add at most [`YamlLimits::alias_factor`] times the
+  nodes the file writes itself, or [`YamlLimits::min_alias_nodes`] if that
+  is more;
+- text: the values of a file of `B` bytes may hold at most
+  `B + max(alias_factor × B, min_alias_bytes)` bytes, aliases included;
+- nesting: at most [`YamlLimits::max_depth`] levels of lists and mappings.
+
+The first limit needs the number of nodes the file writes. A first read
+allows aliases only `min_alias_nodes` replayed events, which is all an
+honest file needs almost always, so a suite is read once. Only when aliases
+go past that is the file counted: a streaming pass of the parser that
+expands no alias, yet measures what each would replay (the size of an
+anchored value is known when it ends). A bomb is refused from that count,
+however far it would expand, with its first alias named; any other file is
+read again with its allowance.
+
+Every error of the reader is reworded here into what happened and what to
+do, at its `line:column`: serde-saphyr's own messages name its API and its
+counters (`budget breached: Nodes { nodes: 250001 }`, `use
+from_str_multiple`, `set DuplicateKeyPolicy in Options`), which mean nothing
+to a user.
+
+It validates nothing: what a suite may hold is `native`'s business.
+*/
+
+use std::fs;
+use std::io;
+use std::path::Path;
+
+use serde_saphyr::budget::BudgetBreach;
+use serde_saphyr::granit_parser::{Event, Options as ParserOptions, Parser};
+use serde_saphyr::{Budget, Error as YamlError, Location, Options, Spanned};
+
+use super::error::SuiteError;
+use super::node::Node;
+use super::text::one_line;
+
+/// Limits on what a YAML suite file may expand to when it is read, for
+/// unusual files; the defaults suit every honest suite. Nothing here limits
+/// the size of a file or the number of scenarios in it: only what aliases
+/// (`*name`) add by repeating an anchor (`&name`), and nesting.
+///
+/// ```
+/// use mneme_gate::scenarios::{Suite, YamlLimits};
+///
+/// // A suite that uses anchors heavily, in a few small files.
+/// let limits = YamlLimits { alias_factor: 16, min_alias_nodes: 100_000, ..YamlLimits::default() };
+/// # let dir = tempfile::tempdir().unwrap();
+/// # std::fs::write(dir.path().join("s.yaml"), "scenarios:\n  - id: a\n    task: t\n").unwrap();
+/// # let roots = [dir.path()];
+/// let suite = Suite::load_with(&roots, &limits);
+/// # assert!(suite.is_ok());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct YamlLimits {
+    /// Nodes (mappings, lists, values) that aliases may add to a file, as a
+    /// multiple of the nodes the file writes out itself; also the bytes of
+    /// text they may add, as a multiple of the file's size. Default 4.
+    pub alias_factor: usize,
+    /// Nodes that aliases may add to any file, however small (a floor under
+    /// `alias_factor`). Default 10,000.
+    pub min_alias_nodes: usize,
+    /// Bytes of text that aliases may add to any file, however small.
+    /// Default 16 MiB.
+    pub min_alias_bytes: usize,
+    /// Deepest nesting of lists and mappings (a suite needs about six).
+    /// Default 64. Reading is recursive: far higher values can exhaust the
+    /// stack of a thread.
+    pub max_depth: usize,
+}
+
+impl Default for YamlLimits {
+    fn default() -> Self {
+        YamlLimits { alias_factor: 4, min_alias_nodes: 10_000, min_alias_bytes: 16 << 20, max_depth: 64 }
+    }
+}
+
+impl YamlLimits {
+    /// The nodes aliases may add to a file that writes `written` nodes.
+    pub fn alias_nodes(&self, written: usize) -> usize {
+        self.alias_factor.saturating_mul(written).max(self.min_alias_nodes)
+    }
+
+    /// The bytes of text, aliases included, that the values of a file of
+    /// `size` bytes may hold.
+    pub fn text_bytes(&self, size: usize) -> usize {
+        size.saturating_add(self.alias_factor.saturating_mul(size).max(self.min_alias_bytes))
+    }
+}
+
+/// Why a file's text could not be had.
+#[derive(Debug)]
+pub(super) enum Unreadable {
+    Io(io::Error),
+    /// Not UTF-8: the first bad byte, at a 1-based line and column
+    /// (counted in characters, as YAML positions are).
+    NotUtf8 {
+        line: usize,
+        column: usize,
+        byte: u8,
+    },
+}
+
+impl Unreadable {
+    /// The error for `path`; `what` names the file in an I/O message
+    /// ("the suite file", "scenario.json").
+    pub(super) fn into_error(self, path: &Path, what: &str) -> SuiteError {
+        match self {
+            Unreadable::Io(e) => {
+                SuiteError::Io { path: path.to_path_buf(), message: format!("cannot read {what}: {e}") }
+            }
+            Unreadable::NotUtf8 { line, column, byte } => {
+                SuiteError::NotUtf8 { path: path.to_path_buf(), line, column, byte }
+            }
+        }
+    }
+}
+
+/// The text of a file, which must be UTF-8.
+pub(super) fn read_utf8(path: &Path) -> Result<String, Unreadable> {
+    let bytes = fs::read(path).map_err(Unreadable::Io)?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        // Everything before `at` is valid UTF-8.
+        let before = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        Unreadable::NotUtf8 {
+            line: before.matches('\n').count() + 1,
+            column: before[line_start..].chars().count() + 1,
+            byte: bytes[at],
+        }
+    })
+}
+
+/// Reads a YAML document into a located tree within `limits`. `path` is
+/// only used in the error.
+pub(super) fn read_yaml(text: &str, path: &Path, limits: &YamlLimits) -> Result<Spanned<Node>, SuiteError> {
+    let mut census = None;
+    let mut error =
+        match serde_saphyr::from_str_with_options(text, options(text.len(), limits, Allowance::first(limits))) {
+            Ok(doc) => return Ok(doc),
+            Err(e) => e,
+        };
+    if matches!(alias_limit(&error), Some(AliasLimit::Nodes | AliasLimit::Recorded)) {
+        // Past the first allowance: count what the file writes and what its
+        // aliases replay. A bomb is reported from the count; other files
+        // are read again with an allowance in proportion.
+        let c = Census::of(text, limits);
+        if !c.beyond(limits) {
+            let allowance = Allowance::counted(limits, c.nodes);
+            match serde_saphyr::from_str_with_options(text, options(text.len(), limits, allowance)) {
+                Ok(doc) => return Ok(doc),
+                Err(e) => error = e,
+            }
+        }
+        census = Some(c);
+    }
+    Err(translate(&error, text, path, limits, census))
+}
+
+/// What aliases may replay in one read: the nodes of the whole file,
+/// aliases included, and the events aliases replay.
+#[derive(Debug, Clone, Copy)]
+struct Allowance {
+    max_nodes: usize,
+    replayed_events: usize,
+}
+
+impl Allowance {
+    /// Before the file is counted: aliases may replay `min_alias_nodes`
+    /// events (so at most as many nodes), and nodes are not counted.
+    fn first(limits: &YamlLimits) -> Allowance {
+        Allowance { max_nodes: usize::MAX, replayed_events: limits.min_alias_nodes }
+    }
+
+    /// Once the file is counted, `written` nodes: the nodes decide (a node
+    /// is one or two events, a start and an end; the event count is only a
+    /// backstop).
+    fn counted(limits: &YamlLimits, written: usize) -> Allowance {
+        let added = limits.alias_nodes(written);
+        Allowance {
+            max_nodes: written.saturating_add(added),
+            replayed_events: added.saturating_mul(2).saturating_add(2),
+        }
+    }
+
+    /// Event copies that anchors may keep: every event of the file, twice
+    /// (an anchor on the whole suite copies each once), and twice what
+    /// aliases replay into anchors. Anchors nested in anchors copy an event
+    /// once per level.
+    fn recorded_events(self, size: usize) -> usize {
+        size.saturating_mul(2).saturating_add(self.replayed_events.saturating_mul(2))
+    }
+}
+
+/// serde-saphyr's options for a file of `size` bytes.
+fn options(size: usize, limits: &YamlLimits, allowance: Allowance) -> Options {
+    let text = limits.text_bytes(size);
+    let mut budget = Budget::default();
+    // What a file writes is bounded by its size: only what aliases replay,
+    // what anchors copy, text and nesting are limited.
+    budget.max_events = usize::MAX;
+    budget.max_nodes = allowance.max_nodes;
+    budget.max_aliases = usize::MAX;
+    budget.max_anchors = usize::MAX;
+    budget.max_merge_keys = usize::MAX;
+    budget.enforce_alias_anchor_ratio = false;
+    budget.max_total_scalar_bytes = text;
+    budget.max_recorded_anchor_bytes = text;
+    budget.max_recorded_anchor_events = allowance.recorded_events(size);
+    budget.max_depth = limits.max_depth;
+    let mut options = Options::default();
+    options.budget = Some(budget);
+    options.alias_limits.max_total_replayed_events = allowance.replayed_events;
+    options.alias_limits.max_alias_expansions_per_anchor = usize::MAX;
+    options.with_snippet = false;
+    options
+}
+
+/// What a streaming pass of the parser finds in a file, aliases not
+/// expanded: the nodes it writes, the nodes its aliases would replay, and
+/// its first alias.
+///
+/// The replayed nodes are counted without replaying anything: an anchored
+/// value's size, aliases inside it included, is known when it ends, and an
+/// alias adds the size of the value it names. So a bomb is measured in one
+/// pass over its text, however far it would expand.
+#[derive(Debug, Default)]
+struct Census {
+    /// Nodes the file writes out.
+    nodes: usize,
+    /// Nodes its aliases replay (saturating).
+    replayed: usize,
+    /// Whether the whole file was counted (no syntax error ended the count).
+    complete: bool,
+    /// `*name`, line, column (1-based).
+    first_alias: Option<(String, usize, usize)>,
+}
+
+impl Census {
+    fn of(text: &str, limits: &YamlLimits) -> Census {
+        // The parser as serde-saphyr sets it up for these limits.
+        let mut options = ParserOptions::default();
+        options.block_nesting_limit = options.block_nesting_limit.max(limits.max_depth.saturating_add(1));
+        options.emit_comments = false;
+        let mut census = Census::default();
+        // Nodes so far, aliases expanded; the size of each anchored value
+        // (by anchor id), once it has ended; and for each open collection,
+        // its anchor id and the expanded count when it started.
+        let mut expanded = 0usize;
+        let mut sizes: Vec<Option<usize>> = Vec::new();
+        let mut open: Vec<(usize, usize)> = Vec::new();
+        let set_size = |sizes: &mut Vec<Option<usize>>, id: usize, size: usize| {
+            if id != 0 {
+                if sizes.len() <= id {
+                    sizes.resize(id + 1, None);
+                }
+                sizes[id] = Some(size);
+            }
+        };
+        // A syntax error ends the count; the second read reports it.
+        for item in Parser::new_from_str_with_options(text, options) {
+            let Ok((event, span)) = item else {
+                return census;
+            };
+            match event {
+                Event::Scalar(_, _, anchor, _) => {
+                    census.nodes += 1;
+                    expanded = expanded.saturating_add(1);
+                    set_size(&mut sizes, anchor, 1);
+                }
+                Event::SequenceStart(_, anchor, _) | Event::MappingStart(_, anchor, _) => {
+                    census.nodes += 1;
+                    open.push((anchor, expanded));
+                    expanded = expanded.saturating_add(1);
+                }
+                Event::SequenceEnd | Event::MappingEnd => {
+                    if let Some((anchor, start)) = open.pop() {
+                        set_size(&mut sizes, anchor, expanded - start);
+                    }
+                }
+                Event::Alias(id) => {
+                    // An alias inside its own anchor replays a placeholder
+                    // (and is an error of its own).
+                    let size = sizes.get(id).copied().flatten().unwrap_or(1);
+                    census.replayed = census.replayed.saturating_add(size);
+                    expanded = expanded.saturating_add(size);
+                    if census.first_alias.is_none() {
+                        let (line, column) = (span.start.line(), span.start.col() + 1);
+                        let token = match (span.start.byte_offset(), span.end.byte_offset()) {
+                            (Some(a), Some(b)) if a < b => text.get(a..b).map(str::to_string),
+                            _ => None,
+                        };
+                        let token = token.unwrap_or_else(|| token_at(text, line, column));
+                        census.first_alias = Some((token, line, column));
+                    }
+                }
+                Event::StreamEnd => census.complete = true,
+                _ => {}
+            }
+        }
+        census
+    }
+
+    /// Whether the file's aliases replay more than `limits` allow it.
+    fn beyond(&self, limits: &YamlLimits) -> bool {
+        self.replayed > limits.alias_nodes(self.nodes)
+    }
+}
+
+/// Which limit on aliases and anchors an error is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AliasLimit {
+    /// Aliases replayed too many nodes (or events).
+    Nodes,
+    /// Aliases replayed too much text.
+    Text,
+    /// Anchors copied too many events (anchors nested in anchors).
+    Recorded,
+    /// Aliases nested in replayed aliases too deep.
+    Nesting,
+}
+
+/// The error inside serde-saphyr's wrapper that adds an alias's place.
+fn inner(e: &YamlError) -> &YamlError {
+    match e.without_snippet() {
+        YamlError::AliasError { error, .. } => inner(error),
+        other => other,
+    }
+}
+
+fn alias_limit(e: &YamlError) -> Option<AliasLimit> {
+    let replaying = matches!(e.without_snippet(), YamlError::AliasError { .. });
+    match inner(e) {
+        YamlError::AliasReplayLimitExceeded { .. }
+        | YamlError::AliasExpansionLimitExceeded { .. }
+        | YamlError::AliasReplayCounterOverflow { .. } => Some(AliasLimit::Nodes),
+        YamlError::AliasReplayStackDepthExceeded { .. } => Some(AliasLimit::Nesting),
+        YamlError::Budget { breach, .. } => match breach {
+            // Nodes are limited only while aliases replay.
+            BudgetBreach::Nodes { .. } => Some(AliasLimit::Nodes),
+            BudgetBreach::ScalarBytes { .. } if replaying => Some(AliasLimit::Text),
+            BudgetBreach::RecordedAnchorEvents { .. } | BudgetBreach::RecordedAnchorBytes { .. } => {
+                Some(AliasLimit::Recorded)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// 1-based line and column of a location, if known.
+fn place(l: Location) -> Option<(usize, usize)> {
+    (l.line() > 0).then(|| (l.line() as usize, (l.column() as usize).max(1)))
+}
+
+/// The token of the text at a 1-based line and column (in characters):
+/// from there to the next space or flow indicator.
+fn token_at(text: &str, line: usize, column: usize) -> String {
+    let Some(row) = text.split('\n').nth(line.saturating_sub(1)) else {
+        return String::new();
+    };
+    row.chars()
+        .skip(column.saturating_sub(1))
+        .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | '[' | ']' | '{' | '}'))
+        .collect()
+}
+
+/// `*name` at a place, or `None` when the text there is not an alias.
+fn alias_at(text: &str, at: (usize, usize)) -> Option<String> {
+    let token = token_at(text, at.0, at.1);
+    (token.len() > 1 && token.starts_with('*')).then_some(token)
+}
+
+/// What to do about an alias limit, ending every such message.
+const RAISE_ALIAS_LIMITS: &str = "write the repeated content out, or raise the `alias_factor` / `min_alias_nodes` \
+                                  limits if this expansion is intended (docs/scenarios.md, Limits)";
+
+/// The error a user reads for what serde-saphyr returned: what happened
+/// and what to do, at its place.
+fn translate(error: &YamlError, text: &str, path: &Path, limits: &YamlLimits, census: Option<Census>) -> SuiteError {
+    let at = error.location().and_then(place).unwrap_or((1, 1));
+    let limit = |(line, column): (usize, usize), message: String| SuiteError::Limit {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message,
+    };
+    let syntax = |(line, column): (usize, usize), message: String| SuiteError::Syntax {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message,
+    };
+    // A file whose count shows a bomb is reported as one, whatever limit
+    // the first read met first.
+    let kind = match &census {
+        Some(c) if c.beyond(limits) => Some(AliasLimit::Nodes),
+        _ => alias_limit(error),
+    };
+    if let Some(kind) = kind {
+        let census = census.unwrap_or_else(|| Census::of(text, limits));
+        // Named at the file's first alias, where the repetition starts.
+        let (first, alias_place) = match &census.first_alias {
+            Some((token, line, column)) => (token.clone(), (*line, *column)),
+            None => (alias_at(text, at).unwrap_or_else(|| "*".to_string()), at),
+        };
+        return match kind {
+            AliasLimit::Nodes => {
+                let total = census.nodes.saturating_add(census.replayed);
+                let written_out = if census.complete && census.beyond(limits) && total < usize::MAX {
+                    format!("written out, it would hold {total} nodes; ")
+                } else {
+                    String::new()
+                };
+                limit(
+                    alias_place,
+                    format!(
+                        "aliases expand this file beyond {} nodes; YAML anchors cannot be used to multiply content \
+                         ({written_out}`{first}` here is the file's first alias): {RAISE_ALIAS_LIMITS}",
+                        census.nodes.saturating_add(limits.alias_nodes(census.nodes)),
+                    ),
+                )
+            }
+            AliasLimit::Text => limit(
+                alias_place,
+                format!(
+                    "aliases expand the text of this file beyond {} bytes; YAML anchors cannot be used to \
+                     multiply content (`{first}` here is the file's first alias): write the repeated text out, \
+                     or raise the `alias_factor` / `min_alias_bytes` limits if this expansion is intended \
+                     (docs/scenarios.md, Limits)",
+                    limits.text_bytes(text.len()),
+                ),
+            ),
+            AliasLimit::Recorded => limit(
+                at,
+                format!(
+                    "anchors nested in anchors copy this file beyond {} events; YAML anchors cannot be used to \
+                     multiply content: remove the anchors (`&name`) that enclose other anchors",
+                    Allowance::counted(limits, census.nodes).recorded_events(text.len()),
+                ),
+            ),
+            AliasLimit::Nesting => limit(
+                at,
+                "aliases nest in the values of other aliases too deeply here; YAML anchors cannot be used to \
+                 multiply content: write the value out"
+                    .to_string(),
+            ),
+        };
+    }
+    let alias_here = || alias_at(text, at).unwrap_or_else(|| "*".to_string());
+    match inner(error) {
+        YamlError::Budget { breach: BudgetBreach::Depth { .. }, .. } => limit(
+            at,
+            format!(
+                "lists and mappings nest more than {} levels deep here; a suite needs about six: flatten the \
+                 file, or raise the `max_depth` limit if this nesting is intended (docs/scenarios.md, Limits)",
+                limits.max_depth
+            ),
+        ),
+        YamlError::Budget { breach: BudgetBreach::ScalarBytes { .. }, .. } => limit(
+            at,
+            format!(
+                "the values and tags of this file add up to more than {} bytes of text, more than its size \
+                 allows; a `%TAG` prefix repeated on many values multiplies text: write the tags out",
+                limits.text_bytes(text.len())
+            ),
+        ),
+        YamlError::Budget { breach: BudgetBreach::Documents { .. }, .. } | YamlError::MultipleDocuments { .. } => {
+            syntax(
+                at,
+                "a second YAML document starts here; a suite file is one document: remove the `---` line, or \
+                 move what follows into a suite file of its own"
+                    .to_string(),
+            )
+        }
+        YamlError::Budget { .. } => syntax(
+            at,
+            "the file goes beyond what the YAML reader allows here; simplify this part of the file".to_string(),
+        ),
+        YamlError::DuplicateMappingKey { key, .. } => syntax(
+            at,
+            match key {
+                Some(k) => format!("the key `{k}` appears twice in this mapping; keep one of them"),
+                None => "a key appears twice in this mapping; keep one of them".to_string(),
+            },
+        ),
+        YamlError::UnknownAnchor { .. } => {
+            let alias = alias_here();
+            let name = alias.trim_start_matches('*');
+            syntax(
+                at,
+                format!(
+                    "the alias `{alias}` refers to no anchor defined before it; define `&{name}` on an earlier \
+                     value, or quote the value if `*` is text"
+                ),
+            )
+        }
+        YamlError::RecursiveReferencesRequireWeakTypes { .. } => {
+            let alias = alias_here();
+            let name = alias.trim_start_matches('*');
+            syntax(
+                at,
+                format!(
+                    "the alias `{alias}` is inside the value of its own anchor `&{name}`, a loop with no end; \
+                     write the value out"
+                ),
+            )
+        }
+        YamlError::NullIntoString { .. } | YamlError::Unexpected { expected: "string scalar", .. } => syntax(
+            at,
+            "a key must be a name, and this one is empty, a list or a mapping: write `name: value`".to_string(),
+        ),
+        YamlError::NonFiniteFloat { value, .. } => {
+            syntax(at, format!("`{value}` is not a finite number; quote it to make it a string"))
+        }
+        other => syntax(at, strip_location_suffix(&other.to_string())),
+    }
+}
+
+/// A serde-saphyr message on one line, without the location it may end
+/// with: the error prints it in front instead. (`describe::json_error` does
+/// this for serde_json, whose messages are one line and end only with
+/// " at line L column C".)
+fn strip_location_suffix(message: &str) -> String {
+    let m = one_line(message);
+    for marker in [" at line ", " at position "] {
+        if let Some(i) = m.rfind(marker) {
+            return m[..i].to_string();
+        }
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests;
