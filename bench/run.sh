@@ -113,6 +113,21 @@ subprocess.run(ctx_cmd, cwd=ctx_corpus, env=env, stdout=subprocess.DEVNULL, chec
 ctx = measure(ctx_cmd, ctx_corpus, 30 if not quick else 5, ok=(0,))
 
 scale_s = [measure(run_cmd(p), p, runs) for p in (generate(D, S // 4), generate(D, S // 2), big)]
+
+# One suite file of 10,000 and of 100,000 scenarios (issue 19: a single big
+# file used to be refused by the YAML parser's fixed node budget).
+def generate_one_file(scenarios):
+    out = root / f"native-one-file-{scenarios}"
+    if not (out / "project_memory.json").exists():
+        subprocess.run([sys.executable, "tests/fixtures/gen_native_suite.py", "--scenarios", str(scenarios),
+                        "--out", str(out)], check=True, capture_output=True)
+    return out
+
+
+OS, OB = (2000, 20000) if quick else (10000, 100000)
+one_small = measure(run_cmd(None), generate_one_file(OS), runs)
+one_big = measure(run_cmd(None), generate_one_file(OB), max(1, min(runs, 3)))
+per_small, per_big = one_small[0] / OS * 1e6, one_big[0] / OB * 1e6
 scale_d = [measure(run_cmd(p), p, runs) for p in (generate(D // 4, S), generate(D // 2, S), big)]
 
 # Do the two tools agree on the Mneme-layout suite? (Reported, not hidden.)
@@ -155,6 +170,7 @@ lines = [
     f"| `context`, {D:,} decisions | {ctx[0] * 1000:.1f} ms (min {ctx[1] * 1000:.1f}, max {ctx[2] * 1000:.1f}) | {mib(ctx[3])} | ≤ 20 ms: {verdict(ctx[0] <= 0.020, f'{ctx[0] * 1000:.1f} ms')} |",
     f"| scenarios ×1 / ×2 / ×4 ({S // 4:,} / {S // 2:,} / {S:,}) | {scale_s[0][0]:.3f} / {scale_s[1][0]:.3f} / {scale_s[2][0]:.3f} s | | 1×→4× ≤ 4.4×: {verdict(grow_s <= 4.4, f'{grow_s:.2f}×')} |",
     f"| decisions ×1 / ×2 / ×4 ({D // 4:,} / {D // 2:,} / {D:,}) | {scale_d[0][0]:.3f} / {scale_d[1][0]:.3f} / {scale_d[2][0]:.3f} s | | 1×→4×: {grow_d:.2f}× |",
+    f"| one suite file, {OS:,} / {OB:,} scenarios | {one_small[0]:.3f} / {one_big[0]:.3f} s ({per_small:.0f} / {per_big:.0f} µs a scenario) | {mib(one_small[3])} / {mib(one_big[3])} | per scenario ≤ 1.25×: {verdict(per_big <= 1.25 * per_small, f'{per_big / per_small:.2f}×')} |",
     f"| `--jobs 1` / `--jobs 2` on {S:,} × {D:,} | {jobs1[0]:.3f} / {jobs2[0]:.3f} s | | speed-up ≥ 1.6×: {verdict(speedup >= 1.6, f'{speedup:.2f}×')} |",
     f"| peak RSS / input size ({S:,} × {D:,}) | {rss_ratio:.2f}× | | ≤ 4×: {verdict(rss_ratio <= 4, f'{rss_ratio:.2f}×')} |",
     "",
