@@ -22,6 +22,12 @@ pub enum SuiteError {
     /// A suite path or file could not be read.
     #[error("{}: {message}", .path.display())]
     Io { path: PathBuf, message: String },
+    /// A file the suite names is not read: it leads outside the suite root
+    /// through a symlink, is not a regular file (a FIFO, a device), or is
+    /// larger than the limit; `message` says which, naming a symlink and
+    /// its target.
+    #[error("{}: {message}", .path.display())]
+    Refused { path: PathBuf, message: String },
     /// The file is not UTF-8 text: `byte` at `line:column` is the first
     /// that is not (the column counts the characters before it).
     #[error(
@@ -116,6 +122,7 @@ impl SuiteError {
     pub fn path(&self) -> &Path {
         match self {
             SuiteError::Io { path, .. }
+            | SuiteError::Refused { path, .. }
             | SuiteError::NotUtf8 { path, .. }
             | SuiteError::Syntax { path, .. }
             | SuiteError::Limit { path, .. }
@@ -141,7 +148,7 @@ impl SuiteError {
 
     fn line_column(&self) -> Option<(usize, usize)> {
         match self {
-            SuiteError::Io { .. } | SuiteError::NoScenarios { .. } => None,
+            SuiteError::Io { .. } | SuiteError::Refused { .. } | SuiteError::NoScenarios { .. } => None,
             SuiteError::NotUtf8 { line, column, .. }
             | SuiteError::Syntax { line, column, .. }
             | SuiteError::Limit { line, column, .. }
@@ -183,6 +190,10 @@ mod tests {
         let p = || PathBuf::from("s/a.yaml");
         let cases = [
             (SuiteError::Io { path: p(), message: "cannot read".into() }, "s/a.yaml: cannot read"),
+            (
+                SuiteError::Refused { path: p(), message: "the suite file is a socket".into() },
+                "s/a.yaml: the suite file is a socket",
+            ),
             (
                 SuiteError::Syntax { path: p(), line: 3, column: 4, message: "bad".into() },
                 "s/a.yaml:3:4: syntax error: bad; fix the file and load it again",

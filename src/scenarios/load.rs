@@ -3,7 +3,9 @@ Loading: walking the suite roots, reading their files in parallel, and
 checking that ids are unique across all of them.
 
 A folder root is walked recursively in sorted path order (hidden entries
-skipped, symlinked folders not followed). Its files are independent, so they
+skipped, symlinked folders not followed, so never walked outside the root).
+The root is made canonical first (it may be a symlink); every file found in
+it is read only if it resolves inside that canonical root (`root`). Its files are independent, so they
 are parsed on the current rayon pool and gathered back in that order: the
 result never depends on the number of threads. Every error of every file is
 kept, so one load reports them all.
@@ -20,19 +22,21 @@ use super::error::SuiteError;
 use super::mneme::load_mneme_dir;
 use super::model::{LoadedRoot, Scenario, Suite};
 use super::native::load_native_file;
-use super::read::YamlLimits;
+use super::read::{SuiteLimits, SuiteRoot};
+use super::root::canonical_root;
 
 impl Suite {
     /// Loads every suite root, in the order given. A root is a folder (walked
     /// recursively), a `*.yaml` / `*.yml` file, or a Mneme folder or its
-    /// `scenario.json`. All errors found are returned together. YAML is read
-    /// within the default [`YamlLimits`].
+    /// `scenario.json`. All errors found are returned together. Files are
+    /// read within the default [`SuiteLimits`].
     pub fn load<P: AsRef<Path>>(roots: &[P]) -> Result<Suite, Vec<SuiteError>> {
-        Suite::load_with(roots, &YamlLimits::default())
+        Suite::load_with(roots, &SuiteLimits::default())
     }
 
-    /// [`Suite::load`], reading YAML suite files within `limits`.
-    pub fn load_with<P: AsRef<Path>>(roots: &[P], limits: &YamlLimits) -> Result<Suite, Vec<SuiteError>> {
+    /// [`Suite::load`], reading files within `limits` (and checking each
+    /// response against `limits.max_response_bytes`).
+    pub fn load_with<P: AsRef<Path>>(roots: &[P], limits: &SuiteLimits) -> Result<Suite, Vec<SuiteError>> {
         let mut suite = Suite { roots: Vec::new(), scenarios: Vec::new(), warnings: Vec::new() };
         let mut errors = Vec::new();
         let mut seen_roots: Vec<PathBuf> = Vec::new();
@@ -60,13 +64,13 @@ impl Suite {
 }
 
 /// Loads one suite root. Ids are checked for uniqueness within the root.
-/// YAML is read within the default [`YamlLimits`].
+/// Files are read within the default [`SuiteLimits`].
 pub fn load_root(root: &Path) -> Result<LoadedRoot, Vec<SuiteError>> {
-    load_root_with(root, &YamlLimits::default())
+    load_root_with(root, &SuiteLimits::default())
 }
 
-/// [`load_root`], reading YAML suite files within `limits`.
-pub fn load_root_with(root: &Path, limits: &YamlLimits) -> Result<LoadedRoot, Vec<SuiteError>> {
+/// [`load_root`], reading files within `limits`.
+pub fn load_root_with(root: &Path, limits: &SuiteLimits) -> Result<LoadedRoot, Vec<SuiteError>> {
     let (loaded, mut errors) = read_root(root, limits);
     check_unique_ids(&loaded.scenarios, &mut errors);
     if errors.is_empty() {
@@ -78,7 +82,7 @@ pub fn load_root_with(root: &Path, limits: &YamlLimits) -> Result<LoadedRoot, Ve
 
 /// Reads one suite root: the valid scenarios and every error (ids not
 /// checked).
-fn read_root(root: &Path, limits: &YamlLimits) -> (LoadedRoot, Vec<SuiteError>) {
+fn read_root(root: &Path, limits: &SuiteLimits) -> (LoadedRoot, Vec<SuiteError>) {
     let mut errors = Vec::new();
     let mut loaded = LoadedRoot { root: root.to_path_buf(), scenarios: Vec::new(), warnings: Vec::new() };
     let meta = match fs::metadata(root) {
@@ -91,12 +95,35 @@ fn read_root(root: &Path, limits: &YamlLimits) -> (LoadedRoot, Vec<SuiteError>) 
             return (loaded, errors);
         }
     };
-    if meta.is_dir() {
-        if root.join("scenario.json").is_file() {
-            load_mneme_dir(root, root, &mut loaded, &mut errors);
-        } else {
+    // A file root is replaced by the folder holding it.
+    let (dir, file) = if meta.is_dir() {
+        (root.to_path_buf(), None)
+    } else {
+        let parent = match root.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        (parent, Some(root))
+    };
+    loaded.root = dir.clone();
+    let canonical = match canonical_root(&dir) {
+        Ok(c) => c,
+        Err(e) => {
+            errors.push(SuiteError::Io {
+                path: dir.clone(),
+                message: format!("cannot resolve the suite root: {e}; check the path given"),
+            });
+            return (loaded, errors);
+        }
+    };
+    let suite_root = SuiteRoot { path: &dir, canonical: &canonical, limits };
+    match file {
+        None if names_a_file(&dir.join("scenario.json")) => {
+            load_mneme_dir(&dir, &suite_root, false, &mut loaded, &mut errors)
+        }
+        None => {
             let mut found = Vec::new();
-            walk(root, Path::new(""), &mut found, &mut errors);
+            walk(&dir, Path::new(""), &mut found, &mut errors);
             found.sort_by(|a, b| a.sort_key().cmp(b.sort_key()));
             // Files are independent: parse them on the current rayon pool,
             // then gather in sorted path order (the order never depends on
@@ -105,13 +132,13 @@ fn read_root(root: &Path, limits: &YamlLimits) -> (LoadedRoot, Vec<SuiteError>) 
             let parts: Vec<(LoadedRoot, Vec<SuiteError>)> = found
                 .into_par_iter()
                 .map(|item| {
-                    let mut part = LoadedRoot { root: root.to_path_buf(), scenarios: Vec::new(), warnings: Vec::new() };
+                    let mut part = LoadedRoot { root: dir.clone(), scenarios: Vec::new(), warnings: Vec::new() };
                     let mut errs = Vec::new();
                     match item {
                         Found::Native { path, rel_dir } => {
-                            load_native_file(&path, root, &rel_dir, limits, &mut part, &mut errs)
+                            load_native_file(&path, &suite_root, &rel_dir, false, &mut part, &mut errs)
                         }
-                        Found::Mneme { dir } => load_mneme_dir(&dir, root, &mut part, &mut errs),
+                        Found::Mneme { dir } => load_mneme_dir(&dir, &suite_root, false, &mut part, &mut errs),
                     }
                     (part, errs)
                 })
@@ -122,20 +149,15 @@ fn read_root(root: &Path, limits: &YamlLimits) -> (LoadedRoot, Vec<SuiteError>) 
                 errors.append(&mut errs);
             }
         }
-    } else {
-        let parent = match root.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = root.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        loaded.root = parent.clone();
-        if is_yaml(root) {
-            load_native_file(root, &parent, Path::new(""), limits, &mut loaded, &mut errors);
-        } else if name == "scenario.json" {
-            load_mneme_dir(&parent, &parent, &mut loaded, &mut errors);
-        } else {
+        Some(file) if is_yaml(file) => {
+            load_native_file(file, &suite_root, Path::new(""), true, &mut loaded, &mut errors)
+        }
+        Some(file) if file.file_name().and_then(|n| n.to_str()) == Some("scenario.json") => {
+            load_mneme_dir(&dir, &suite_root, true, &mut loaded, &mut errors)
+        }
+        Some(file) => {
             errors.push(SuiteError::Io {
-                path: root.to_path_buf(),
+                path: file.to_path_buf(),
                 message: "not a suite: give a folder, a .yaml / .yml suite file, or a Mneme \
                           scenario.json"
                     .to_string(),
@@ -202,9 +224,17 @@ fn is_yaml(path: &Path) -> bool {
     matches!(path.extension().and_then(|e| e.to_str()), Some("yaml") | Some("yml"))
 }
 
+/// Whether `path` names something that is not a folder (a file, a symlink
+/// to one, a FIFO, ...): reading it says whether it may be read.
+fn names_a_file(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| !m.is_dir())
+}
+
 /// Collects suite files and Mneme folders below `dir`. Hidden entries (a
 /// name starting with `.`) are skipped; a Mneme folder is a leaf; symlinked
-/// folders are not followed (no cycles).
+/// folders are not followed (no cycles, and never outside the root). A
+/// `.yaml` entry that is a symlink or a special file is collected: reading
+/// it refuses it if it leads outside the root or is not a regular file.
 fn walk(dir: &Path, rel: &Path, found: &mut Vec<Found>, errors: &mut Vec<SuiteError>) {
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
@@ -226,12 +256,12 @@ fn walk(dir: &Path, rel: &Path, found: &mut Vec<Found>, errors: &mut Vec<SuiteEr
         };
         if ftype.is_dir() {
             let sub_rel = rel.join(&name);
-            if path.join("scenario.json").is_file() {
+            if names_a_file(&path.join("scenario.json")) {
                 found.push(Found::Mneme { dir: path });
             } else {
                 walk(&path, &sub_rel, found, errors);
             }
-        } else if is_yaml(&path) && path.is_file() {
+        } else if is_yaml(&path) && names_a_file(&path) {
             found.push(Found::Native { path, rel_dir: rel.to_path_buf() });
         }
     }
@@ -410,6 +440,52 @@ mod tests {
                 assert!(serde_json::to_string(&e).is_ok());
             }
         }
+    }
+
+    #[test]
+    fn files_are_read_within_the_limits_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        fs::create_dir_all(p.join("m")).unwrap();
+        let yaml = "scenarios:\n  - id: a\n    task: t\n    responses: { governed: r.txt }\n";
+        fs::write(p.join("s.yaml"), yaml).unwrap();
+        fs::write(p.join("r.txt"), "0123456789").unwrap();
+        fs::write(p.join("m/scenario.json"), "{}").unwrap();
+        fs::write(p.join("m/query.txt"), "a task of 23 characters").unwrap();
+        // Responses: checked when loaded, with the cap carried along.
+        let limits = SuiteLimits { max_response_bytes: 9, ..SuiteLimits::default() };
+        let s = Suite::load_with(&[p], &limits).unwrap();
+        match &s.get("a").unwrap().governed {
+            Some(ResponseRef::Unusable { reason, .. }) => assert_eq!(
+                reason,
+                "`r.txt` is 10 bytes, larger than the limit (9 bytes); shorten it, or raise `max_response_bytes` \
+                 if a response this large is intended (docs/scenarios.md, Limits)"
+            ),
+            other => panic!("{other:?}"),
+        }
+        let s = Suite::load_with(&[p], &SuiteLimits { max_response_bytes: 10, ..limits }).unwrap();
+        assert!(
+            matches!(&s.get("a").unwrap().governed, Some(ResponseRef::Resolved { max_bytes: 10, canonical_root, .. }) if *canonical_root == fs::canonicalize(p).unwrap())
+        );
+        // Suite files, scenario.json and query.txt: a load error.
+        let limits = SuiteLimits { max_suite_file_bytes: 20, ..SuiteLimits::default() };
+        let e = Suite::load_with(&[p], &limits).unwrap_err();
+        let messages: Vec<String> = e.iter().map(|e| e.to_string()).collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert_eq!(
+            messages[0],
+            format!(
+                "{}: query.txt is 23 bytes, larger than the limit (20 bytes); split it into smaller files, or raise \
+                 `max_suite_file_bytes` if a file this large is intended (docs/scenarios.md, Limits)",
+                p.join("m/query.txt").display()
+            )
+        );
+        let want = format!("s.yaml: the suite file is {} bytes, larger than the limit (20 bytes)", yaml.len());
+        assert!(messages[1].contains(&want), "{messages:?}");
+        assert!(e.iter().all(|e| matches!(e, SuiteError::Refused { .. })));
+        // `Suite::load` keeps the defaults; YAML limits alone convert.
+        assert!(Suite::load(&[p]).is_ok());
+        assert!(Suite::load_with(&[p], &SuiteLimits::from(crate::scenarios::YamlLimits::default())).is_ok());
     }
 
     #[test]

@@ -5,8 +5,10 @@ writes them so that its benchmarks run unchanged.
 
 Keys that mneme-gate does not use are warnings, not errors, and the id falls
 back to the folder name, as in Mneme. It does not walk folders (`load` does)
-and never opens a response file: it only picks `.json` over `.txt`. JSON
-types and serde_json's errors are worded by `crate::describe`.
+and never opens a response file: it only picks `.json` over `.txt`, and
+checks the one picked without opening it (inside the suite root, a regular
+file, not too large). Every file of the folder is read inside the suite
+root. JSON types and serde_json's errors are worded by `crate::describe`.
 */
 
 use std::fs;
@@ -18,7 +20,7 @@ use super::assertions::{assertion_spec, AssertionSpec, ParsedAssertion};
 use super::error::SuiteError;
 use super::model::{LoadedRoot, ResponseFormat, ResponseRef, Scenario, SuiteFormat, DEFAULT_CATEGORY};
 use super::node::Node;
-use super::read::{read_utf8, Unreadable};
+use super::read::{SuiteRoot, Unreadable};
 
 /// scenario.json keys that Mneme knows but mneme-gate does not use.
 const MNEME_IGNORED_KEYS: &[&str] = &["scenario_type", "expected_exposed_decision_ids"];
@@ -33,10 +35,18 @@ const MNEME_KEYS: &[&str] = &[
     "assertions",
 ];
 
-/// Loads the Mneme benchmark folder `dir` (which holds `scenario.json`).
-pub(super) fn load_mneme_dir(dir: &Path, root: &Path, out: &mut LoadedRoot, errors: &mut Vec<SuiteError>) {
+/// Loads the Mneme benchmark folder `dir` (which holds `scenario.json`);
+/// `named` when its `scenario.json` is the root itself, as given (it may be
+/// a symlink anywhere, as a root folder may).
+pub(super) fn load_mneme_dir(
+    dir: &Path,
+    root: &SuiteRoot<'_>,
+    named: bool,
+    out: &mut LoadedRoot,
+    errors: &mut Vec<SuiteError>,
+) {
     let json_path = dir.join("scenario.json");
-    let text = match read_utf8(&json_path) {
+    let text = match root.read_text(&json_path, named) {
         Ok(t) => t,
         Err(e) => {
             errors.push(e.into_error(&json_path, "scenario.json"));
@@ -48,7 +58,7 @@ pub(super) fn load_mneme_dir(dir: &Path, root: &Path, out: &mut LoadedRoot, erro
         .map(|n| n.to_string_lossy().into_owned())
         .or_else(|| fs::canonicalize(dir).ok().and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())))
         .unwrap_or_default();
-    let query = match read_utf8(&dir.join("query.txt")) {
+    let query = match root.read_text(&dir.join("query.txt"), false) {
         Ok(q) => Some(q),
         Err(Unreadable::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => {
@@ -74,7 +84,7 @@ fn parse_mneme(
     json_path: &Path,
     folder_name: &str,
     query: Option<String>,
-    root: &Path,
+    root: &SuiteRoot<'_>,
 ) -> (Option<Scenario>, Vec<SuiteError>, Vec<String>) {
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
@@ -195,17 +205,9 @@ fn parse_mneme(
         let json = dir.join(format!("{stem}.json"));
         let txt = dir.join(format!("{stem}.txt"));
         if json.exists() {
-            Some(ResponseRef::Resolved {
-                declared: format!("{stem}.json"),
-                path: json,
-                format: ResponseFormat::Structured,
-            })
+            Some(root.response(format!("{stem}.json"), json, ResponseFormat::Structured))
         } else if txt.exists() {
-            Some(ResponseRef::Resolved {
-                declared: format!("{stem}.txt"),
-                path: txt,
-                format: ResponseFormat::MnemeText,
-            })
+            Some(root.response(format!("{stem}.txt"), txt, ResponseFormat::MnemeText))
         } else {
             None
         }
@@ -225,7 +227,7 @@ fn parse_mneme(
         source: json_path.to_path_buf(),
         line: 1,
         column: 1,
-        suite_root: root.to_path_buf(),
+        suite_root: root.path.to_path_buf(),
         format: SuiteFormat::Mneme,
     };
     (Some(scenario), errors, warnings)
@@ -269,7 +271,8 @@ mod tests {
     #[test]
     fn mneme_json_parsing() {
         let text = "{\n  \"name\": \"x\",\n  \"expected_protected_decision_ids\": \"anti-1\",\n  \"scenario_type\": \"benign\"\n}";
-        let (s, e, w) = parse_mneme(text, Path::new("b/x/scenario.json"), "x", Some("q".into()), Path::new("b"));
+        let (s, e, w) =
+            parse_mneme(text, Path::new("b/x/scenario.json"), "x", Some("q".into()), &SuiteRoot::for_tests("b"));
         assert!(s.is_none());
         assert_eq!(e.len(), 1);
         assert_eq!(
@@ -278,12 +281,18 @@ mod tests {
         );
         assert_eq!(w.len(), 1);
         assert!(w[0].contains("scenario_type"));
-        let (_, e, _) = parse_mneme("{\"name\": }", Path::new("s.json"), "x", Some("q".into()), Path::new("."));
+        let (_, e, _) =
+            parse_mneme("{\"name\": }", Path::new("s.json"), "x", Some("q".into()), &SuiteRoot::for_tests("."));
         assert!(matches!(e[0], SuiteError::Syntax { line: 1, column: 10, .. }), "{e:?}");
-        let (_, e, _) = parse_mneme("{}", Path::new("d/scenario.json"), "d", None, Path::new("."));
+        let (_, e, _) = parse_mneme("{}", Path::new("d/scenario.json"), "d", None, &SuiteRoot::for_tests("."));
         assert!(matches!(&e[0], SuiteError::MissingField { field, .. } if field == "query.txt"));
-        let (s, _, _) =
-            parse_mneme("{\"assertions\": {}}", Path::new("d/scenario.json"), "d", Some("q".into()), Path::new("."));
+        let (s, _, _) = parse_mneme(
+            "{\"assertions\": {}}",
+            Path::new("d/scenario.json"),
+            "d",
+            Some("q".into()),
+            &SuiteRoot::for_tests("."),
+        );
         let s = s.unwrap();
         assert_eq!(s.id, "d");
         assert!(
@@ -293,7 +302,8 @@ mod tests {
 
     #[test]
     fn wrong_values_are_named_as_the_yaml_side_names_them() {
-        let load = |text: &str| parse_mneme(text, Path::new("s.json"), "x", Some("q".into()), Path::new("."));
+        let load =
+            |text: &str| parse_mneme(text, Path::new("s.json"), "x", Some("q".into()), &SuiteRoot::for_tests("."));
         let (_, e, _) = load("{\"name\": true, \"category\": 2.5, \"description\": [\"d\"]}");
         let found: Vec<_> = e
             .iter()

@@ -5,7 +5,8 @@ A suite is read once into plain [`Scenario`] values. Everything that can be
 checked without opening a response file is checked here, and every problem
 that makes the suite itself unusable (a YAML syntax error, a wrong type, an
 unknown key, a missing `task` or `id`, a response path that leaves the suite
-root, two scenarios with the same id) is a [`SuiteError`] that points into the
+root, a suite file that leads outside the root through a symlink, two
+scenarios with the same id) is a [`SuiteError`] that points into the
 file (`path:line:column`) and says what to do. One load collects as many of
 those errors as it can, so a user fixes a suite in one pass, not one error at
 a time.
@@ -13,7 +14,10 @@ a time.
 What this module deliberately does not do:
 
 - it never opens a response file: the `verdict` stage does, so that a missing
-  or broken response spoils its own scenario (MALFORMED) and not the run;
+  or broken response spoils its own scenario (MALFORMED) and not the run. It
+  only checks each one without opening it (inside the canonical suite root,
+  a regular file, within `max_response_bytes`), so that no later stage ever
+  reads a response that leads outside the root or never ends;
 - a problem *inside an assertion* (unknown type, empty value, invalid regex)
   is not a load error either: the assertion is kept as
   [`ParsedAssertion::Invalid`] with its reason and location, and the verdict
@@ -31,8 +35,12 @@ The files follow those seams, each using only the ones listed before it:
 - `assertions`: what an assertion is, and how one entry is validated;
 - `model`: the loaded suite, its scenarios and the responses they name;
 - `error`: [`SuiteError`], worded;
-- `read`: a file's text (UTF-8, or the place of the first bad byte), and
-  YAML read within [`YamlLimits`] sized to the file, its errors reworded;
+- `root`: the suite root rule and bounded reads, the one place a file the
+  suite names is opened (also by `verdict`, for responses): it must resolve
+  inside the canonical root, be a regular file and fit its cap;
+- `read`: [`SuiteLimits`], a file's text (UTF-8, or the place of the first
+  bad byte), and YAML read within [`YamlLimits`] sized to the file, its
+  errors reworded;
 - `native`: native YAML suite files;
 - `mneme`: Mneme benchmark folders;
 - `load`: walking the suite roots and loading their files in parallel.
@@ -49,6 +57,7 @@ mod model;
 mod native;
 mod node;
 mod read;
+mod root;
 mod text;
 
 // Public: the types that `Suite::load`, a `Scenario`'s fields, `crate::error`
@@ -58,4 +67,5 @@ pub use assertions::{Assertion, AssertionKind, AssertionSpec, Matcher, ParsedAss
 pub use error::SuiteError;
 pub use load::{load_root, load_root_with};
 pub use model::{LoadedRoot, ResponseFormat, ResponseRef, Scenario, SourceLocation, Suite, SuiteFormat};
-pub use read::YamlLimits;
+pub use read::{SuiteLimits, YamlLimits};
+pub(crate) use root::{read_inside, Cap, Refusal};

@@ -133,16 +133,27 @@ pub enum ResponseFormat {
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum ResponseRef {
     /// A path inside the suite root. The file may not exist: that is found
-    /// out when it is read, and makes the scenario MALFORMED.
+    /// out when it is read, and makes the scenario MALFORMED. It was checked
+    /// when the suite loaded (inside the root, a regular file, not too
+    /// large) and is checked again when it is read.
     Resolved {
         /// The path as written in the suite (or the Mneme file name).
         declared: String,
         /// The path to open: the suite root joined with the normalised path.
         path: PathBuf,
         format: ResponseFormat,
+        /// The canonical suite root: `path` is read only if it resolves
+        /// inside it, symlinks followed.
+        #[serde(skip)]
+        canonical_root: PathBuf,
+        /// The most bytes the file may hold (`max_response_bytes`).
+        #[serde(skip)]
+        max_bytes: u64,
     },
     /// A response that was named but cannot be used (an empty or null
-    /// path); the scenario is MALFORMED with this reason.
+    /// path, a symlink that leads outside the suite root, a file that is
+    /// not regular or too large); the scenario is MALFORMED with this
+    /// reason.
     Unusable { declared: String, reason: String },
 }
 

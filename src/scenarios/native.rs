@@ -10,7 +10,10 @@ good ones around it.
 
 It does not walk folders or check ids across files (`load` does), and it
 never opens a response file (the `verdict` stage does): a response path is
-only resolved, and kept inside the suite root.
+resolved and kept inside the suite root by its text (`..` may not climb
+out: a load error), then checked without being opened (a symlink that leads
+outside the root, a special file, a file too large: the scenario is
+MALFORMED).
 */
 
 use std::path::{Component, Path, PathBuf};
@@ -21,7 +24,7 @@ use super::assertions::assertion_spec;
 use super::error::SuiteError;
 use super::model::{LoadedRoot, ResponseFormat, ResponseRef, Scenario, SuiteFormat, DEFAULT_CATEGORY};
 use super::node::{pos_or_1, Node};
-use super::read::{read_utf8, read_yaml, YamlLimits};
+use super::read::{read_yaml, SuiteRoot};
 use super::text::suggest;
 
 /// The keys a native scenario may have, in the order the docs list them.
@@ -31,7 +34,7 @@ const SCENARIO_KEYS: &[&str] =
 /// Context of one suite file while it is validated.
 struct FileCx<'a> {
     path: &'a Path,
-    root: &'a Path,
+    root: &'a SuiteRoot<'a>,
     rel_dir: &'a Path,
     errors: &'a mut Vec<SuiteError>,
 }
@@ -142,9 +145,9 @@ impl FileCx<'_> {
         }
         match resolve_inside_root(self.rel_dir, &declared) {
             Some(rel) => {
-                let path = self.root.join(&rel);
+                let path = self.root.path.join(&rel);
                 let format = response_format_for(&path);
-                Some(ResponseRef::Resolved { declared, path, format })
+                Some(self.root.response(declared, path, format))
             }
             None => {
                 self.errors.push(SuiteError::PathOutsideRoot {
@@ -152,7 +155,7 @@ impl FileCx<'_> {
                     line: at.0,
                     column: at.1,
                     response: declared,
-                    root: self.root.to_path_buf(),
+                    root: self.root.path.to_path_buf(),
                 });
                 None
             }
@@ -170,23 +173,25 @@ fn scalar_text(node: &Node) -> String {
 }
 
 /// Loads one native suite file: `root` is its suite root and `rel_dir` its
-/// folder relative to the root. Scenarios go to `out`, problems to `errors`.
+/// folder relative to the root; `named` when the file is the root itself,
+/// as given (it may be a symlink anywhere, as a root folder may). Scenarios
+/// go to `out`, problems to `errors`.
 pub(super) fn load_native_file(
     path: &Path,
-    root: &Path,
+    root: &SuiteRoot<'_>,
     rel_dir: &Path,
-    limits: &YamlLimits,
+    named: bool,
     out: &mut LoadedRoot,
     errors: &mut Vec<SuiteError>,
 ) {
-    let text = match read_utf8(path) {
+    let text = match root.read_text(path, named) {
         Ok(t) => t,
         Err(e) => {
             errors.push(e.into_error(path, "the suite file"));
             return;
         }
     };
-    let (scenarios, mut errs) = parse_native(&text, path, root, rel_dir, limits);
+    let (scenarios, mut errs) = parse_native(&text, path, root, rel_dir);
     if scenarios.is_empty() && errs.is_empty() {
         out.warnings.push(format!("{}: the suite file has no scenarios", path.display()));
     }
@@ -197,18 +202,12 @@ pub(super) fn load_native_file(
 /// Parses the text of a native suite file. `path` is used in messages and as
 /// the scenarios' `source`; response paths are resolved against `root`
 /// joined with `rel_dir` (the file's folder relative to the root) and must
-/// stay inside `root`. The YAML is read within `limits`. Returns the valid
-/// scenarios and every error found.
-fn parse_native(
-    text: &str,
-    path: &Path,
-    root: &Path,
-    rel_dir: &Path,
-    limits: &YamlLimits,
-) -> (Vec<Scenario>, Vec<SuiteError>) {
+/// stay inside `root`. The YAML is read within the root's limits. Returns
+/// the valid scenarios and every error found.
+fn parse_native(text: &str, path: &Path, root: &SuiteRoot<'_>, rel_dir: &Path) -> (Vec<Scenario>, Vec<SuiteError>) {
     let mut errors = Vec::new();
     let mut scenarios = Vec::new();
-    let doc = match read_yaml(text, path, limits) {
+    let doc = match read_yaml(text, path, &root.limits.yaml) {
         Ok(d) => d,
         Err(e) => {
             errors.push(e);
@@ -340,7 +339,7 @@ fn parse_native_scenario(cx: &mut FileCx<'_>, item: &Spanned<Node>) -> Option<Sc
         source: cx.path.to_path_buf(),
         line: at.0,
         column: at.1,
-        suite_root: cx.root.to_path_buf(),
+        suite_root: cx.root.path.to_path_buf(),
         format: SuiteFormat::Native,
     })
 }

@@ -32,20 +32,122 @@ counters (`budget breached: Nodes { nodes: 250001 }`, `use
 from_str_multiple`, `set DuplicateKeyPolicy in Options`), which mean nothing
 to a user.
 
+Every file is read through `root`: inside the canonical suite root, a
+regular file, within [`SuiteLimits`] ([`SuiteRoot`] carries them while a
+root loads, and checks responses without opening them).
+
 It validates nothing: what a suite may hold is `native`'s business.
 */
 
-use std::fs;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_saphyr::budget::BudgetBreach;
 use serde_saphyr::granit_parser::{Event, Options as ParserOptions, Parser};
 use serde_saphyr::{Budget, Error as YamlError, Location, Options, Spanned};
 
 use super::error::SuiteError;
+use super::model::{ResponseFormat, ResponseRef};
 use super::node::Node;
+use super::root::{check_inside, read_inside, read_regular, Cap, Refusal};
 use super::text::one_line;
+
+/// Limits on what a suite may make the loader read: the size of each file
+/// (suite files, Mneme files, responses) and what YAML aliases may add.
+/// The defaults suit every honest suite; `mneme-gate.yaml` may raise them.
+///
+/// ```
+/// use mneme_gate::scenarios::{Suite, SuiteLimits};
+///
+/// // Responses of up to 4 MiB.
+/// let limits = SuiteLimits { max_response_bytes: 4 << 20, ..SuiteLimits::default() };
+/// # let dir = tempfile::tempdir().unwrap();
+/// # std::fs::write(dir.path().join("s.yaml"), "scenarios:\n  - id: a\n    task: t\n").unwrap();
+/// # let roots = [dir.path()];
+/// let suite = Suite::load_with(&roots, &limits);
+/// # assert!(suite.is_ok());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SuiteLimits {
+    /// What YAML aliases may add, and nesting.
+    pub yaml: YamlLimits,
+    /// The largest suite file (`*.yaml`, `*.yml`), Mneme `scenario.json`
+    /// or `query.txt`, in bytes. Default 64 MiB (a suite of 100,000
+    /// scenarios in one file is about 25 MB).
+    pub max_suite_file_bytes: u64,
+    /// The largest response file, in bytes; a larger one makes its scenario
+    /// MALFORMED. Default 1 MiB.
+    pub max_response_bytes: u64,
+}
+
+impl SuiteLimits {
+    /// Default [`SuiteLimits::max_suite_file_bytes`]: 64 MiB.
+    pub const MAX_SUITE_FILE_BYTES: u64 = 64 << 20;
+    /// Default [`SuiteLimits::max_response_bytes`]: 1 MiB.
+    pub const MAX_RESPONSE_BYTES: u64 = 1 << 20;
+}
+
+impl Default for SuiteLimits {
+    fn default() -> Self {
+        SuiteLimits {
+            yaml: YamlLimits::default(),
+            max_suite_file_bytes: SuiteLimits::MAX_SUITE_FILE_BYTES,
+            max_response_bytes: SuiteLimits::MAX_RESPONSE_BYTES,
+        }
+    }
+}
+
+impl From<YamlLimits> for SuiteLimits {
+    /// These YAML limits, and the default sizes.
+    fn from(yaml: YamlLimits) -> Self {
+        SuiteLimits { yaml, ..SuiteLimits::default() }
+    }
+}
+
+/// One suite root while it loads: where its files may be read from, and
+/// within which limits.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SuiteRoot<'a> {
+    /// The root as given (the folder holding a file root): scenarios name
+    /// it, and response paths are joined to it.
+    pub path: &'a Path,
+    /// Its canonical form: every file read must resolve inside it.
+    pub canonical: &'a Path,
+    pub limits: &'a SuiteLimits,
+}
+
+impl SuiteRoot<'_> {
+    /// The text of a suite file, `scenario.json` or `query.txt` (UTF-8),
+    /// read inside the root within `max_suite_file_bytes`. A file the user
+    /// gave as the root itself (`named`) may be a symlink anywhere, as a
+    /// root folder may; it must still be a regular file within the cap.
+    pub(super) fn read_text(&self, path: &Path, named: bool) -> Result<String, Unreadable> {
+        let cap = self.limits.max_suite_file_bytes;
+        let bytes = if named { read_regular(path, cap) } else { read_inside(self.canonical, path, cap) };
+        utf8(bytes.map_err(Unreadable::from)?)
+    }
+
+    /// The response at `path` (declared as `declared`), checked without
+    /// being opened: a symlink that leads outside the root, a file that is
+    /// not regular or larger than `max_response_bytes` is unusable (its
+    /// scenario is MALFORMED, and nothing later reads it). A file that does
+    /// not exist, or cannot be resolved, is found out when it is read.
+    pub(super) fn response(&self, declared: String, path: PathBuf, format: ResponseFormat) -> ResponseRef {
+        let max_bytes = self.limits.max_response_bytes;
+        match check_inside(self.canonical, &path, max_bytes) {
+            Ok(_) | Err(Refusal::Io(_)) => ResponseRef::Resolved {
+                declared,
+                path,
+                format,
+                canonical_root: self.canonical.to_path_buf(),
+                max_bytes,
+            },
+            Err(refusal) => {
+                ResponseRef::Unusable { reason: refusal.reason(&format!("`{declared}`"), Cap::Response), declared }
+            }
+        }
+    }
+}
 
 /// Limits on what a YAML suite file may expand to when it is read, for
 /// unusual files; the defaults suit every honest suite. Nothing here limits
@@ -53,14 +155,14 @@ use super::text::one_line;
 /// (`*name`) add by repeating an anchor (`&name`), and nesting.
 ///
 /// ```
-/// use mneme_gate::scenarios::{Suite, YamlLimits};
+/// use mneme_gate::scenarios::{Suite, SuiteLimits, YamlLimits};
 ///
 /// // A suite that uses anchors heavily, in a few small files.
 /// let limits = YamlLimits { alias_factor: 16, min_alias_nodes: 100_000, ..YamlLimits::default() };
 /// # let dir = tempfile::tempdir().unwrap();
 /// # std::fs::write(dir.path().join("s.yaml"), "scenarios:\n  - id: a\n    task: t\n").unwrap();
 /// # let roots = [dir.path()];
-/// let suite = Suite::load_with(&roots, &limits);
+/// let suite = Suite::load_with(&roots, &SuiteLimits::from(limits));
 /// # assert!(suite.is_ok());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,10 +202,26 @@ impl YamlLimits {
     }
 }
 
+#[cfg(test)]
+impl SuiteRoot<'static> {
+    /// A root for tests that parse text: `path` as given, a canonical root
+    /// that does not exist (a response is never found there, so it stays
+    /// resolved), the default limits.
+    pub(super) fn for_tests(path: &'static str) -> Self {
+        SuiteRoot {
+            path: Path::new(path),
+            canonical: Path::new("/nonexistent-suite-root"),
+            limits: Box::leak(Box::default()),
+        }
+    }
+}
+
 /// Why a file's text could not be had.
 #[derive(Debug)]
 pub(super) enum Unreadable {
     Io(io::Error),
+    /// Outside the suite root, not a regular file, or too large.
+    Refused(Refusal),
     /// Not UTF-8: the first bad byte, at a 1-based line and column
     /// (counted in characters, as YAML positions are).
     NotUtf8 {
@@ -121,6 +239,9 @@ impl Unreadable {
             Unreadable::Io(e) => {
                 SuiteError::Io { path: path.to_path_buf(), message: format!("cannot read {what}: {e}") }
             }
+            Unreadable::Refused(refusal) => {
+                SuiteError::Refused { path: path.to_path_buf(), message: refusal.reason(what, Cap::SuiteFile) }
+            }
             Unreadable::NotUtf8 { line, column, byte } => {
                 SuiteError::NotUtf8 { path: path.to_path_buf(), line, column, byte }
             }
@@ -128,9 +249,17 @@ impl Unreadable {
     }
 }
 
-/// The text of a file, which must be UTF-8.
-pub(super) fn read_utf8(path: &Path) -> Result<String, Unreadable> {
-    let bytes = fs::read(path).map_err(Unreadable::Io)?;
+impl From<Refusal> for Unreadable {
+    fn from(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::Io(e) => Unreadable::Io(e),
+            other => Unreadable::Refused(other),
+        }
+    }
+}
+
+/// The bytes of a file as text, which must be UTF-8.
+pub(super) fn utf8(bytes: Vec<u8>) -> Result<String, Unreadable> {
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();

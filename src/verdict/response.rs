@@ -1,12 +1,13 @@
 //! Responses: reading the file a scenario names and parsing a structured
-//! (`.json`) answer, every problem in one line (scenarios.md §3).
-
-use std::fs;
+//! (`.json`) answer, every problem in one line (scenarios.md §3). The file
+//! is read through `scenarios::read_inside`, as the loader reads suite
+//! files: only inside the canonical suite root, only a regular file, at
+//! most the cap the loader put in the [`ResponseRef`].
 
 use serde::Serialize;
 
 use crate::describe::{json_error, json_type};
-use crate::scenarios::{ResponseFormat, ResponseRef};
+use crate::scenarios::{read_inside, Cap, Refusal, ResponseFormat, ResponseRef};
 
 /// A `.json` response (scenarios.md §3); every field optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -116,19 +117,23 @@ fn json_kind(v: &serde_json::Value) -> String {
     }
 }
 
-/// Reads a response named by a scenario. The error is the reason the
-/// scenario is MALFORMED (one line, names the file).
+/// Reads a response named by a scenario: only if it resolves inside the
+/// suite root (symlinks followed), is a regular file and holds at most its
+/// `max_bytes`. The error is the reason the scenario is MALFORMED (one
+/// line, names the file, and a symlink that leads outside with its target).
 pub fn read_response(response: &ResponseRef) -> Result<Response, String> {
-    let (declared, path, format) = match response {
+    let (declared, path, format, root, max_bytes) = match response {
         ResponseRef::Unusable { reason, .. } => return Err(reason.clone()),
-        ResponseRef::Resolved { declared, path, format } => (declared, path, *format),
-    };
-    let bytes = fs::read(path).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            format!("`{declared}` does not exist (looked for {}); create it or fix the path", path.display())
-        } else {
-            format!("cannot read `{declared}` ({}): {e}", path.display())
+        ResponseRef::Resolved { declared, path, format, canonical_root, max_bytes } => {
+            (declared, path, *format, canonical_root, *max_bytes)
         }
+    };
+    let bytes = read_inside(root, path, max_bytes).map_err(|refusal| match refusal {
+        Refusal::Io(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            format!("`{declared}` does not exist (looked for {}); create it or fix the path", path.display())
+        }
+        Refusal::Io(e) => format!("cannot read `{declared}` ({}): {e}", path.display()),
+        other => other.reason(&format!("`{declared}`"), Cap::Response),
     })?;
     let text = String::from_utf8(bytes).map_err(|_| format!("`{declared}` is not valid UTF-8; save it as UTF-8"))?;
     match format {

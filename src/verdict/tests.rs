@@ -70,7 +70,19 @@ impl Fixture {
     fn response(&self, name: &str, content: &str, format: ResponseFormat) -> ResponseRef {
         let path = self.dir.path().join(name);
         fs::write(&path, content).unwrap();
-        ResponseRef::Resolved { declared: name.to_string(), path, format }
+        self.resolved(name, path, format)
+    }
+
+    /// A response at `path`, inside the fixture's folder (the suite root),
+    /// with the default cap.
+    fn resolved(&self, declared: &str, path: PathBuf, format: ResponseFormat) -> ResponseRef {
+        ResponseRef::Resolved {
+            declared: declared.to_string(),
+            path,
+            format,
+            canonical_root: fs::canonicalize(self.dir.path()).unwrap(),
+            max_bytes: crate::scenarios::SuiteLimits::MAX_RESPONSE_BYTES,
+        }
     }
 
     fn control(mut self, name: &str, content: &str) -> Fixture {
@@ -290,22 +302,13 @@ fn every_malformed_cause() {
     }
     // Missing and unreadable files.
     let mut f = base();
-    f.scenario.governed = Some(ResponseRef::Resolved {
-        declared: "nope.json".into(),
-        path: f.dir.path().join("nope.json"),
-        format: ResponseFormat::Structured,
-    });
+    f.scenario.governed = Some(f.resolved("nope.json", f.dir.path().join("nope.json"), ResponseFormat::Structured));
     assert!(f.judge(&[]).explanation.contains("`nope.json` does not exist"));
-    f.scenario.governed = Some(ResponseRef::Resolved {
-        declared: ".".into(),
-        path: f.dir.path().to_path_buf(),
-        format: ResponseFormat::Text,
-    });
+    f.scenario.governed = Some(f.resolved(".", f.dir.path().to_path_buf(), ResponseFormat::Text));
     assert!(f.judge(&[]).explanation.contains("cannot read `.`"));
     let bytes = f.dir.path().join("latin1.txt");
     fs::write(&bytes, b"caf\xe9").unwrap();
-    f.scenario.governed =
-        Some(ResponseRef::Resolved { declared: "latin1.txt".into(), path: bytes, format: ResponseFormat::Text });
+    f.scenario.governed = Some(f.resolved("latin1.txt", bytes, ResponseFormat::Text));
     assert!(f.judge(&[]).explanation.contains("not valid UTF-8"));
     f.scenario.governed = Some(ResponseRef::Unusable { declared: String::new(), reason: "no path".into() });
     assert_eq!(f.judge(&[]).explanation, "Malformed scenario: governed response: no path.");

@@ -11,7 +11,7 @@ use crate::scenarios::text::suggest;
 use crate::scenarios::{AssertionKind, Matcher, ParsedAssertion, Severity, Suite};
 
 fn parse(text: &str) -> (Vec<Scenario>, Vec<SuiteError>) {
-    parse_native(text, Path::new("suite.yaml"), Path::new("root"), Path::new(""), &YamlLimits::default())
+    parse_native(text, Path::new("suite.yaml"), &SuiteRoot::for_tests("root"), Path::new(""))
 }
 
 fn one(text: &str) -> Scenario {
@@ -62,6 +62,8 @@ scenarios:
             declared: "responses/refund-control.json".into(),
             path: PathBuf::from("root/responses/refund-control.json"),
             format: ResponseFormat::Structured,
+            canonical_root: PathBuf::from("/nonexistent-suite-root"),
+            max_bytes: 1 << 20,
         })
     );
     match &s.governed {
@@ -190,9 +192,8 @@ fn response_paths_must_stay_inside_the_root() {
     let (_, e) = parse_native(
         "scenarios:\n  - id: a\n    task: t\n    responses:\n      control: ../../x.json\n      governed: /etc/passwd\n",
         Path::new("root/sub/s.yaml"),
-        Path::new("root"),
+        &SuiteRoot::for_tests("root"),
         Path::new("sub"),
-        &YamlLimits::default(),
     );
     assert_eq!(e.len(), 2, "{e:?}");
     assert!(
@@ -203,9 +204,8 @@ fn response_paths_must_stay_inside_the_root() {
     let (s, e) = parse_native(
         "scenarios:\n  - id: a\n    task: t\n    responses:\n      control: ../common/./x.json\n      governed: ok/../y.md\n",
         Path::new("root/sub/s.yaml"),
-        Path::new("root"),
+        &SuiteRoot::for_tests("root"),
         Path::new("sub"),
-        &YamlLimits::default(),
     );
     assert!(e.is_empty(), "{e:?}");
     match (&s[0].control, &s[0].governed) {

@@ -174,13 +174,13 @@ fn a_bad_byte_is_found_at_its_line_and_column() {
     for (i, (bytes, want)) in cases.iter().enumerate() {
         let path = dir.path().join(format!("{i}.yaml"));
         std::fs::write(&path, bytes).unwrap();
-        match read_utf8(&path) {
+        match utf8(std::fs::read(&path).unwrap()) {
             Ok(_) => assert_eq!(*want, (0, 0, 0), "{i} should not read"),
             Err(Unreadable::NotUtf8 { line, column, byte }) => assert_eq!((line, column, byte), *want, "{i}"),
             Err(e) => panic!("{i}: {e:?}"),
         }
     }
-    let missing = read_utf8(&dir.path().join("missing.yaml")).unwrap_err();
+    let missing = SuiteRoot::for_tests("s").read_text(&dir.path().join("missing.yaml"), true).unwrap_err();
     assert!(matches!(&missing, Unreadable::Io(e) if e.kind() == std::io::ErrorKind::NotFound));
     let e = missing.into_error(Path::new("m.yaml"), "the suite file");
     assert!(e.to_string().starts_with("m.yaml: cannot read the suite file: "), "{e}");
