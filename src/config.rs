@@ -15,6 +15,7 @@ use serde_saphyr::Spanned;
 
 use crate::gate::{GateSettings, RuleMode, SUITE_MEANS};
 use crate::profile::{Family, Milli, Profile};
+use crate::scenarios::{SuiteLimits, YamlLimits};
 
 /// The default configuration file name, looked up in the working folder.
 pub const CONFIG_FILE: &str = "mneme-gate.yaml";
@@ -27,6 +28,7 @@ pub struct ConfigFile {
     pub baseline: Option<String>,
     pub retrieval: Option<RetrievalConfig>,
     pub gate: Option<GateConfig>,
+    pub limits: Option<LimitsConfig>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -87,6 +89,25 @@ pub struct TolerancesConfig {
     pub mean_ndcg_at_k: Option<Spanned<f64>>,
     pub irrelevant_injection_rate: Option<Spanned<f64>>,
     pub ungoverned_injection_rate: Option<Spanned<f64>>,
+}
+
+/// How much of its input a suite may make the tool read (the defaults suit
+/// any honest suite; see docs/scenarios.md, Limits).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsConfig {
+    pub max_response_bytes: Option<Spanned<u64>>,
+    pub max_suite_file_bytes: Option<Spanned<u64>>,
+    pub yaml: Option<YamlLimitsConfig>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct YamlLimitsConfig {
+    pub alias_factor: Option<Spanned<u64>>,
+    pub min_alias_nodes: Option<Spanned<u64>>,
+    pub min_alias_bytes: Option<Spanned<u64>>,
+    pub max_depth: Option<Spanned<u64>>,
 }
 
 /// A problem with the configuration or the flags, with a place if known.
@@ -335,6 +356,56 @@ fn apply_overrides(path: &Path, r: &RetrievalConfig, p: &mut Profile) -> Result<
     Ok(())
 }
 
+impl Config {
+    /// The suite's reading limits: the defaults, with the file's `limits:`.
+    pub fn suite_limits(&self) -> Result<SuiteLimits, ConfigError> {
+        /// Reading is recursive, so nesting beyond this could exhaust a
+        /// worker thread's stack.
+        const DEEPEST: u64 = 128;
+        let mut limits = SuiteLimits::default();
+        let Some(l) = &self.file.limits else { return Ok(limits) };
+        let path = self.where_();
+        let at_least_one = |key: &str, v: &Spanned<u64>| -> Result<u64, ConfigError> {
+            if v.value == 0 {
+                return Err(ConfigError::at(&path, v, format!("`limits.{key}` must be at least 1")));
+            }
+            Ok(v.value)
+        };
+        let size = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        if let Some(v) = &l.max_response_bytes {
+            limits.max_response_bytes = at_least_one("max_response_bytes", v)?;
+        }
+        if let Some(v) = &l.max_suite_file_bytes {
+            limits.max_suite_file_bytes = at_least_one("max_suite_file_bytes", v)?;
+        }
+        if let Some(y) = &l.yaml {
+            let YamlLimits { alias_factor, min_alias_nodes, min_alias_bytes, max_depth } = &mut limits.yaml;
+            // Zero is meaningful for the alias allowances: no aliases at all.
+            if let Some(v) = &y.alias_factor {
+                *alias_factor = size(v.value);
+            }
+            if let Some(v) = &y.min_alias_nodes {
+                *min_alias_nodes = size(v.value);
+            }
+            if let Some(v) = &y.min_alias_bytes {
+                *min_alias_bytes = size(v.value);
+            }
+            if let Some(v) = &y.max_depth {
+                let depth = at_least_one("yaml.max_depth", v)?;
+                if depth > DEEPEST {
+                    return Err(ConfigError::at(
+                        &path,
+                        v,
+                        format!("`limits.yaml.max_depth` is {depth}; at most {DEEPEST} (deeper nesting could exhaust a worker thread's stack)"),
+                    ));
+                }
+                *max_depth = size(depth);
+            }
+        }
+        Ok(limits)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -415,5 +486,24 @@ mod tests {
         assert_eq!(c.resolve_path("/abs/m.json"), Path::new("/abs/m.json"));
         let here = Config::parse(Path::new("mneme-gate.yaml"), "").unwrap();
         assert_eq!(here.resolve_path("m.json"), Path::new("m.json"));
+    }
+
+    #[test]
+    fn limits_default_and_override() {
+        assert_eq!(parse("").unwrap().suite_limits().unwrap(), SuiteLimits::default());
+        let l = parse("limits:\n  max_response_bytes: 10\n  yaml:\n    alias_factor: 0\n    max_depth: 12\n")
+            .unwrap()
+            .suite_limits()
+            .unwrap();
+        assert_eq!((l.max_response_bytes, l.yaml.alias_factor, l.yaml.max_depth), (10, 0, 12));
+        assert_eq!(l.max_suite_file_bytes, SuiteLimits::MAX_SUITE_FILE_BYTES);
+        let e = parse("limits:\n  yaml:\n    max_depth: 100000\n").unwrap().suite_limits().unwrap_err();
+        assert!(
+            e.to_string().starts_with("mneme-gate.yaml:3:16: `limits.yaml.max_depth` is 100000; at most 128"),
+            "{e}"
+        );
+        let e = parse("limits:\n  max_response_bytes: 0\n").unwrap().suite_limits().unwrap_err();
+        assert!(e.to_string().contains("`limits.max_response_bytes` must be at least 1"), "{e}");
+        assert!(parse("limits:\n  max_respons_bytes: 1\n").is_err(), "unknown keys are refused");
     }
 }

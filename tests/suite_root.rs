@@ -393,7 +393,7 @@ fn a_response_larger_than_the_cap_is_malformed() {
     assert_eq!(
         run.malformed("big"),
         "Malformed scenario: governed response: `responses/big.txt` is 2097152 bytes, larger than the limit \
-         (1048576 bytes); shorten it, or raise `max_response_bytes` if a response this large is intended \
+         (1048576 bytes); shorten it, or raise `limits.max_response_bytes` in mneme-gate.yaml if a response this large is intended \
          (docs/scenarios.md, Limits)."
     );
 }

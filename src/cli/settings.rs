@@ -20,6 +20,7 @@ use crate::config::{Config, OneOrMany};
 use crate::error::Error;
 use crate::gate::GateSettings;
 use crate::profile::{Family, Profile};
+use crate::scenarios::SuiteLimits;
 
 /// What one invocation does, with everything it needs.
 #[derive(Debug)]
@@ -104,6 +105,8 @@ pub(crate) struct SuiteSettings {
     /// Scenario id globs (`--filter`); empty: every scenario.
     pub filter: Vec<GlobMatcher>,
     pub gate: GateSettings,
+    /// How much of its input the suite may make the tool read.
+    pub limits: SuiteLimits,
 }
 
 /// The report files of `run`, each optional.
@@ -277,7 +280,7 @@ pub(crate) fn suite(config: &Config, args: &SuiteArgs, filter: &[String]) -> Res
             .map_err(|e| Error::Usage(format!("--filter `{pattern}` is not a valid glob: {}", e.kind())))?;
         matchers.push(glob.compile_matcher());
     }
-    Ok(SuiteSettings { memory, roots, jobs, filter: matchers, gate })
+    Ok(SuiteSettings { memory, roots, jobs, filter: matchers, gate, limits: config.suite_limits()? })
 }
 
 /// The configured baseline path, if any.

@@ -45,7 +45,7 @@ pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Err
         std::fs::read(memory_path).map_err(|source| Error::Read { path: memory_path.clone(), source })?;
 
     let pool = thread_pool(settings.jobs)?;
-    let suite = pool.install(|| Suite::load(&settings.roots)).map_err(Error::Suite)?;
+    let suite = pool.install(|| Suite::load_with(&settings.roots, &settings.limits)).map_err(Error::Suite)?;
     for w in &suite.warnings {
         output::note(&format!("warning: {w}"));
     }

@@ -458,7 +458,7 @@ mod tests {
         match &s.get("a").unwrap().governed {
             Some(ResponseRef::Unusable { reason, .. }) => assert_eq!(
                 reason,
-                "`r.txt` is 10 bytes, larger than the limit (9 bytes); shorten it, or raise `max_response_bytes` \
+                "`r.txt` is 10 bytes, larger than the limit (9 bytes); shorten it, or raise `limits.max_response_bytes` in mneme-gate.yaml \
                  if a response this large is intended (docs/scenarios.md, Limits)"
             ),
             other => panic!("{other:?}"),
@@ -476,7 +476,7 @@ mod tests {
             messages[0],
             format!(
                 "{}: query.txt is 23 bytes, larger than the limit (20 bytes); split it into smaller files, or raise \
-                 `max_suite_file_bytes` if a file this large is intended (docs/scenarios.md, Limits)",
+                 `limits.max_suite_file_bytes` in mneme-gate.yaml if a file this large is intended (docs/scenarios.md, Limits)",
                 p.join("m/query.txt").display()
             )
         );

@@ -515,8 +515,9 @@ fn alias_at(text: &str, at: (usize, usize)) -> Option<String> {
 }
 
 /// What to do about an alias limit, ending every such message.
-const RAISE_ALIAS_LIMITS: &str = "write the repeated content out, or raise the `alias_factor` / `min_alias_nodes` \
-                                  limits if this expansion is intended (docs/scenarios.md, Limits)";
+const RAISE_ALIAS_LIMITS: &str = "write the repeated content out, or raise `limits.yaml.alias_factor` / \
+                                  `min_alias_nodes` in mneme-gate.yaml if this expansion is intended \
+                                  (docs/scenarios.md, Limits)";
 
 /// The error a user reads for what serde-saphyr returned: what happened
 /// and what to do, at its place.
@@ -569,8 +570,8 @@ fn translate(error: &YamlError, text: &str, path: &Path, limits: &YamlLimits, ce
                 format!(
                     "aliases expand the text of this file beyond {} bytes; YAML anchors cannot be used to \
                      multiply content (`{first}` here is the file's first alias): write the repeated text out, \
-                     or raise the `alias_factor` / `min_alias_bytes` limits if this expansion is intended \
-                     (docs/scenarios.md, Limits)",
+                     or raise `limits.yaml.alias_factor` / `min_alias_bytes` in mneme-gate.yaml if this \
+                     expansion is intended (docs/scenarios.md, Limits)",
                     limits.text_bytes(text.len()),
                 ),
             ),

@@ -58,9 +58,9 @@ pub(crate) enum Cap {
 impl Cap {
     fn advice(self) -> &'static str {
         match self {
-            Cap::Response => "shorten it, or raise `max_response_bytes` if a response this large is intended",
+            Cap::Response => "shorten it, or raise `limits.max_response_bytes` in mneme-gate.yaml if a response this large is intended",
             Cap::SuiteFile => {
-                "split it into smaller files, or raise `max_suite_file_bytes` if a file this large is intended"
+                "split it into smaller files, or raise `limits.max_suite_file_bytes` in mneme-gate.yaml if a file this large is intended"
             }
         }
     }
@@ -359,7 +359,8 @@ mod tests {
         assert_eq!(
             reason,
             "`responses/big.txt` is 2097152 bytes, larger than the limit (1048576 bytes); shorten it, or raise \
-             `max_response_bytes` if a response this large is intended (docs/scenarios.md, Limits)"
+             `limits.max_response_bytes` in mneme-gate.yaml if a response this large is intended \
+             (docs/scenarios.md, Limits)"
         );
     }
 
