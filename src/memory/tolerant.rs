@@ -16,7 +16,7 @@ path's do.
 
 use std::path::Path;
 
-use super::glob::compile_glob;
+use super::glob::{compile_glob, quoted};
 use super::located_json::{self, Node, Value};
 use super::migrate::migrate;
 use super::pool::{build_pool, Candidate};
@@ -278,7 +278,9 @@ impl Loader<'_> {
                                 d.paths.push(pattern);
                                 d.globs.push(glob);
                             }
-                            Err(msg) => glob_errors.push((offset, format!("invalid scope glob \"{pattern}\": {msg}"))),
+                            Err(msg) => {
+                                glob_errors.push((offset, format!("invalid scope glob {}: {msg}", quoted(&pattern))))
+                            }
                         }
                     }
                 }
