@@ -102,3 +102,43 @@ fn validate_and_context_refuse_a_glob_nested_too_deep() {
     assert!(out.stdout.is_empty(), "{}", out.stdout);
     assert!(out.stderr.contains(&format!("\n  {DEEP_GLOB}:4:80: error: {}\n", deep_glob_message())), "{}", out.stderr);
 }
+
+// --- Repeated member names in the memory file --------------------------------
+
+const REPEATED: &str = "tests/fixtures/memory/repeated-keys.json";
+
+fn repeated_warnings() -> [String; 2] {
+    [
+        format!(
+            "{REPEATED}:7:7: warning: repeated member \"status\": only the last one (line 8, column 7) is read, this \
+             one is ignored; keep only one (record \"PAY-001\")"
+        ),
+        format!(
+            "{REPEATED}:8:7: warning: repeated member \"status\": this one is read, the one at line 7, column 7 is \
+             ignored; keep only one (record \"PAY-001\")"
+        ),
+    ]
+}
+
+#[test]
+fn validate_warns_at_both_places_of_a_repeated_member_and_strict_fails() {
+    let out = run(&["validate", "--memory", REPEATED]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let [first, second] = repeated_warnings();
+    assert!(out.stdout.starts_with(&format!("{first}\n{second}\n")), "{}", out.stdout);
+    let out = run(&["validate", "--strict", "--memory", REPEATED]);
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+}
+
+#[test]
+fn context_prints_the_warnings_of_a_repeated_member() {
+    let out = run(&["context", "--memory", REPEATED, "--task", "payments ledger refunds"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let [first, second] = repeated_warnings();
+    assert!(
+        out.stderr.contains(&format!("{first}\n")) && out.stderr.contains(&format!("{second}\n")),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.contains("[PAY-002]") && !out.stdout.contains("[PAY-001]"), "{}", out.stdout);
+}
