@@ -142,3 +142,157 @@ fn context_prints_the_warnings_of_a_repeated_member() {
     );
     assert!(out.stdout.contains("[PAY-002]") && !out.stdout.contains("[PAY-001]"), "{}", out.stdout);
 }
+
+// --- Files that are not files, and files too large ------------------------------
+
+/// `args` must finish within `seconds`: a named pipe must never be waited on.
+fn run_bounded(dir: Option<&Path>, args: &[&str], seconds: u64) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+        .args(args)
+        .current_dir(dir.unwrap_or(Path::new(env!("CARGO_MANIFEST_DIR"))))
+        .env_remove("GITHUB_ACTIONS")
+        .env("MNEME_GATE_GIT", "off")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            let _ = child.wait();
+            panic!("`mneme-gate {}` hung", args.join(" "));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    Output {
+        code: out.status.code().expect("exited"),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// A named pipe at `path`, or `false` where `mkfifo` is not available.
+fn mkfifo(path: &Path) -> bool {
+    Command::new("mkfifo").arg(path).status().is_ok_and(|s| s.success())
+}
+
+/// A sparse file of `len` bytes: large, but costs no disk.
+fn sparse(path: &Path, len: u64) {
+    std::fs::File::create(path).unwrap().set_len(len).unwrap();
+}
+
+const BASELINE: &str = "reports/baseline.json";
+
+#[test]
+fn a_baseline_that_is_not_a_regular_file_is_refused_not_waited_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("baseline.json");
+    if !mkfifo(&fifo) {
+        return;
+    }
+    let shown = fifo.display().to_string();
+    let e = mneme_gate::baseline::load(&fifo).unwrap_err();
+    let expected = format!(
+        "the baseline {shown} is a named pipe (FIFO), not a regular file: give the path of a report that \
+         `mneme-gate baseline` or `run --json` wrote"
+    );
+    assert_eq!(e.to_string(), expected);
+    for args in
+        [vec!["diff", &shown, BASELINE], vec!["diff", BASELINE, &shown], vec!["run", "--quiet", "--baseline", &shown]]
+    {
+        let out = run_bounded(None, &args, 60);
+        assert_eq!(out.code, 2, "{args:?}: {}{}", out.stdout, out.stderr);
+        assert_eq!(out.stderr, format!("mneme-gate: error: {expected}\n"), "{args:?}");
+    }
+    let out = run_bounded(None, &["diff", "/dev/zero", BASELINE], 60);
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("the baseline /dev/zero is a character device, not a regular file"), "{}", out.stderr);
+    let out = run_bounded(None, &["diff", tmp.path().to_str().unwrap(), BASELINE], 60);
+    assert!(out.stderr.contains(" is a folder, not a regular file"), "{}", out.stderr);
+}
+
+#[test]
+fn a_baseline_too_large_is_refused_and_one_with_a_byte_order_mark_loads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let huge = tmp.path().join("huge.json");
+    sparse(&huge, mneme_gate::baseline::MAX_BASELINE_BYTES + 1);
+    let e = mneme_gate::baseline::load(&huge).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "the baseline {} is larger than 256 MiB, the most mneme-gate reads: it is not a report mneme-gate wrote; \
+             check the path, or re-pin it with `mneme-gate baseline`",
+            huge.display()
+        )
+    );
+    let out = run_bounded(None, &["diff", huge.to_str().unwrap(), BASELINE], 60);
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+
+    let text = std::fs::read_to_string(fixture("../../reports/baseline.json")).unwrap();
+    let bom = tmp.path().join("bom.json");
+    std::fs::write(&bom, format!("\u{feff}{text}")).unwrap();
+    let report = mneme_gate::baseline::load(&bom).unwrap();
+    assert_eq!(
+        report.summary.total,
+        mneme_gate::baseline::load(&fixture("../../reports/baseline.json")).unwrap().summary.total
+    );
+    let out = run_bounded(None, &["diff", bom.to_str().unwrap(), BASELINE], 60);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+
+    let latin1 = tmp.path().join("latin1.json");
+    std::fs::write(&latin1, b"{\n  \"schema\": \"caf\xe9\"\n}\n").unwrap();
+    let e = mneme_gate::baseline::load(&latin1).unwrap_err();
+    assert!(
+        e.to_string().starts_with(&format!(
+            "{}:2:17: the baseline is not a mneme-gate report: the file is not valid UTF-8;",
+            latin1.display()
+        )),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_memory_file_that_is_not_a_regular_file_or_too_large_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("project_memory.json");
+    let task = ["--task", "payments ledger"];
+    if mkfifo(&fifo) {
+        let shown = fifo.display().to_string();
+        let expected = format!(
+            "mneme-gate: error: the memory file {shown} is a named pipe (FIFO), not a regular file: give the path of \
+             the JSON file itself (--memory or `memory:` in mneme-gate.yaml)\n"
+        );
+        for command in ["validate", "context"] {
+            let mut args = vec![command, "--memory", &shown];
+            if command == "context" {
+                args.extend(task);
+            }
+            let out = run_bounded(None, &args, 60);
+            assert_eq!((out.code, out.stderr.as_str()), (2, expected.as_str()), "{command}: {}", out.stdout);
+        }
+    }
+    let out = run_bounded(None, &["validate", "--memory", "/dev/zero"], 60);
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("the memory file /dev/zero is a character device, not a regular file"),
+        "{}",
+        out.stderr
+    );
+
+    let huge = tmp.path().join("huge.json");
+    sparse(&huge, mneme_gate::memory::MAX_MEMORY_BYTES + 1);
+    let out = run_bounded(None, &["context", "--memory", huge.to_str().unwrap(), "--task", "payments ledger"], 60);
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "mneme-gate: error: the memory file {} is larger than 512 MiB, the most mneme-gate reads: check that the \
+             path names the memory file, or split the memory\n",
+            huge.display()
+        )
+    );
+}
