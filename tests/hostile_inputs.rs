@@ -296,3 +296,34 @@ fn a_memory_file_that_is_not_a_regular_file_or_too_large_is_refused() {
         )
     );
 }
+
+// --- The configuration file ----------------------------------------------------
+
+#[test]
+fn a_configuration_that_is_a_pipe_or_repeats_a_key_is_refused_in_words() {
+    let tmp = tempfile::tempdir().unwrap();
+    let small = fixture("memory/small.json");
+    let small = small.to_str().unwrap();
+    if mkfifo(&tmp.path().join("mneme-gate.yaml")) {
+        // Found in the working folder, as CI does.
+        let out = run_bounded(Some(tmp.path()), &["validate", "--memory", small], 60);
+        assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+        assert_eq!(
+            out.stderr,
+            "mneme-gate: error: mneme-gate.yaml: the configuration file is a named pipe (FIFO), not a regular file: \
+             make it the YAML file itself, or name one with --config\n"
+        );
+    }
+    let config = tmp.path().join("twice.yaml");
+    std::fs::write(&config, "memory: a.json\nmemory: b.json\n").unwrap();
+    let out = run_bounded(None, &["validate", "--config", config.to_str().unwrap(), "--memory", small], 60);
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "mneme-gate: error: {}:2:1: `memory` is set a second time here, in the same mapping; YAML does not allow \
+             it: keep only one (see README: Configuration)\n",
+            config.display()
+        )
+    );
+}
