@@ -22,7 +22,7 @@ they produce is part of the report ([`crate::report::comparison`]).
 use std::path::{Path, PathBuf};
 
 use crate::describe::json_error;
-use crate::memory::{read_regular, size_in_words, ReadError};
+use crate::memory::{read_report, size_in_words, ReadError};
 use crate::report::{Report, REPORT_SCHEMA};
 
 /// The largest baseline (or saved report) read, in bytes (256 MiB): a
@@ -87,9 +87,10 @@ pub enum BaselineError {
 
 /// Reads a baseline (or any saved report) from a file: only a regular file
 /// (after symbolic links) of at most [`MAX_BASELINE_BYTES`], in UTF-8 (a
-/// byte-order mark is allowed).
+/// byte-order mark is allowed), or this process's standard input named by a
+/// path (`diff OLD /dev/stdin`); never another pipe or a device.
 pub fn load(path: &Path) -> Result<Report, BaselineError> {
-    let bytes = match read_regular(path, MAX_BASELINE_BYTES) {
+    let bytes = match read_report(path, MAX_BASELINE_BYTES) {
         Ok(bytes) => bytes,
         Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(BaselineError::Missing { path: path.to_path_buf() })

@@ -43,7 +43,7 @@ mod model;
 mod pool;
 mod tolerant;
 
-pub(crate) use file::{read_regular, size_in_words, ReadError};
+pub(crate) use file::{read_regular, read_report, size_in_words, ReadError};
 pub(crate) use glob::compile_glob;
 
 /// The largest memory file read, in bytes (512 MiB): far above any real

@@ -10,6 +10,11 @@ exhaust memory). The memory file is read here, and so are the baseline and
 the configuration (`crate::baseline`, `crate::config`), each with its own
 cap and its own error.
 
+One exception, for saved reports only ([`read_report`]): the process's own
+standard input, named by a path (`mneme-gate diff OLD /dev/stdin`), is read
+whatever it is, since whoever runs the command supplies it; it is still
+read no further than the cap. Any other pipe or device is refused.
+
 It deliberately does not word the errors for users: [`ReadError`] says what
 happened, each caller says which file and what to do.
 */
@@ -53,6 +58,38 @@ fn kind(meta: &Metadata) -> &'static str {
         }
     }
     "not a regular file"
+}
+
+/// Whether `meta` is that of this process's standard input (a pipe, a
+/// terminal, `/dev/null`), however the path that led to it was spelt.
+#[cfg(unix)]
+fn is_standard_input(meta: &Metadata) -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned() else { return false };
+    File::from(fd).metadata().is_ok_and(|stdin| stdin.dev() == meta.dev() && stdin.ino() == meta.ino())
+}
+
+#[cfg(not(unix))]
+fn is_standard_input(_: &Metadata) -> bool {
+    false
+}
+
+/// [`read_regular`], and also the process's standard input when `path`
+/// leads to it (`/dev/stdin`): for saved reports, which a command line may
+/// pipe in. At most `limit` bytes of it are read.
+pub(crate) fn read_report(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() && is_standard_input(&meta) => {
+            let mut bytes = Vec::new();
+            std::io::stdin().lock().take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(ReadError::Io)?;
+            if bytes.len() as u64 > limit {
+                return Err(ReadError::TooLarge { limit });
+            }
+            Ok(bytes)
+        }
+        _ => read_regular(path, limit),
+    }
 }
 
 /// Reads the regular file at `path` (after symbolic links), at most
