@@ -327,3 +327,89 @@ fn a_configuration_that_is_a_pipe_or_repeats_a_key_is_refused_in_words() {
         )
     );
 }
+
+// --- libgit2's words ---------------------------------------------------------------
+
+/// A clone of the gate example, committed, in a temporary folder.
+fn example_repository() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/examples/gate");
+    copy_tree(&example, tmp.path());
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(args)
+            .current_dir(tmp.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", tmp.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q", "."]);
+    git(&["add", "-A"]);
+    git(&["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "one"]);
+    tmp
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir(&target).unwrap();
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// libgit2 keeps the last message of a thread, set even on the way of calls
+/// that succeed (a missing `~/.gitconfig`, a global `ignore` file): a failure
+/// with no message of its own used to show it, as an infrastructure error.
+#[test]
+fn stale_libgit2_messages_never_reach_users() {
+    if Command::new("git").arg("--version").output().is_err() {
+        return;
+    }
+    let repo = example_repository();
+    let nowhere = repo.path().join("no-home");
+    let env =
+        [("MNEME_GATE_GIT", "on"), ("HOME", nowhere.to_str().unwrap()), ("XDG_CONFIG_HOME", nowhere.to_str().unwrap())];
+    for revision in ["@{-1}", ":/no commit says this"] {
+        let out = run_in(
+            Some(repo.path()),
+            &["run", "--config", "mneme-gate.yaml", "--quiet", "--baseline-ref", revision],
+            &env,
+        );
+        assert_eq!(out.code, 2, "{revision}: {}{}", out.stdout, out.stderr);
+        assert_eq!(
+            out.stderr,
+            format!(
+                "mneme-gate: error: revision `{revision}` is not in this repository (git finds nothing it names); \
+                 fetch it (`git fetch origin`) or check the name\n"
+            )
+        );
+    }
+}
+
+/// The one pipe a report may come from: the command's own standard input.
+#[test]
+fn diff_still_reads_a_report_piped_to_its_standard_input() {
+    use std::io::Write;
+    let report = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(BASELINE)).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+        .args(["diff", BASELINE, "/dev/stdin"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&report).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
