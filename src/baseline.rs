@@ -22,7 +22,13 @@ they produce is part of the report ([`crate::report::comparison`]).
 use std::path::{Path, PathBuf};
 
 use crate::describe::json_error;
+use crate::memory::{read_report, size_in_words, ReadError};
 use crate::report::{Report, REPORT_SCHEMA};
+
+/// The largest baseline (or saved report) read, in bytes (256 MiB): a
+/// report of 100,000 scenarios is far smaller, and the cap bounds what a
+/// hostile file can make the gate hold in memory.
+pub const MAX_BASELINE_BYTES: u64 = 256 * 1024 * 1024;
 
 mod compare;
 mod corpus;
@@ -56,6 +62,19 @@ pub enum BaselineError {
         path.display()
     )]
     Missing { path: PathBuf },
+    /// The path is a folder, a named pipe, a device: not a report to read.
+    #[error(
+        "the baseline {} is {kind}, not a regular file: give the path of a report that `mneme-gate baseline` or `run --json` wrote",
+        path.display()
+    )]
+    NotAFile { path: PathBuf, kind: &'static str },
+    /// The file is larger than [`MAX_BASELINE_BYTES`].
+    #[error(
+        "the baseline {} is larger than {}, the most mneme-gate reads: it is not a report mneme-gate wrote; check the path, or re-pin it with `mneme-gate baseline`",
+        path.display(),
+        size_in_words(*limit)
+    )]
+    TooLarge { path: PathBuf, limit: u64 },
     #[error(
         "{path}:{line}:{column}: the baseline is not a mneme-gate report: {message}; re-pin it with `mneme-gate baseline`"
     )]
@@ -66,21 +85,43 @@ pub enum BaselineError {
     Schema { path: String, found: String },
 }
 
-/// Reads a baseline (or any saved report) from a file.
+/// Reads a baseline (or any saved report) from a file: only a regular file
+/// (after symbolic links) of at most [`MAX_BASELINE_BYTES`], in UTF-8 (a
+/// byte-order mark is allowed), or this process's standard input named by a
+/// path (`diff OLD /dev/stdin`); never another pipe or a device.
 pub fn load(path: &Path) -> Result<Report, BaselineError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+    let bytes = match read_report(path, MAX_BASELINE_BYTES) {
+        Ok(bytes) => bytes,
+        Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(BaselineError::Missing { path: path.to_path_buf() })
         }
-        Err(source) => return Err(BaselineError::Read { path: path.to_path_buf(), source }),
+        Err(ReadError::Io(source)) => return Err(BaselineError::Read { path: path.to_path_buf(), source }),
+        Err(ReadError::NotAFile(kind)) => return Err(BaselineError::NotAFile { path: path.to_path_buf(), kind }),
+        Err(ReadError::TooLarge { limit }) => return Err(BaselineError::TooLarge { path: path.to_path_buf(), limit }),
     };
-    parse(&path.display().to_string(), &text)
+    let label = path.display().to_string();
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+            let valid = std::str::from_utf8(valid).expect("valid up to here");
+            let line = valid.matches('\n').count() + 1;
+            let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            return Err(BaselineError::Parse {
+                path: label,
+                line,
+                column,
+                message: "the file is not valid UTF-8".into(),
+            });
+        }
+    };
+    parse(&label, &text)
 }
 
 /// Parses a saved report; `label` names it in messages (a path, or
-/// `REV:path` for one read from git).
+/// `REV:path` for one read from git). A leading byte-order mark is skipped.
 pub fn parse(label: &str, text: &str) -> Result<Report, BaselineError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // The schema first, so that a future version says so instead of
     // failing on a field it renamed.
     if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {

@@ -14,11 +14,17 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use crate::gate::{GateSettings, RuleMode, SUITE_MEANS};
+use crate::memory::{read_regular, size_in_words, ReadError};
 use crate::profile::{Family, Milli, Profile};
 use crate::scenarios::{SuiteLimits, YamlLimits};
 
 /// The default configuration file name, looked up in the working folder.
 pub const CONFIG_FILE: &str = "mneme-gate.yaml";
+
+/// The largest configuration file read, in bytes (1 MiB): a configuration
+/// is a few dozen lines, and the cap bounds what a hostile file costs
+/// (serde-saphyr's own budget, the default one, bounds the rest).
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -155,18 +161,48 @@ impl Config {
         let path = match explicit {
             Some(p) => p.to_path_buf(),
             None => {
+                // Only a missing file means no configuration: a folder, a
+                // named pipe or a broken link of that name is refused below.
                 let p = PathBuf::from(CONFIG_FILE);
-                if !p.is_file() {
-                    return Ok(Config::default());
+                match std::fs::symlink_metadata(&p) {
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+                    _ => p,
                 }
-                p
             }
         };
-        let text = std::fs::read_to_string(&path).map_err(|e| ConfigError {
+        let at = |line: Option<u64>, column: Option<u64>, message: String| ConfigError {
             path: Some(path.clone()),
-            line: None,
-            column: None,
-            message: format!("cannot read the configuration file: {e}"),
+            line,
+            column,
+            message,
+        };
+        let bytes = read_regular(&path, MAX_CONFIG_BYTES).map_err(|e| match e {
+            ReadError::Io(e) => at(None, None, format!("cannot read the configuration file: {e}")),
+            ReadError::NotAFile(kind) => at(
+                None,
+                None,
+                format!(
+                    "the configuration file is {kind}, not a regular file: make it the YAML file itself, or name one with --config"
+                ),
+            ),
+            ReadError::TooLarge { limit } => at(
+                None,
+                None,
+                format!(
+                    "the configuration file is larger than {}, the most mneme-gate reads; a configuration is a few lines: check the path (see README: Configuration)",
+                    size_in_words(limit)
+                ),
+            ),
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let valid = std::str::from_utf8(&e.as_bytes()[..e.utf8_error().valid_up_to()]).expect("valid up to here");
+            let line = valid.matches('\n').count() + 1;
+            let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            at(
+                Some(line as u64),
+                Some(column as u64),
+                "the file is not valid UTF-8 (the first invalid byte is here): save it as UTF-8".into(),
+            )
         })?;
         Config::parse(&path, &text)
     }
@@ -177,13 +213,11 @@ impl Config {
         } else {
             serde_saphyr::from_str(text).map_err(|e| {
                 let loc = e.location();
-                let message = e.without_snippet().to_string();
-                let message = message.lines().next().unwrap_or("invalid YAML").to_string();
                 ConfigError {
                     path: Some(path.to_path_buf()),
                     line: loc.map(|l| l.line()).filter(|&l| l > 0),
                     column: loc.map(|l| l.column()).filter(|&c| c > 0),
-                    message: format!("{message} (see README: Configuration)"),
+                    message: format!("{} (see README: Configuration)", yaml_message(&e)),
                 }
             })?
         };
@@ -301,6 +335,85 @@ impl Config {
             }
         }
         Ok(settings)
+    }
+}
+
+/// What a serde-saphyr error means for a configuration file, in words a
+/// user can act on. The library's own wording is for developers (`use
+/// from_str_multiple`, `set DuplicateKeyPolicy in Options`, `budget breached:
+/// Depth { .. }`, `invalid i64`); the place is given apart, as `path:line:column`.
+fn yaml_message(e: &serde_saphyr::Error) -> String {
+    use serde_saphyr::budget::BudgetBreach;
+    use serde_saphyr::Error as E;
+    let mut e = e;
+    while let E::WithSnippet { error, .. } | E::AliasError { error, .. } = e {
+        e = error;
+    }
+    match e {
+        E::MultipleDocuments { .. } => {
+            "a second YAML document starts here (after a `---` line); the configuration is one \
+             document: remove the `---` and merge what follows into the first"
+                .into()
+        }
+        E::DuplicateMappingKey { key, .. } => format!(
+            "{} is set a second time here, in the same mapping; YAML does not allow it: keep only one",
+            key.as_deref().map_or("a key".to_string(), |k| format!("`{k}`"))
+        ),
+        E::Budget { breach, .. } => {
+            let what = match breach {
+                BudgetBreach::Depth { .. } => "nested too deep",
+                BudgetBreach::Events { .. } | BudgetBreach::Nodes { .. } => "made of too many values",
+                BudgetBreach::Aliases { .. }
+                | BudgetBreach::Anchors { .. }
+                | BudgetBreach::AliasAnchorRatio { .. }
+                | BudgetBreach::RecordedAnchorEvents { .. }
+                | BudgetBreach::RecordedAnchorBytes { .. } => "expanding too many aliases (`*name`)",
+                BudgetBreach::Documents { .. } => "made of too many documents",
+                BudgetBreach::ScalarBytes { .. } | BudgetBreach::InputBytes { .. } => "holding too much text",
+                BudgetBreach::MergeKeys { .. } => "using too many merge keys (`<<`)",
+                _ => "too large or too complex",
+            };
+            format!("the YAML is {what} for a configuration, which is a few plain lines: this is not a mneme-gate configuration; check the file")
+        }
+        E::AliasReplayCounterOverflow { .. }
+        | E::AliasReplayLimitExceeded { .. }
+        | E::AliasExpansionLimitExceeded { .. }
+        | E::AliasReplayStackDepthExceeded { .. } => {
+            "the aliases (`*name`) expand too much for a configuration: write the values out instead".into()
+        }
+        E::UnknownAnchor { .. } => "this alias (`*name`) names no anchor (`&name`) defined before it".into(),
+        E::InvalidUtf8Input => "the file is not valid UTF-8: save it as UTF-8".into(),
+        E::InvalidScalar { ty, .. } => format!("expected {}", scalar_words(ty)),
+        E::Unexpected { expected, .. } => format!("expected {}", expected.replace("string scalar", "a string")),
+        E::Eof { .. } => "the file ends in the middle of a value".into(),
+        E::Message { msg, .. } if msg.contains("untagged enum OneOrMany") => {
+            "expected a path or a list of paths".into()
+        }
+        _ => {
+            // The library's sentence, first line only, without its own
+            // "at line L, column C" (the place is given apart).
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid YAML");
+            let first = match first.rfind(" at line ") {
+                Some(i) if first[i..].contains(", column ") => &first[..i],
+                _ => first,
+            };
+            first.to_string()
+        }
+    }
+}
+
+/// A Rust scalar type in a message, in words.
+fn scalar_words(ty: &str) -> String {
+    match ty {
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => {
+            "a whole number".into()
+        }
+        "f32" | "f64" => "a number".into(),
+        "bool" | "boolean" => "`true` or `false`".into(),
+        "char" => "a single character".into(),
+        "string" | "String" | "str" => "a string".into(),
+        other => format!("a value of type {other}"),
     }
 }
 
@@ -477,6 +590,84 @@ mod tests {
         assert_eq!(e.line, Some(2), "{e}");
         let e = parse("gate:\n  tolerances:\n    mean_recall_at_k: 0.1\n").unwrap_err();
         assert_eq!(e.line, Some(3), "{e}");
+    }
+
+    /// serde-saphyr's wording for developers never reaches users: each
+    /// error says what happened and what to do, at its place.
+    #[test]
+    fn yaml_errors_are_said_in_words_with_their_place() {
+        let deep = format!("scenarios: {}x{}\n", "[".repeat(100), "]".repeat(100));
+        let many = format!("scenarios: [{}]\n", vec!["x"; 300_000].join(","));
+        let cases: [(&str, (u64, u64), &str); 8] = [
+            (
+                "memory: a.json\n---\nmemory: b.json\n",
+                (3, 1),
+                "a second YAML document starts here (after a `---` line); the configuration is one document: remove the `---` and merge what follows into the first",
+            ),
+            (
+                "memory: a.json\nmemory: b.json\n",
+                (2, 1),
+                "`memory` is set a second time here, in the same mapping; YAML does not allow it: keep only one",
+            ),
+            (
+                "retrieval:\n  k: 3\n  k: 4\n",
+                (3, 3),
+                "`k` is set a second time here, in the same mapping; YAML does not allow it: keep only one",
+            ),
+            (
+                &deep,
+                (1, 75),
+                "the YAML is nested too deep for a configuration, which is a few plain lines: this is not a mneme-gate configuration; check the file",
+            ),
+            (
+                &many,
+                (1, 500_007),
+                "the YAML is made of too many values for a configuration, which is a few plain lines: this is not a mneme-gate configuration; check the file",
+            ),
+            ("retrieval:\n  k: x\n", (2, 6), "expected a whole number"),
+            ("scenarios: {a: 1}\n", (1, 12), "expected a path or a list of paths"),
+            ("memory: [1]\n", (1, 9), "expected a string"),
+        ];
+        for (text, (line, column), message) in cases {
+            let e = parse(text).unwrap_err();
+            let shown = e.to_string();
+            for internal in ["from_str", "Options", "budget breached", "i64", "untagged", "scalar", "at line"] {
+                assert!(!shown.contains(internal), "{shown}");
+            }
+            assert_eq!(
+                (e.line, e.column, e.message.as_str()),
+                (Some(line), Some(column), &*format!("{message} (see README: Configuration)")),
+                "{text:.80}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_a_small_regular_file_in_utf8_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let latin1 = dir.path().join("latin1.yaml");
+        std::fs::write(&latin1, b"memory: m.json\nbaseline: caf\xe9.json\n").unwrap();
+        let e = Config::discover(Some(&latin1)).unwrap_err();
+        assert_eq!((e.line, e.column), (Some(2), Some(14)), "{e}");
+        assert_eq!(e.message, "the file is not valid UTF-8 (the first invalid byte is here): save it as UTF-8");
+
+        let large = dir.path().join("large.yaml");
+        std::fs::File::create(&large).unwrap().set_len(MAX_CONFIG_BYTES + 1).unwrap();
+        let e = Config::discover(Some(&large)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("{}: the configuration file is larger than 1 MiB, the most mneme-gate reads; a configuration is a few lines: check the path (see README: Configuration)", large.display())
+        );
+        let e = Config::discover(Some(dir.path())).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("{}: the configuration file is a folder, not a regular file: make it the YAML file itself, or name one with --config", dir.path().display())
+        );
+        #[cfg(unix)]
+        if Path::new("/dev/zero").exists() {
+            let e = Config::discover(Some(Path::new("/dev/zero"))).unwrap_err();
+            assert!(e.message.starts_with("the configuration file is a character device, not a regular file"), "{e}");
+        }
     }
 
     #[test]

@@ -34,6 +34,18 @@ pub enum GitError {
         dir.display()
     )]
     NotARepository { dir: PathBuf },
+    /// The repository belongs to another user, and git (libgit2 as the
+    /// `git` command) refuses to open it unless it is declared safe.
+    #[error(
+        "the git repository at {} belongs to another user, so git refuses to open it (its `safe.directory` check); \
+         if you trust it, run `git config --global --add safe.directory {}` (in CI, after the checkout), or run as its owner",
+        repo.display(),
+        repo.display()
+    )]
+    NotSafe { repo: PathBuf },
+    /// The revision is not one git can read, or names several objects.
+    #[error("revision `{revision}` {reason}")]
+    InvalidRevision { revision: String, reason: &'static str },
     /// The revision is not in this clone.
     #[error(fmt = unknown_revision)]
     UnknownRevision { revision: String, shallow: bool, message: String },
@@ -53,7 +65,7 @@ pub enum GitError {
     OutsideRepository { path: PathBuf, workdir: PathBuf },
     /// libgit2 failed where the inputs were fine (a damaged or incomplete
     /// object database, an I/O error): infrastructure.
-    #[error("git: {action}: {}", source.message())]
+    #[error("git: {action}: {}", reason(source))]
     Internal {
         /// What was being done, in words ("cannot read the tree of commit …").
         action: String,
@@ -82,6 +94,30 @@ fn unknown_revision(revision: &String, shallow: &bool, message: &String, f: &mut
             "revision `{revision}` is not in this repository ({message}); fetch it (`git fetch origin`) or check the name"
         )
     }
+}
+
+/// libgit2's reason for an infrastructure failure, or words saying it gave
+/// none (libgit2 then reports "no error").
+fn reason(e: &git2::Error) -> String {
+    match e.message() {
+        "" | "no error" => format!("libgit2 failed without saying why ({:?} error, code {})", e.class(), e.raw_code()),
+        message => message.to_string(),
+    }
+}
+
+/// Forgets the message libgit2 may have left in this thread.
+///
+/// Why: libgit2 keeps the last error message of a thread until the next
+/// one replaces it, and sets some on the way of calls that succeed (looking
+/// for a global `ignore` or `attributes` file under `$HOME`, a `.git/shallow`
+/// file, a `~/.gitconfig`). A later failure that sets none of its own (a
+/// revision such as `@{-1}` or `:/text` that matches nothing) is then
+/// reported with the stale message and class: "the global/xdg file 'ignore'
+/// doesn't exist", as an operating system error (exit 3). git2 reads and
+/// clears that state in [`git2::Error::last_error`]; calling it before an
+/// operation leaves the operation only its own messages.
+fn forget_stale_error() {
+    let _ = git2::Error::last_error(-1);
 }
 
 impl GitError {
@@ -125,19 +161,30 @@ pub struct Repo {
 }
 
 impl Repo {
-    /// The repository that holds `dir`, if any.
+    /// The repository that holds `dir`, if any (one git refuses to open,
+    /// owned by another user, is none here: see [`Repo::require`]).
     pub fn discover(dir: &Path) -> Option<Repo> {
-        Repository::discover(dir).ok().filter(|r| !r.is_bare()).map(|repo| Repo { repo })
+        Repo::require(dir).ok()
     }
 
-    /// Like [`Repo::discover`], but an error when there is none.
+    /// Like [`Repo::discover`], but an error saying why there is none: no
+    /// repository, or one owned by another user ([`GitError::NotSafe`]).
     pub fn require(dir: &Path) -> Result<Repo, GitError> {
-        Repo::discover(dir).ok_or_else(|| GitError::NotARepository { dir: dir.to_path_buf() })
+        forget_stale_error();
+        match Repository::discover(dir) {
+            Ok(repo) if !repo.is_bare() => Ok(Repo { repo }),
+            Ok(_) => Err(GitError::NotARepository { dir: dir.to_path_buf() }),
+            Err(e) if e.code() == git2::ErrorCode::Owner => {
+                Err(GitError::NotSafe { repo: unsafe_repository(dir).unwrap_or_else(|| dir.to_path_buf()) })
+            }
+            Err(_) => Err(GitError::NotARepository { dir: dir.to_path_buf() }),
+        }
     }
 
     /// HEAD's commit, branch and whether tracked files differ from it;
     /// `None` in a repository with no commit yet.
     pub fn info(&self) -> Option<GitInfo> {
+        forget_stale_error();
         let head = self.repo.head().ok()?;
         let commit = head.peel_to_commit().ok()?.id().to_string();
         let branch = if head.is_branch() { head.shorthand().map(str::to_string) } else { None };
@@ -149,14 +196,31 @@ impl Repo {
 
     /// The full commit id a revision names.
     pub fn resolve(&self, revision: &str) -> Result<String, GitError> {
+        forget_stale_error();
         let object = self.repo.revparse_single(revision).map_err(|e| {
-            if is_internal(&e) {
-                return internal(format!("cannot resolve revision `{revision}`"))(e);
-            }
-            GitError::UnknownRevision {
-                revision: revision.to_string(),
-                shallow: self.repo.is_shallow(),
-                message: e.message().to_string(),
+            use git2::ErrorCode::{Ambiguous, InvalidSpec, NotFound};
+            let invalid = |reason| GitError::InvalidRevision { revision: revision.to_string(), reason };
+            match e.code() {
+                InvalidSpec => invalid(
+                    "is not a revision git can read: give a branch, a tag, a commit id or an expression such as `HEAD~1`",
+                ),
+                Ambiguous => invalid(
+                    "is too short to name one object, or the start of several object ids: give more of its characters, or check the name",
+                ),
+                // A revision that is not found is the user's to fix, whatever
+                // class libgit2 gives it.
+                code if code != NotFound && is_internal(&e) => {
+                    internal(format!("cannot resolve revision `{revision}`"))(e)
+                }
+                _ => GitError::UnknownRevision {
+                    revision: revision.to_string(),
+                    shallow: self.repo.is_shallow(),
+                    message: match e.class() {
+                        git2::ErrorClass::Reference => "no branch or tag of that name".to_string(),
+                        git2::ErrorClass::Odb | git2::ErrorClass::Object => "no commit with that id".to_string(),
+                        _ => "git finds nothing it names".to_string(),
+                    },
+                },
             }
         })?;
         let commit = object.peel_to_commit().map_err(|e| {
@@ -181,6 +245,7 @@ impl Repo {
     pub fn read_at(&self, revision: &str, path: &Path) -> Result<Option<Vec<u8>>, GitError> {
         let relative = self.relative(path)?;
         let commit_id = self.resolve(revision)?;
+        forget_stale_error();
         let oid = git2::Oid::from_str(&commit_id).map_err(internal(format!("cannot parse commit id {commit_id}")))?;
         let tree = self
             .repo
@@ -233,6 +298,13 @@ impl Repo {
             .map(Path::to_path_buf)
             .map_err(|_| GitError::OutsideRepository { path: path.to_path_buf(), workdir: workdir.clone() })
     }
+}
+
+/// The working tree that holds `dir` (the folder above its `.git`), found
+/// by looking for `.git` upwards as git does, for a message about it.
+fn unsafe_repository(dir: &Path) -> Option<PathBuf> {
+    let dir = dir.canonicalize().ok()?;
+    dir.ancestors().find(|d| d.join(".git").exists()).map(Path::to_path_buf)
 }
 
 /// Drops `.` and resolves `..` lexically.
@@ -312,6 +384,58 @@ mod tests {
         let e = repo.read_at("HEAD", &outside.path().join("x")).unwrap_err();
         assert!(matches!(e, GitError::OutsideRepository { .. }), "{e}");
         assert!(!e.is_infrastructure());
+    }
+
+    #[test]
+    fn revisions_git_cannot_read_are_said_in_words() {
+        let (_dir, repo) = repository();
+        let e = repo.resolve("HEAD^{blob}").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "revision `HEAD^{blob}` is not a revision git can read: give a branch, a tag, a commit id or an expression such as `HEAD~1`"
+        );
+        assert!(!e.is_infrastructure());
+        let e = repo.resolve("abc").unwrap_err();
+        assert!(e.to_string().starts_with("revision `abc` is too short to name one object"), "{e}");
+        for revision in [":/no such text", "@{-1}", "HEAD~5", "no-such-branch"] {
+            let e = repo.resolve(revision).unwrap_err();
+            assert!(!e.is_infrastructure(), "{e}");
+            assert!(matches!(e, GitError::UnknownRevision { .. }), "{e}");
+            let shown = e.to_string();
+            assert!(!shown.contains("no error") && !shown.contains("revspec"), "{shown}");
+        }
+        let e = GitError::Internal { action: "cannot read x".into(), source: git2::Error::from_str("no error") };
+        assert!(e.to_string().starts_with("git: cannot read x: libgit2 failed without saying why"), "{e}");
+    }
+
+    /// A repository owned by another user is refused by git; the message
+    /// says so and what to do, not "not in a git repository".
+    #[cfg(unix)]
+    #[test]
+    fn a_repository_owned_by_another_user_says_so() {
+        let (dir, _repo) = repository();
+        let inner = dir.path().join("dir");
+        let mut chowned = true;
+        for path in [dir.path().to_path_buf(), dir.path().join(".git")] {
+            // Only root can give a file away; elsewhere the test has nothing to check.
+            chowned &= std::os::unix::fs::chown(&path, Some(65534), Some(65534)).is_ok();
+        }
+        if !chowned {
+            return;
+        }
+        let e = Repo::require(&inner).err().expect("git refuses the repository");
+        let root = dir.path().canonicalize().unwrap();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "the git repository at {0} belongs to another user, so git refuses to open it (its `safe.directory` \
+                 check); if you trust it, run `git config --global --add safe.directory {0}` (in CI, after the \
+                 checkout), or run as its owner",
+                root.display()
+            )
+        );
+        assert!(!e.is_infrastructure());
+        assert!(Repo::discover(&inner).is_none());
     }
 
     #[test]

@@ -20,7 +20,9 @@ is in its children, one concept each:
 - `tolerant` over `located_json`: the reference loader and its JSON reader
   that keeps byte positions and recovers after errors, for everything else;
 - `pool`: the pool rules both loaders end in; `migrate`: Mneme's migration
-  of items; `glob`: scope globs; `lines`: lines and columns of offsets.
+  of items; `glob`: scope globs; `lines`: lines and columns of offsets;
+- `file`: reading a file a pull request controls (only a regular file, at
+  most a cap), for the memory file and for the baseline and configuration.
 
 This module knows nothing of tokens or scores; the index is built from its
 output by `retrieval`.
@@ -32,6 +34,7 @@ use std::path::{Path, PathBuf};
 use crate::profile::Family;
 
 mod fast;
+mod file;
 mod glob;
 mod lines;
 mod located_json;
@@ -40,7 +43,13 @@ mod model;
 mod pool;
 mod tolerant;
 
+pub(crate) use file::{read_regular, read_report, size_in_words, ReadError};
 pub(crate) use glob::compile_glob;
+
+/// The largest memory file read, in bytes (512 MiB): far above any real
+/// corpus (200,000 decisions are about 130 MB), and a bound on what a
+/// hostile one can make the gate hold in memory.
+pub const MAX_MEMORY_BYTES: u64 = 512 * 1024 * 1024;
 pub use model::{Decision, Diagnostic, Excluded, Memory, Severity};
 pub(crate) use model::{Exclusion, RecordKind};
 
@@ -53,6 +62,19 @@ pub enum MemoryError {
         #[source]
         source: std::io::Error,
     },
+    /// The path is a folder, a named pipe, a device: not a file to read.
+    #[error(
+        "the memory file {} is {kind}, not a regular file: give the path of the JSON file itself (--memory or `memory:` in mneme-gate.yaml)",
+        path.display()
+    )]
+    NotAFile { path: PathBuf, kind: &'static str },
+    /// The file is larger than [`MAX_MEMORY_BYTES`].
+    #[error(
+        "the memory file {} is larger than {}, the most mneme-gate reads: check that the path names the memory file, or split the memory",
+        path.display(),
+        size_in_words(*limit)
+    )]
+    TooLarge { path: PathBuf, limit: u64 },
     #[error("{}", InvalidMessage { path, diagnostics })]
     Invalid { path: PathBuf, diagnostics: Vec<Diagnostic> },
 }
@@ -77,10 +99,18 @@ impl fmt::Display for InvalidMessage<'_> {
 }
 
 impl Memory {
-    /// Reads and parses a memory file; I/O failure is the only error here.
-    /// Check [`Memory::has_errors`] before retrieving.
+    /// Reads and parses a memory file; a file that cannot be read (not a
+    /// regular file, larger than [`MAX_MEMORY_BYTES`], an I/O failure) is
+    /// the only error here. Check [`Memory::has_errors`] before retrieving.
     pub(crate) fn read(path: &Path, family: Family) -> Result<Memory, MemoryError> {
-        let bytes = std::fs::read(path).map_err(|source| MemoryError::Read { path: path.to_path_buf(), source })?;
+        let bytes = read_regular(path, MAX_MEMORY_BYTES).map_err(|e| {
+            let path = path.to_path_buf();
+            match e {
+                ReadError::Io(source) => MemoryError::Read { path, source },
+                ReadError::NotAFile(kind) => MemoryError::NotAFile { path, kind },
+                ReadError::TooLarge { limit } => MemoryError::TooLarge { path, limit },
+            }
+        })?;
         Ok(match String::from_utf8(bytes) {
             Ok(text) => Memory::parse(path, text, family),
             Err(e) => {

@@ -9,8 +9,8 @@ and the caller runs the tolerant path, whose messages (with line and
 column) are the ones users see. It gives up on *anything unusual*:
 
 - any syntax error, a byte-order mark, nesting deeper than [`MAX_DEPTH`];
-- a repeated member name among those the mapping reads, a member name or a
-  record's first member name written with escapes;
+- a repeated member name in any object (the tolerant path warns), a member
+  name written with escapes;
 - anything that makes the tolerant path report an error or a warning other
   than a duplicate id: a missing, empty or mistyped field the record's shape
   reads, a non-object record, `meta` that is not an object, neither
@@ -48,7 +48,8 @@ against derived records:
 
 use std::fmt;
 
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use rustc_hash::FxHashSet;
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::glob::compile_glob;
 use super::migrate::migrate;
@@ -59,6 +60,45 @@ use crate::profile::Family;
 /// Nesting (root = 0) beyond which the fast path gives up; the tolerant
 /// reader's own limit (128) is larger, so it alone decides such files.
 const MAX_DEPTH: usize = 100;
+
+/// The member names of one object read so far, to give up on a repeated
+/// one: a few inline (records name a handful of members the mapping does not
+/// read, if any), a set beyond.
+struct Names<'de> {
+    few: [&'de str; 8],
+    len: usize,
+    many: Option<FxHashSet<&'de str>>,
+}
+
+impl<'de> Names<'de> {
+    fn new() -> Self {
+        Names { few: [""; 8], len: 0, many: None }
+    }
+
+    /// `Err(Bail)` when `name` was read before.
+    fn insert<E: de::Error>(&mut self, name: &'de str) -> Result<(), E> {
+        let new = match &mut self.many {
+            Some(set) => set.insert(name),
+            None if self.few[..self.len].contains(&name) => false,
+            None if self.len < self.few.len() => {
+                self.few[self.len] = name;
+                self.len += 1;
+                true
+            }
+            None => {
+                let mut set: FxHashSet<&'de str> = self.few.iter().copied().collect();
+                set.insert(name);
+                self.many = Some(set);
+                true
+            }
+        };
+        if new {
+            Ok(())
+        } else {
+            Err(de::Error::custom(Bail))
+        }
+    }
+}
 
 /// The fast path gave up; run the tolerant one.
 #[derive(Debug)]
@@ -262,6 +302,7 @@ impl<'de> Visitor<'de> for RootSeed<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Root, A::Error> {
         let (mut decisions, mut items, mut meta) = (None, None, false);
+        let mut others = Names::new();
         while let Some(key) = map.next_key::<&'de str>()? {
             match key {
                 "decisions" | "items" => {
@@ -281,7 +322,10 @@ impl<'de> Visitor<'de> for RootSeed<'_> {
                     }
                     map.next_value_seed(Meta)?;
                 }
-                _ => map.next_value_seed(Ignore(1))?,
+                _ => {
+                    others.insert(key)?;
+                    map.next_value_seed(Ignore(1))?
+                }
             }
         }
         if decisions.is_none() && items.is_none() {
@@ -385,6 +429,7 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Raw, A::Error> {
         let mut r = Raw::default();
+        let mut others = Names::new();
         let mut first = true;
         let inner = self.depth + 1;
         while let Some(key) = map.next_key::<&'de str>()? {
@@ -413,6 +458,7 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
                     continue;
                 }
                 _ => {
+                    others.insert(key)?;
                     map.next_value_seed(Ignore(inner))?;
                     continue;
                 }
@@ -552,8 +598,8 @@ impl<'de> Visitor<'de> for RulesSeed {
     }
 }
 
-/// One element of `rules` at depth `.0`: is it an object whose `type` (the
-/// last one, as the tolerant reader resolves repeats) is `FORBID_LITERAL`?
+/// One element of `rules` at depth `.0`: is it an object whose `type` is
+/// `FORBID_LITERAL`?
 struct RuleSeed(usize);
 
 impl<'de> DeserializeSeed<'de> for RuleSeed {
@@ -595,7 +641,9 @@ impl<'de> Visitor<'de> for RuleSeed {
             return Err(de::Error::custom(Bail));
         }
         let mut forbid_literal = false;
+        let mut names = Names::new();
         while let Some(key) = map.next_key::<&'de str>()? {
+            names.insert(key)?;
             if key == "type" {
                 forbid_literal =
                     matches!(map.next_value_seed(ValSeed(self.0 + 1))?, Val::Str(t) if t == "FORBID_LITERAL");
@@ -652,7 +700,9 @@ impl<'de> Visitor<'de> for Ignore {
         if self.0 >= MAX_DEPTH {
             return Err(de::Error::custom(Bail));
         }
-        while map.next_key::<IgnoredAny>()?.is_some() {
+        let mut names = Names::new();
+        while let Some(key) = map.next_key::<&'de str>()? {
+            names.insert(key)?;
             map.next_value_seed(Ignore(self.0 + 1))?;
         }
         Ok(())

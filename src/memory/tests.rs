@@ -40,8 +40,18 @@ fn fast_and_tolerant_paths_agree_on_unusual_files() {
         r#"{"decisions": [{"id": "x", "decision": "y", "status": "Retired"}, {"id": "p", "type": "preference", "title": "P"}]}"#,
         r#"{"decisions": [{"id": "x", "decision": "y", "title": 5, "tags": {}, "type": 1}], "items": [{"id": "i", "type": "rule", "title": "t", "decision": 5, "rules": 3}]}"#,
         r#"{"decisions": [{"id": "x", "decision": "y", "rules": null}, {"id": "z", "title": "t", "rules": 1}]}"#,
-        r#"{"decisions": [{"id": "a", "decision": "x", "rules": [{"type": 1, "type": "FORBID_LITERAL"}]}]}"#,
+        r#"{"decisions": [{"id": "a", "decision": "x", "extra": {"k": 1, "K": 2}, "k": [{"k": 1}]}], "x": {"k": 1}}"#,
         // Unusual: the fast path must give up, and `parse` must still match.
+        r#"{"decisions": [{"id": "a", "decision": "x", "rules": [{"type": 1, "type": "FORBID_LITERAL"}]}]}"#,
+        r#"{"decisions": [{"id": "a", "decision": "x", "status": "accepted", "status": "retired"}]}"#,
+        r#"{"decisions": [{"id": "a", "decision": "x"}], "decisions": [{"id": "b", "decision": "y"}]}"#,
+        r#"{"decisions": [{"id": "a", "decision": "x", "created_at": 1, "created_at": 2}]}"#,
+        r#"{"decisions": [{"id": "a", "decision": "x", "extra": {"k": 1, "k": 2}}]}"#,
+        r#"{"decisions": [{"id": "a", "decision": "x", "extra": [{"k": 1, "k\u0000": 2, "k": 3}]}]}"#,
+        r#"{"decisions": [{"id": "a", "decision": "x"}], "meta": {"v": 1, "v": 2}}"#,
+        r#"{"decisions": [{"id": "a", "decision": "x"}], "x": 1, "x": 2}"#,
+        r#"{"decisions": [{"id": "a", "decision": "x"}], "x": {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7, "h": 8, "i": 9, "j": 10, "a": 11}}"#,
+        r#"{"decisions": [{"id": "a", "decision": "x", "extra": {"k\u0041": 1}}]}"#,
         "\u{feff}[]",
         "",
         "42",
@@ -128,6 +138,10 @@ fn fast_and_tolerant_paths_agree_on_generated_corpora() {
             if memory.warnings().next().is_some() {
                 seen.insert(if fast { "fast: warnings" } else { "tolerant: warnings" });
             }
+            if memory.warnings().any(|w| w.message.starts_with("repeated member")) {
+                // Never the fast path's: it gives up on a repeated member.
+                seen.insert(if fast { "fast: a repeated member" } else { "tolerant: a repeated member" });
+            }
         }
     }
     let expected = [
@@ -139,6 +153,7 @@ fn fast_and_tolerant_paths_agree_on_generated_corpora() {
         "inactive_status",
         "not_eligible_type",
         "tolerant",
+        "tolerant: a repeated member",
         "tolerant: an exclusion",
         "tolerant: errors",
         "tolerant: warnings",
@@ -331,4 +346,35 @@ fn memory_error_messages_list_the_errors_only() {
         "the memory file m.json has 2 error(s):\n  m.json:1:2: error: missing required field `id` (a unique string id)\n  m.json:1:34: error: [1] must be an object (a record), found a number\nrun `mneme-gate validate --memory m.json` to see every problem"
     );
     assert!(std::error::Error::source(&invalid).is_none());
+}
+
+#[test]
+fn repeated_members_are_warnings_at_every_occurrence() {
+    let text = "{\"decisions\": [\n {\"id\": \"a\", \"decision\": \"x\", \"status\": \"accepted\",\n  \"status\": \"retired\"}\n],\n\"decisions\": [{\"id\": \"b\", \"decision\": \"y\", \"extra\": {\"k\": 1, \"k\": 2, \"k\": 3}}]}";
+    let m = parse(text, Family::Default);
+    assert!(!m.has_errors());
+    let shown: Vec<String> = m.diagnostics.iter().map(|d| d.render(Path::new("m.json"))).collect();
+    assert_eq!(
+        shown,
+        [
+            "m.json:1:2: warning: repeated member \"decisions\": only the last one (line 5, column 1) is read, this one is ignored; keep only one",
+            "m.json:2:31: warning: repeated member \"status\": only the last one (line 3, column 3) is read, this one is ignored; keep only one (record \"a\")",
+            "m.json:3:3: warning: repeated member \"status\": this one is read, the one at line 2, column 31 is ignored; keep only one (record \"a\")",
+            "m.json:5:1: warning: repeated member \"decisions\": this one is read, the one at line 1, column 2 is ignored; keep only one",
+            "m.json:5:54: warning: repeated member \"k\": only the last one (line 5, column 70) is read, this one is ignored; keep only one (record \"b\")",
+            "m.json:5:62: warning: repeated member \"k\": only the last one (line 5, column 70) is read, this one is ignored; keep only one (record \"b\")",
+            "m.json:5:70: warning: repeated member \"k\": this one is read, the ones at line 5, column 54 and line 5, column 62 are ignored; keep only one (record \"b\")",
+        ]
+    );
+    assert_eq!(ids(&m), ["b"]);
+    // A long or odd name is escaped and cut.
+    let name = format!("{}\n", "n".repeat(100));
+    let text = format!(r#"[{{"id": "a", "type": "rule", "title": "T", "{0}": 1, "{0}": 2}}]"#, name.escape_default());
+    let m = parse(&text, Family::Default);
+    assert_eq!(m.warnings().count(), 2);
+    assert!(m.diagnostics[0].message.starts_with(&format!("repeated member \"{}...\" (101 bytes): ", "n".repeat(60))));
+    // Many members: found as well.
+    let many: Vec<String> = (0..40).map(|i| format!("\"k{}\": {i}", i % 39)).collect();
+    let m = parse(&format!(r#"[{{"id": "a", "type": "rule", "title": "T", {}}}]"#, many.join(", ")), Family::Default);
+    assert_eq!(m.warnings().count(), 2, "{:?}", m.diagnostics);
 }

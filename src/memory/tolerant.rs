@@ -16,8 +16,8 @@ path's do.
 
 use std::path::Path;
 
-use super::glob::compile_glob;
-use super::located_json::{self, Node, Value};
+use super::glob::{compile_glob, quoted};
+use super::located_json::{self, Member, Node, Value};
 use super::migrate::migrate;
 use super::pool::{build_pool, Candidate};
 use super::{Decision, Memory, RecordKind, Severity};
@@ -133,6 +133,7 @@ impl Loader<'_> {
     }
 
     fn load_root(&mut self, root: &Node) {
+        self.repeated_members(root, None, true);
         let (decisions, items): (Option<&Node>, Option<&Node>) = match &root.value {
             Value::Array(_) => (None, Some(root)),
             Value::Object(_) => {
@@ -187,6 +188,70 @@ impl Loader<'_> {
             }
         }
         build_pool(self.memory, vec![decision_records, item_records]);
+    }
+
+    /// Warns at every occurrence of a member name repeated in an object,
+    /// anywhere in `node`: JSON keeps the last one and drops the others
+    /// without a word (a second `status` can drop a record, a second
+    /// `decisions` the whole first list). `holds_records`: `node` is the root
+    /// or an array of records, whose elements name the record of a warning.
+    fn repeated_members(&mut self, node: &Node, record: Option<&str>, holds_records: bool) {
+        match &node.value {
+            Value::Array(elements) => {
+                for element in elements {
+                    let record = if holds_records { element.get("id").and_then(Node::as_str) } else { record };
+                    self.repeated_members(element, record, false);
+                }
+            }
+            Value::Object(members) => {
+                self.repeated_in(members, record);
+                for m in members {
+                    let records = holds_records && matches!(m.key.as_str(), "decisions" | "items");
+                    self.repeated_members(&m.node, record, records);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The warnings of [`Loader::repeated_members`] for one object.
+    fn repeated_in(&mut self, members: &[Member], record: Option<&str>) {
+        if members.len() < 2 {
+            return;
+        }
+        if members.len() <= 16 {
+            let repeated = (1..members.len()).any(|i| members[..i].iter().any(|m| m.key == members[i].key));
+            if !repeated {
+                return;
+            }
+        }
+        // Positions of the members, grouped by name in source order.
+        let mut order: Vec<usize> = (0..members.len()).collect();
+        order.sort_by(|&a, &b| members[a].key.cmp(&members[b].key).then(a.cmp(&b)));
+        for group in order.chunk_by(|&a, &b| members[a].key == members[b].key).filter(|g| g.len() > 1) {
+            let places: Vec<String> = group
+                .iter()
+                .map(|&i| {
+                    let (line, column) = self.memory.line_col(members[i].key_offset);
+                    format!("line {line}, column {column}")
+                })
+                .collect();
+            let name = quote(&members[group[0]].key);
+            let (read, ignored) = places.split_last().expect("a group of two or more");
+            for (n, &i) in group.iter().enumerate() {
+                let message = if n + 1 == group.len() {
+                    let ones = if ignored.len() == 1 { "the one at" } else { "the ones at" };
+                    let are = if ignored.len() == 1 { "is" } else { "are" };
+                    format!(
+                        "repeated member {name}: this one is read, {ones} {} {are} ignored; keep only one",
+                        ignored.join(" and ")
+                    )
+                } else {
+                    format!("repeated member {name}: only the last one ({read}) is read, this one is ignored; keep only one")
+                };
+                self.warning(members[i].key_offset, record, message);
+            }
+        }
     }
 
     fn top_array<'n>(&mut self, root: &'n Node, key: &str) -> Option<&'n Node> {
@@ -278,7 +343,9 @@ impl Loader<'_> {
                                 d.paths.push(pattern);
                                 d.globs.push(glob);
                             }
-                            Err(msg) => glob_errors.push((offset, format!("invalid scope glob \"{pattern}\": {msg}"))),
+                            Err(msg) => {
+                                glob_errors.push((offset, format!("invalid scope glob {}: {msg}", quoted(&pattern))))
+                            }
                         }
                     }
                 }
@@ -314,4 +381,16 @@ impl Loader<'_> {
             }
         }
     }
+}
+
+/// A member name as quoted in a message: escaped, and cut when long, so
+/// that a hostile name can neither flood the output nor forge a line of it.
+fn quote(name: &str) -> String {
+    const SHOWN: usize = 60;
+    let escaped: String = name.escape_debug().collect();
+    if escaped.chars().count() <= SHOWN {
+        return format!("\"{escaped}\"");
+    }
+    let head: String = escaped.chars().take(SHOWN).collect();
+    format!("\"{head}...\" ({} bytes)", name.len())
 }

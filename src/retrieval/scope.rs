@@ -7,9 +7,9 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 /// The distinct scope globs of the pool and how a path is matched to them.
 #[derive(Debug)]
 pub(super) struct Scopes {
-    /// All distinct globs compiled into one set at build (batch use), or
-    /// `None` when built for one query (see [`Index::build_for_query`]).
-    pub(super) set: Option<GlobSet>,
+    /// All distinct globs compiled at build (batch use), or `None` when
+    /// built for one query (see [`Index::build_for_query`]).
+    pub(super) set: Option<GlobSets>,
     /// Per distinct glob: the decisions that carry it.
     pub(super) owner: Vec<Vec<u32>>,
     /// Per distinct glob: the glob (as compiled at load).
@@ -18,14 +18,69 @@ pub(super) struct Scopes {
     pub(super) filters: Vec<LiteralFilter>,
 }
 
-pub(super) fn glob_set_of<'a>(globs: impl Iterator<Item = &'a Glob>) -> GlobSet {
+/// Globs compiled into `GlobSet`s: one in the common case, several when
+/// globset cannot build them all as one (its automata are capped at
+/// 10 MiB, and a memory file can hold any number of distinct globs).
+///
+/// Never fewer matches than the globs give one by one: a set that does not
+/// build is split in two, down to single globs, and a single glob always
+/// builds, since `memory::compile_glob` refused any glob it could not (its
+/// limits of length and nesting).
+#[derive(Debug)]
+pub(super) struct GlobSets {
+    /// Each set and the index of its first glob among those it was built of.
+    sets: Vec<(usize, GlobSet)>,
+}
+
+impl GlobSets {
+    pub(super) fn build(globs: &[&Glob]) -> GlobSets {
+        let mut sets = Vec::with_capacity(1);
+        build_sets(globs, 0, &mut sets);
+        GlobSets { sets }
+    }
+
+    /// How many sets the globs took.
+    #[cfg(test)]
+    pub(super) fn set_count(&self) -> usize {
+        self.sets.len()
+    }
+
+    /// The indices (ascending) of the globs that match `path`.
+    pub(super) fn matches_into(&self, path: &str, out: &mut Vec<usize>) {
+        match self.sets.as_slice() {
+            [(_, set)] => set.matches_into(path, out),
+            sets => {
+                out.clear();
+                let mut hits = Vec::new();
+                for (start, set) in sets {
+                    set.matches_into(path, &mut hits);
+                    out.extend(hits.iter().map(|i| start + i));
+                }
+            }
+        }
+    }
+}
+
+fn build_sets(globs: &[&Glob], start: usize, out: &mut Vec<(usize, GlobSet)>) {
     let mut builder = GlobSetBuilder::new();
-    for glob in globs {
+    for &glob in globs {
         builder.add(glob.clone());
     }
-    // Every glob compiled on its own at load, so the set cannot fail;
-    // should it, scoped decisions match nothing rather than everything.
-    builder.build().unwrap_or_else(|_| GlobSet::empty())
+    match builder.build() {
+        Ok(set) => out.push((start, set)),
+        Err(_) if globs.len() > 1 => {
+            let half = globs.len() / 2;
+            build_sets(&globs[..half], start, out);
+            build_sets(&globs[half..], start + half, out);
+        }
+        // Never silently an empty set: that would put every scoped
+        // decision out of scope. The limits of loading rule this out.
+        Err(e) => panic!(
+            "the scope glob `{}` was accepted when the memory file was loaded but cannot be compiled ({e}); \
+             this is a bug of the glob limits in memory::glob, please report it",
+            globs.first().map_or("", |g| g.glob())
+        ),
+    }
 }
 
 impl Scopes {
@@ -46,9 +101,9 @@ impl Scopes {
                 if candidates.is_empty() {
                     return;
                 }
-                let set = glob_set_of(candidates.iter().map(|&g| &self.globs[g]));
+                let globs: Vec<&Glob> = candidates.iter().map(|&g| &self.globs[g]).collect();
                 let mut hits = Vec::new();
-                set.matches_into(path, &mut hits);
+                GlobSets::build(&globs).matches_into(path, &mut hits);
                 out.extend(hits.into_iter().map(|i| candidates[i]));
                 out.sort_unstable();
             }

@@ -238,3 +238,34 @@ fn retrieval_is_the_same_with_a_reused_scratch() {
         }
     }
 }
+
+/// More distinct globs than globset can compile into one set (each one
+/// compiles alone): scoped decisions still match their paths, in the batch
+/// index, in `explain` and in the one-query index, instead of none of them.
+#[test]
+fn globs_too_many_for_one_set_still_match() {
+    let heavy: Vec<String> = (0..1500)
+        .map(|i| {
+            format!(r#"{{"id": "h{i}", "type": "rule", "title": "ledger {i}", "scope": "h{i}/{}x"}}"#, "*?".repeat(40))
+        })
+        .collect();
+    let text = format!(
+        r#"[{}, {{"id": "pay", "type": "rule", "title": "ledger payments", "scope": "services/payments/"}}, {{"id": "late", "type": "rule", "title": "ledger late", "scope": "h1499/{}x"}}]"#,
+        heavy.join(", "),
+        "*?".repeat(40),
+    );
+    let profile = Profile::named(Family::Default);
+    let q = Query { task: "ledger payments", file: Some("services/payments/refunds.py") };
+    let batch = index(&text, profile.clone());
+    assert!(batch.scopes.set.as_ref().is_some_and(|s| s.set_count() > 1), "one set was enough: make the globs heavier");
+    assert_eq!(run(&batch, q.task, q.file)[0].0, "pay");
+    let why = batch.explain(q);
+    let pay = why.records.iter().find(|r| r.id == "pay").unwrap();
+    assert!(matches!(&pay.scope, ScopeCheck::Matched { glob } if glob == "services/payments/"), "{:?}", pay.scope);
+    let long = format!("h1499/{}x", "ab".repeat(40));
+    let late: Vec<String> = run(&batch, "ledger", Some(&long)).into_iter().map(|(id, _)| id).collect();
+    assert_eq!(late[..2], ["h1499", "late"]);
+    let memory = Memory::parse(Path::new("m.json"), text.clone(), Family::Default);
+    let one = Index::build_for_query(memory, profile, q);
+    assert_eq!(run(&one, q.task, q.file)[0].0, "pay");
+}

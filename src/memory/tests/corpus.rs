@@ -6,12 +6,14 @@ makes realistic corpora for benchmarks, all of them well-formed).
 It aims at the corners instead: both top-level shapes, every JSON type in
 every field the mapping reads (and in those it ignores), strings with
 escapes and non-ASCII characters, member names written with escapes,
-repeated members, every status, duplicate ids (also spelt differently),
+repeated members (in records, in the values they hold, in `rules` and at
+the top: a second `decisions`), every status, duplicate ids (also spelt differently),
 invalid globs, odd whitespace, deep nesting and, in corpora that are not
 `clean`, malformed fields and broken syntax.
 
 A `clean` corpus holds nothing the tolerant path would report other than
-duplicate ids, so the fast path must take it. The generator deliberately
+duplicate ids (no repeated member, which is a warning), so the fast path
+must take it. The generator deliberately
 does not know what the loaders make of a text: the test compares them.
 */
 
@@ -131,7 +133,15 @@ impl Gen<'_> {
             2 => raw(self.rng.pick(&["0", "-1.5e3", "12", "1E+2", "3.25"])),
             3 | 4 => J::Raw(self.text()),
             5 => J::List((0..self.rng.below(4)).map(|_| self.any(depth - 1)).collect()),
-            _ => J::Obj((0..self.rng.below(4)).map(|i| (format!("\"k{i}\""), self.any(depth - 1))).collect()),
+            _ => {
+                let mut members: Vec<(String, J)> =
+                    (0..self.rng.below(4)).map(|i| (format!("\"k{i}\""), self.any(depth - 1))).collect();
+                if !members.is_empty() && self.flaw(10) {
+                    // A repeated member, deep inside a record.
+                    members.push((format!("\"k{}\"", self.rng.below(members.len())), self.any(depth - 1)));
+                }
+                J::Obj(members)
+            }
         }
     }
 
@@ -210,8 +220,8 @@ impl Gen<'_> {
             if g.rng.one_in(2) {
                 members.push(("\"value\"".into(), J::Raw(g.text())));
             }
-            if g.rng.one_in(4) {
-                // A repeated `type`: the last one counts.
+            if g.flaw(4) {
+                // A repeated `type`: the last one counts, with a warning.
                 members.insert(0, ("\"type\"".into(), g.any(1)));
             }
             J::Obj(members)
@@ -278,10 +288,15 @@ impl Gen<'_> {
         m.push(("status", self.optional(status)));
         let mut members: Vec<(String, J)> =
             m.into_iter().filter_map(|(k, v)| v.map(|v| (format!("\"{k}\""), v))).collect();
+        let mut keys = vec!["\"created_at\"", "\"extra\"", "\"examples\"", "\"Id\"", "\"\\u00e9t\""];
+        // The fast path gives up on member names written with escapes.
+        keys.truncate(if self.clean { 4 } else { 5 });
         for _ in 0..self.rng.below(3) {
-            let keys = ["\"created_at\"", "\"extra\"", "\"examples\"", "\"Id\"", "\"\\u00e9t\""];
-            // The fast path gives up on member names written with escapes.
-            let key = self.rng.pick(&keys[..if self.clean { 4 } else { 5 }]);
+            let key = keys[self.rng.below(keys.len())];
+            if self.clean {
+                // Each once: a repeated member is a warning.
+                keys.retain(|&k| k != key);
+            }
             let deep = if self.clean { 3 } else { 5 };
             members.push((key.to_string(), self.any(deep)));
         }
@@ -339,6 +354,14 @@ impl Gen<'_> {
         }
         if self.rng.one_in(3) {
             members.push(("\"examples\"".into(), self.any(3)));
+        }
+        if !members.is_empty() && self.flaw(8) {
+            // A repeated top-level member: a second `decisions` hides the first.
+            let (key, _) = &members[self.rng.below(members.len())];
+            let key = key.clone();
+            let n = self.rng.below(4);
+            let value = if key == "\"meta\"" { self.meta() } else { self.records(n, key == "\"decisions\"") };
+            members.push((key, value));
         }
         shuffle(self.rng, &mut members);
         J::Obj(members)
