@@ -41,8 +41,8 @@ pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Err
     let started = Instant::now();
     let memory = load_memory(&settings.memory)?;
     let memory_path = &settings.memory.path;
-    let memory_bytes =
-        std::fs::read(memory_path).map_err(|source| Error::Read { path: memory_path.clone(), source })?;
+    // Hashed as loaded (type-checked and capped), not read a second time.
+    let memory_bytes = memory.text().as_bytes().to_vec();
 
     let pool = thread_pool(settings.jobs)?;
     let suite = pool.install(|| Suite::load_with(&settings.roots, &settings.limits)).map_err(Error::Suite)?;

@@ -175,6 +175,11 @@ impl Memory {
         self.diagnostics.iter().filter(|d| d.severity == Severity::Warning)
     }
 
+    /// The memory file's text as read (what the report's fingerprint hashes).
+    pub(crate) fn text(&self) -> &str {
+        &self.text
+    }
+
     /// 1-based line and column of a byte offset in the file.
     pub(crate) fn line_col(&self, offset: usize) -> (usize, usize) {
         let starts = self.lines.get_or_init(|| lines::line_starts(&self.text));

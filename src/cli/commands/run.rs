@@ -18,17 +18,27 @@ use crate::report::{self, display_path, Report};
 pub(crate) fn execute(s: RunSettings) -> Result<i32, Error> {
     let started = Instant::now();
     let SuiteRun { mut report, index, loaded, ran } = suite::run(&s.suite, s.quiet)?;
-    let repo = if s.git { std::env::current_dir().ok().and_then(|d| Repo::discover(&d)) } else { None };
+    // Why there is no repository matters only to the flags that need one.
+    let found = match (s.git, std::env::current_dir()) {
+        (true, Ok(dir)) => Some(Repo::require(&dir)),
+        _ => None,
+    };
+    let (repo, missing) = match found {
+        Some(Ok(repo)) => (Some(repo), None),
+        Some(Err(e)) => (None, Some(e)),
+        None => (None, None),
+    };
     report.git = repo.as_ref().and_then(|r| r.info());
+    let require = || require(repo.as_ref(), missing.as_ref());
 
     let mut rules = report.gate.rules.clone();
     let compared = match &s.baseline {
-        Some(plan) => Some(compare(plan, &report, &s.suite.gate, repo.as_ref(), !s.suite.filter.is_empty())?),
+        Some(plan) => Some(compare(plan, &report, &s.suite.gate, &require, !s.suite.filter.is_empty())?),
         None => None,
     };
     if let Some(rev) = &s.memory_ref {
         let path = &s.suite.memory.path;
-        let old = match require(repo.as_ref())?.read_at(rev, path)? {
+        let old = match require()?.read_at(rev, path)? {
             Some(bytes) => {
                 Memory::parse(path, String::from_utf8_lossy(&bytes).into_owned(), s.suite.memory.profile.family).pool
             }
@@ -66,20 +76,26 @@ pub(crate) fn execute(s: RunSettings) -> Result<i32, Error> {
     Ok(if report.gate.passed { exit::OK } else { exit::GATE_FAILED })
 }
 
-fn require(repo: Option<&Repo>) -> Result<&Repo, Error> {
-    repo.ok_or_else(|| {
-        let dir = std::env::current_dir().unwrap_or_else(|_| ".".into());
-        Error::Git(GitError::NotARepository { dir })
-    })
+/// The repository, or why there is none (not a repository, or one git
+/// refuses to open because another user owns it).
+fn require<'r>(repo: Option<&'r Repo>, missing: Option<&GitError>) -> Result<&'r Repo, Error> {
+    match (repo, missing) {
+        (Some(repo), _) => Ok(repo),
+        (None, Some(GitError::NotSafe { repo })) => Err(Error::Git(GitError::NotSafe { repo: repo.clone() })),
+        (None, _) => {
+            let dir = std::env::current_dir().unwrap_or_else(|_| ".".into());
+            Err(Error::Git(GitError::NotARepository { dir }))
+        }
+    }
 }
 
 /// Reads the baseline (and, with a revision, the revision's copy), lets
 /// [`baseline::select`] choose, and compares the run with the choice.
-fn compare(
+fn compare<'r>(
     plan: &BaselinePlan,
     current: &Report,
     settings: &GateSettings,
-    repo: Option<&Repo>,
+    require: &dyn Fn() -> Result<&'r Repo, Error>,
     filtered: bool,
 ) -> Result<(Comparison, Report), Error> {
     let shown = display_path(&plan.path);
@@ -91,7 +107,7 @@ fn compare(
     let at = match &plan.revision {
         None => None,
         Some(rev) => {
-            let repo = require(repo)?;
+            let repo = require()?;
             let commit = repo.resolve(rev)?;
             let report = match repo.read_at(rev, &plan.path)? {
                 Some(bytes) => Some(baseline::parse(&format!("{rev}:{shown}"), &String::from_utf8_lossy(&bytes))?),
