@@ -83,6 +83,9 @@ pub enum BaselineError {
         "{path}: the baseline has schema `{found}`, this mneme-gate reads `{REPORT_SCHEMA}`; re-pin it with `mneme-gate baseline`"
     )]
     Schema { path: String, found: String },
+    /// Parsed, but not something mneme-gate writes (a hand-edited report).
+    #[error("{path}: the baseline is not a mneme-gate report: {message}; re-pin it with `mneme-gate baseline`")]
+    Inconsistent { path: String, message: String },
 }
 
 /// Reads a baseline (or any saved report) from a file: only a regular file
@@ -131,12 +134,24 @@ pub fn parse(label: &str, text: &str) -> Result<Report, BaselineError> {
             }
         }
     }
-    crate::report::json::parse(text).map_err(|e| BaselineError::Parse {
+    let report = crate::report::json::parse(text).map_err(|e| BaselineError::Parse {
         path: label.to_string(),
         line: e.line(),
         column: e.column().max(1),
         message: json_error(&e),
-    })
+    })?;
+    // A ranking never holds a decision twice; comparing one that does would
+    // report moves that never happened.
+    for s in &report.scenarios {
+        let mut seen = std::collections::HashSet::new();
+        if let Some(dup) = s.retrieved.iter().find(|r| !seen.insert(r.id.as_str())) {
+            return Err(BaselineError::Inconsistent {
+                path: label.to_string(),
+                message: format!("scenario `{}` retrieves `{}` twice", s.id, dup.id),
+            });
+        }
+    }
+    Ok(report)
 }
 
 /// What makes two reports incomparable: a different `k`, profile or metric

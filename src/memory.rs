@@ -114,9 +114,9 @@ impl Memory {
         Ok(match String::from_utf8(bytes) {
             Ok(text) => Memory::parse(path, text, family),
             Err(e) => {
+                // `valid_up_to` counts bytes, and those bytes are valid UTF-8.
                 let valid = e.utf8_error().valid_up_to();
-                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-                let prefix = &text[..text.char_indices().nth(valid).map_or(text.len(), |(i, _)| i).min(text.len())];
+                let prefix = std::str::from_utf8(&e.as_bytes()[..valid]).unwrap_or_default();
                 let (line, column) = lines::LineIndex::new(prefix).line_col(prefix.len());
                 let diag = Diagnostic {
                     severity: Severity::Error,
