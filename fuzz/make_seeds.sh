@@ -124,5 +124,14 @@ gate:
     ungoverned_injection_rate: 0.125
 EOF
 
+# Every input kept as a regression (tests/fixtures/fuzz/<target>-<what>) is
+# a seed of its target too, so each run replays it first.
+for f in tests/fixtures/fuzz/*; do
+  name="$(basename "$f")"
+  target="${name%%-*}"
+  [ -d "$seeds/$target" ] || { echo "make_seeds.sh: $f names no target" >&2; exit 1; }
+  cp "$f" "$seeds/$target/regression-${name#*-}"
+done
+
 du -sh "$seeds"
 find "$seeds" -type f | sort | xargs wc -c | tail -1
