@@ -41,6 +41,7 @@ mod located_json;
 mod migrate;
 mod model;
 mod pool;
+pub use pool::INACTIVE_STATUSES;
 mod tolerant;
 
 pub(crate) use file::{read_regular, read_report, size_in_words, ReadError};
@@ -51,7 +52,7 @@ pub(crate) use glob::compile_glob;
 /// hostile one can make the gate hold in memory.
 pub const MAX_MEMORY_BYTES: u64 = 512 * 1024 * 1024;
 pub use model::{Decision, Diagnostic, Excluded, Memory, Severity};
-pub(crate) use model::{Exclusion, RecordKind};
+pub use model::{Exclusion, RecordKind};
 
 /// The memory file could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -102,7 +103,7 @@ impl Memory {
     /// Reads and parses a memory file; a file that cannot be read (not a
     /// regular file, larger than [`MAX_MEMORY_BYTES`], an I/O failure) is
     /// the only error here. Check [`Memory::has_errors`] before retrieving.
-    pub(crate) fn read(path: &Path, family: Family) -> Result<Memory, MemoryError> {
+    pub fn read(path: &Path, family: Family) -> Result<Memory, MemoryError> {
         let bytes = read_regular(path, MAX_MEMORY_BYTES).map_err(|e| {
             let path = path.to_path_buf();
             match e {

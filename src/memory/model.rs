@@ -32,20 +32,20 @@ pub struct Decision {
     pub content: String,
     /// Scope globs as written (only item records under profile `default`).
     pub paths: Vec<String>,
-    pub(crate) status: Option<String>,
+    pub status: Option<String>,
     /// Where it came from: `decision record` or the item type.
-    pub(crate) kind: RecordKind,
+    pub kind: RecordKind,
     /// Byte offset of the record (its `{`) in the memory text.
     #[serde(skip)]
-    pub(crate) offset: usize,
+    pub offset: usize,
     /// The compiled globs, in `paths` order (a trailing `/` already expanded).
     #[serde(skip)]
-    pub(crate) globs: Vec<Glob>,
+    pub globs: Vec<Glob>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "shape", content = "type", rename_all = "snake_case")]
-pub(crate) enum RecordKind {
+pub enum RecordKind {
     /// A `decisions[]` element with a string `decision`.
     DecisionRecord,
     /// An item record and its `type`.
@@ -64,14 +64,14 @@ impl fmt::Display for RecordKind {
 /// Why a well-formed record is not in the pool.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "reason", rename_all = "snake_case")]
-pub(crate) enum Exclusion {
+pub enum Exclusion {
     NotEligibleType { item_type: String },
     InactiveStatus { status: String },
     DuplicateId { kept_line: usize },
 }
 
 impl Exclusion {
-    pub(crate) fn code(&self) -> &'static str {
+    pub fn code(&self) -> &'static str {
         match self {
             Exclusion::NotEligibleType { .. } => "not_eligible_type",
             Exclusion::InactiveStatus { .. } => "inactive_status",
@@ -95,12 +95,12 @@ impl fmt::Display for Exclusion {
 /// A well-formed record kept out of the pool.
 #[derive(Debug, Clone, Serialize)]
 pub struct Excluded {
-    pub(crate) id: String,
-    pub(crate) title: String,
-    pub(crate) kind: RecordKind,
-    pub(crate) line: usize,
-    pub(crate) column: usize,
-    pub(crate) reason: Exclusion,
+    pub id: String,
+    pub title: String,
+    pub kind: RecordKind,
+    pub line: usize,
+    pub column: usize,
+    pub reason: Exclusion,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -139,13 +139,13 @@ impl Diagnostic {
 /// and every problem found.
 #[derive(Debug)]
 pub struct Memory {
-    pub(crate) path: PathBuf,
-    pub(crate) family: Family,
+    pub path: PathBuf,
+    pub family: Family,
     pub pool: Vec<Decision>,
-    pub(crate) excluded: Vec<Excluded>,
+    pub excluded: Vec<Excluded>,
     pub diagnostics: Vec<Diagnostic>,
     /// Records seen, well-formed or not.
-    pub(crate) records: usize,
+    pub records: usize,
     /// The memory text, for lines and columns.
     pub(super) text: String,
     /// Its line starts, computed on the first [`Memory::line_col`].

@@ -18,7 +18,7 @@ use crate::profile::Family;
 use rustc_hash::FxBuildHasher as FxBuild;
 
 /// The statuses that keep a record out of the pool (compared ignoring case).
-const INACTIVE_STATUSES: [&str; 4] = ["superseded", "deprecated", "rejected", "retired"];
+pub const INACTIVE_STATUSES: [&str; 4] = ["superseded", "deprecated", "rejected", "retired"];
 
 /// A record that passed shape checks, before eligibility and dedup.
 pub(super) struct Candidate {
