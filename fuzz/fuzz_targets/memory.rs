@@ -127,8 +127,10 @@ fn excluded_view(m: &Memory) -> Vec<(&str, &str, &RecordKind, usize, &Exclusion)
     m.excluded.iter().map(|e| (e.id.as_str(), e.title.as_str(), &e.kind, e.line, &e.reason)).collect()
 }
 
+type DiagnosticView<'m> = (Severity, usize, Option<usize>, Option<&'m str>, &'m str);
+
 /// Columns on line 1 aside: the BOM shifts them.
-fn diagnostics_view(m: &Memory) -> Vec<(Severity, usize, Option<usize>, Option<&str>, &str)> {
+fn diagnostics_view(m: &Memory) -> Vec<DiagnosticView<'_>> {
     m.diagnostics
         .iter()
         .map(|d| (d.severity, d.line, (d.line > 1).then_some(d.column), d.record_id.as_deref(), d.message.as_str()))
