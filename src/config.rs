@@ -224,6 +224,31 @@ impl Config {
         Ok(Config { path: Some(path.to_path_buf()), file })
     }
 
+    /// The memory file: `flag`, else `memory:` of the file, else
+    /// ./project_memory.json or ./.mneme/project_memory.json when one
+    /// exists; `None` when there is none.
+    pub fn memory_path(&self, flag: Option<&Path>) -> Option<PathBuf> {
+        if let Some(p) = flag {
+            return Some(p.to_path_buf());
+        }
+        if let Some(p) = &self.file.memory {
+            return Some(self.resolve_path(p));
+        }
+        ["project_memory.json", ".mneme/project_memory.json"]
+            .into_iter()
+            .map(PathBuf::from)
+            .find(|candidate| candidate.is_file())
+    }
+
+    /// The suite roots of `scenarios:`, resolved against the file's folder.
+    pub fn suites(&self) -> Vec<PathBuf> {
+        match &self.file.scenarios {
+            None => Vec::new(),
+            Some(OneOrMany::One(p)) => vec![self.resolve_path(p)],
+            Some(OneOrMany::Many(ps)) => ps.iter().map(|p| self.resolve_path(p)).collect(),
+        }
+    }
+
     /// A path from the file, made relative to the file's folder.
     pub fn resolve_path(&self, p: &str) -> PathBuf {
         let rel = Path::new(p);

@@ -16,7 +16,7 @@ use super::args::{
     AnnotationKind, BaselineArgs, Cli, Command, DiffArgs, InitArgs, MemoryArgs, PinArgs, ProfileName, QueryArgs,
     RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
 };
-use crate::config::{Config, OneOrMany};
+use crate::config::Config;
 use crate::error::Error;
 use crate::gate::GateSettings;
 use crate::profile::{Family, Profile};
@@ -214,22 +214,13 @@ fn memory(config: &Config, args: &MemoryArgs) -> Result<MemorySettings, Error> {
     Ok(MemorySettings { path: memory_path(config, args.memory.as_deref())?, profile })
 }
 
-/// The memory path: the flag, else the configuration, else the usual names.
+/// The memory path ([`Config::memory_path`]), or what to do without one.
 fn memory_path(config: &Config, flag: Option<&Path>) -> Result<PathBuf, Error> {
-    if let Some(p) = flag {
-        return Ok(p.to_path_buf());
-    }
-    if let Some(p) = &config.file.memory {
-        return Ok(config.resolve_path(p));
-    }
-    for candidate in ["project_memory.json", ".mneme/project_memory.json"] {
-        if Path::new(candidate).is_file() {
-            return Ok(PathBuf::from(candidate));
-        }
-    }
-    Err(Error::Usage(
-        "no memory file: pass --memory FILE, or set `memory:` in mneme-gate.yaml (looked for ./project_memory.json and ./.mneme/project_memory.json)".into(),
-    ))
+    config.memory_path(flag).ok_or_else(|| {
+        Error::Usage(
+            "no memory file: pass --memory FILE, or set `memory:` in mneme-gate.yaml (looked for ./project_memory.json and ./.mneme/project_memory.json)".into(),
+        )
+    })
 }
 
 fn query(config: &Config, args: QueryArgs) -> Result<QuerySettings, Error> {
@@ -247,21 +238,12 @@ fn validate(config: &Config, args: ValidateArgs) -> Result<ValidateSettings, Err
     Ok(ValidateSettings { memory, strict: args.strict, json: args.json })
 }
 
-/// The suite paths from the configuration, resolved.
-fn configured_suites(config: &Config) -> Vec<PathBuf> {
-    match &config.file.scenarios {
-        None => Vec::new(),
-        Some(OneOrMany::One(p)) => vec![config.resolve_path(p)],
-        Some(OneOrMany::Many(ps)) => ps.iter().map(|p| config.resolve_path(p)).collect(),
-    }
-}
-
 /// The suite of `run`, `baseline` and `init`: the configuration's gate, the
 /// flags' memory, roots and threads, and the `--filter` globs.
 pub(crate) fn suite(config: &Config, args: &SuiteArgs, filter: &[String]) -> Result<SuiteSettings, Error> {
     let gate = config.gate_settings()?;
     let memory = memory(config, &args.memory)?;
-    let roots = if args.scenarios.is_empty() { configured_suites(config) } else { args.scenarios.clone() };
+    let roots = if args.scenarios.is_empty() { config.suites() } else { args.scenarios.clone() };
     if roots.is_empty() {
         return Err(Error::Usage("no suite: pass --scenarios PATH, or set `scenarios:` in mneme-gate.yaml".into()));
     }

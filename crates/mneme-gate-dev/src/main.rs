@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mneme_gate::config::{Config, OneOrMany};
+use mneme_gate::config::Config;
 use mneme_gate::error::{exit, Error};
 use mneme_gate::memory::Memory;
 use mneme_gate::profile::Family;
@@ -158,7 +158,7 @@ fn floor_cmd(args: FloorArgs) -> Result<i32, Error> {
     let profile = config.profile(family, args.k)?;
     let memory_path = memory_path(&config, args.memory.as_deref())?;
     let memory = Memory::load(&memory_path, profile.family)?;
-    let roots = if args.scenarios.is_empty() { configured_suites(&config) } else { args.scenarios };
+    let roots = if args.scenarios.is_empty() { config.suites() } else { args.scenarios };
     let suite = load_suite(&roots, args.jobs)?;
     let mut responses = 0usize;
     for s in &suite.scenarios {
@@ -178,30 +178,11 @@ fn floor_cmd(args: FloorArgs) -> Result<i32, Error> {
     Ok(exit::OK)
 }
 
-/// The memory path as `mneme-gate` resolves it: the flag, else the
-/// configuration, else the usual names.
+/// The memory path as `mneme-gate` resolves it ([`Config::memory_path`]).
 fn memory_path(config: &Config, flag: Option<&Path>) -> Result<PathBuf, Error> {
-    if let Some(p) = flag {
-        return Ok(p.to_path_buf());
-    }
-    if let Some(p) = &config.file.memory {
-        return Ok(config.resolve_path(p));
-    }
-    for candidate in ["project_memory.json", ".mneme/project_memory.json"] {
-        if Path::new(candidate).is_file() {
-            return Ok(PathBuf::from(candidate));
-        }
-    }
-    Err(Error::Usage("no memory file: pass --memory FILE, or set `memory:` in mneme-gate.yaml".into()))
-}
-
-/// The suite roots from the configuration, resolved.
-fn configured_suites(config: &Config) -> Vec<PathBuf> {
-    match &config.file.scenarios {
-        None => Vec::new(),
-        Some(OneOrMany::One(p)) => vec![config.resolve_path(p)],
-        Some(OneOrMany::Many(ps)) => ps.iter().map(|p| config.resolve_path(p)).collect(),
-    }
+    config
+        .memory_path(flag)
+        .ok_or_else(|| Error::Usage("no memory file: pass --memory FILE, or set `memory:` in mneme-gate.yaml".into()))
 }
 
 /// Loads the suite, parsing its files on `jobs` threads, as `run` does.
