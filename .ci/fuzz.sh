@@ -8,9 +8,17 @@
 # SECONDS per target: the first argument, else $FUZZ_SECONDS, else 20.
 # TARGETs: the ones given, else every target of `cargo fuzz list`.
 #
-# Each target starts from its committed seeds (fuzz/seeds/<target>/, read
-# only) plus a scratch corpus kept between runs under fuzz/target/corpus/
-# (ignored by git). Crashing inputs go to fuzz/artifacts/<target>/.
+# Exploring (the default): each target starts from its committed seeds
+# (fuzz/seeds/<target>/, read only) plus a scratch corpus kept between runs
+# under fuzz/target/corpus/ (ignored by git), with a random seed, for SECONDS.
+#
+# Reproducible (FUZZ_RUNS=N, what .ci/run uses): each target runs the
+# committed seeds and then exactly N mutations from libFuzzer seed
+# $FUZZ_SEED (default 1), starting from the seeds alone, so that the same
+# tree gives the same verdict on every machine and every run; SECONDS is
+# then ignored. Exploration finds new inputs; CI must not fail at random.
+#
+# Crashing inputs go to fuzz/artifacts/<target>/.
 # Needs rustup's nightly toolchain; installs cargo-fuzz if it is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,9 +27,13 @@ export CARGO_TERM_COLOR=never
 
 seconds="${1:-${FUZZ_SECONDS:-20}}"
 [ $# -gt 0 ] && shift
-case "$seconds" in
-  '' | *[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2 ;;
-esac
+runs="${FUZZ_RUNS:-}"
+fuzz_seed="${FUZZ_SEED:-1}"
+for n in "$seconds" "$fuzz_seed" ${runs:+"$runs"}; do
+  case "$n" in
+    '' | *[!0-9]*) echo "fuzz.sh: SECONDS, FUZZ_RUNS and FUZZ_SEED must be whole numbers, got '$n'" >&2; exit 2 ;;
+  esac
+done
 
 die() {
   echo "fuzz.sh: error: $*" >&2
@@ -61,7 +73,11 @@ echo "fuzz.sh: building ${targets[*]}"
 cargo +nightly fuzz build
 host="$(rustc +nightly -vV | sed -n 's/^host: //p')"
 bin_dir="$root/fuzz/target/$host/release"
-echo "fuzz.sh: built in $(($(date +%s) - start)) s; running each target for $seconds s"
+if [ -n "$runs" ]; then
+  echo "fuzz.sh: built in $(($(date +%s) - start)) s; running each target on its seeds plus $runs inputs from seed $fuzz_seed"
+else
+  echo "fuzz.sh: built in $(($(date +%s) - start)) s; running each target for $seconds s"
+fi
 
 # As `cargo fuzz run` does: libgit2 (linked through git2) has two static
 # C tables of the same name, which AddressSanitizer's ODR check refuses.
@@ -77,6 +93,13 @@ for target in "${targets[@]}"; do
   work="$root/fuzz/target/fuzz-run/$target"
   [ -d "$seeds" ] || die "target '$target' has no seeds in $seeds"
   rm -rf "$work"
+  if [ -n "$runs" ]; then
+    # Reproducible: an empty corpus of this run's own, fixed seed and count.
+    corpus="$work/corpus"
+    budget=(-runs="$runs" -seed="$fuzz_seed")
+  else
+    budget=(-max_total_time="$seconds")
+  fi
   mkdir -p "$corpus" "$artifacts" "$work/tmp"
   touch "$work/started"
   t0=$(date +%s)
@@ -85,7 +108,7 @@ for target in "${targets[@]}"; do
   # fuzz-0.log in the working folder. Scratch files of the targets go to
   # $work/tmp.
   (cd "$work" && TMPDIR="$work/tmp" "$bin" \
-    -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -max_len="$(max_len "$target")" \
+    "${budget[@]}" -rss_limit_mb=2048 -timeout=10 -max_len="$(max_len "$target")" \
     -jobs=1 -workers=1 -print_final_stats=1 -artifact_prefix="$artifacts/" \
     "$corpus" "$seeds" >"$work/driver.log" 2>&1) || status=$?
   log="$work/fuzz-0.log"

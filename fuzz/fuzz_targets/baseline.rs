@@ -48,18 +48,7 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(baseline::incompatibilities(&report, &report), Vec::<String>::new());
     let itself = baseline::compare(&report, &report, &settings, source());
     assert!(itself.added.is_empty() && itself.removed.is_empty(), "a report differs from itself: {itself:?}");
-    // KNOWN FINDING (docs/fuzzing.md, tests/fuzz_regressions.rs): a report
-    // that lists a decision twice in a scenario's `retrieved` (mneme-gate
-    // never writes one) is accepted, and compares as "moved" against itself.
-    // Checked only without such repeats until `baseline::parse` refuses them.
-    let repeats = report.scenarios.iter().any(|s| {
-        let mut ids: Vec<&str> = s.retrieved.iter().map(|r| r.id.as_str()).collect();
-        ids.sort_unstable();
-        ids.windows(2).any(|w| w[0] == w[1])
-    });
-    if !repeats {
-        assert!(itself.scenarios.is_empty(), "a report differs from itself: {:?}", itself.scenarios);
-    }
+    assert!(itself.scenarios.is_empty(), "a report differs from itself: {:?}", itself.scenarios);
 
     // `run`: the input is the baseline of the current run.
     let current = current();
