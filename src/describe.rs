@@ -44,7 +44,28 @@ pub(crate) fn json_error(error: &serde_json::Error) -> String {
 /// breaks and tab included), DEL, the C1 controls, the Unicode line and
 /// paragraph separators, and the two noncharacters XML 1.0 forbids.
 fn unprintable(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{fffe}' | '\u{ffff}')
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{fffe}' | '\u{ffff}') || invisible(c)
+}
+
+/// Characters that change how the text around them reads without showing
+/// themselves: the bidirectional controls a "Trojan Source" text uses to make
+/// a reviewer read something other than what is there (embeddings,
+/// overrides, isolates, the direction marks), and the zero-width and
+/// invisible format characters that hide text or split a word a reader
+/// searches for. Escaped like control characters, so that what a reviewer
+/// sees in a log, an annotation or a summary is what the input holds.
+fn invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061c}'                  // Arabic letter mark
+            | '\u{00ad}'            // soft hyphen
+            | '\u{180e}'            // Mongolian vowel separator
+            | '\u{200b}'..='\u{200f}' // zero-width space, non-joiner, joiner; LRM, RLM
+            | '\u{202a}'..='\u{202e}' // embeddings and overrides
+            | '\u{2060}'..='\u{2064}' // word joiner, invisible operators
+            | '\u{2066}'..='\u{2069}' // isolates
+            | '\u{feff}'            // zero-width no-break space (a BOM inside text)
+    )
 }
 
 /// GitHub's legacy workflow-command prefix, which the runner looks for
@@ -198,6 +219,19 @@ pub(crate) fn defuse_json(text: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bidi_and_invisible_characters_are_escaped() {
+        // A Trojan Source line: the override makes "admin" read reversed.
+        let trojan = "ok\u{202e}nimda\u{2066}x\u{2069}";
+        assert_eq!(printable(trojan), "ok\\u{202e}nimda\\u{2066}x\\u{2069}");
+        assert_eq!(printable("pay\u{200b}ments"), "pay\\u{200b}ments");
+        assert_eq!(printable("a\u{feff}b\u{200d}c\u{ad}d"), "a\\u{feff}b\\u{200d}c\\u{ad}d");
+        assert_eq!(defuse_lines("x\u{202e}y\n", false), "x\\u{202e}y\n");
+        assert_eq!(defuse_json("\"x\u{2067}\""), "\"x\\u2067\"");
+        // Visible non-ASCII text is left alone.
+        assert!(matches!(printable("déjà vu — ❌ ✅ 日本"), Cow::Borrowed(_)));
+    }
 
     #[test]
     fn type_names() {
