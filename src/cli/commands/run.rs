@@ -116,7 +116,8 @@ fn compare<'r>(
             Some(AtRevision { revision: rev.clone(), commit, report })
         }
     };
-    let chosen = baseline::select(&plan.path, &shown, working, at, plan.accept_change, settings)?;
+    let chosen =
+        baseline::select(&plan.path, &shown, working, at, plan.accept_change, plan.accepted_by.as_deref(), settings)?;
     let differences = baseline::incompatibilities(&chosen.baseline, current);
     if !differences.is_empty() && !plan.allow_incompatible {
         return Err(Error::IncompatibleBaseline { path: chosen.source.path, differences });
