@@ -135,7 +135,7 @@ fn write_reports(s: &RunSettings, report: &Report) -> Result<(), Error> {
     let formats: [(&Option<Destination>, Render, output::Kind); 5] = [
         (&r.json, |r| Ok(report::json::render(r)), output::Kind::Json),
         (&r.junit, |r| Ok(report::junit::render(r)), output::Kind::Text),
-        (&r.markdown, |r| Ok(report::markdown::render(r)), output::Kind::Text),
+        (&r.markdown, |r| Ok(report::markdown::render(r)), output::Kind::Markdown),
         (&r.trec_run, report::trec::run, output::Kind::Text),
         (&r.trec_qrels, report::trec::qrels, output::Kind::Text),
     ];
