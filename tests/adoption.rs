@@ -317,3 +317,104 @@ fn init_writes_a_workflow_that_names_this_release() {
     );
     insta::assert_snapshot!("init_workflow", workflow);
 }
+
+// Item 5: the README's Install section names this repository and this
+// version everywhere, as the workflow `init` writes does, and the
+// `cargo install --git` line names the package (the repository is a
+// workspace with more than one binary: without it, cargo refuses).
+#[test]
+fn the_install_section_names_this_release() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let start = readme.find("\n## Install\n").expect("an Install section");
+    let end = readme[start + 1..].find("\n## ").map_or(readme.len(), |i| start + 1 + i);
+    let install = &readme[start..end];
+    let version = env!("CARGO_PKG_VERSION");
+    let repository = env!("CARGO_PKG_REPOSITORY");
+    for needle in [
+        format!("uses: mneme-gate/mneme-gate@v{version}"),
+        format!("version={version} target=x86_64-unknown-linux-musl"),
+        format!("base=\"{repository}/releases/download/v$version\""),
+        "sha256sum --check \"mneme-gate-$version-$target.tar.gz.sha256\"".to_string(),
+        format!("ghcr.io/mneme-gate/mneme-gate:{version} run"),
+        format!("cargo install --locked --git {repository} --tag v{version} mneme-gate\n"),
+        "cargo install --locked --path .".to_string(),
+        "### Prerequisites".to_string(),
+    ] {
+        assert!(install.contains(&needle), "the Install section lacks {needle:?}:\n{install}");
+    }
+    // The targets the release workflow builds are the ones the section lists
+    // and the ones the action's install script maps runners to.
+    let release = std::fs::read_to_string(root.join(".github/workflows/release.yml")).unwrap();
+    let script = std::fs::read_to_string(root.join("action/install.sh")).unwrap();
+    for target in [
+        "x86_64-unknown-linux-musl",
+        "aarch64-unknown-linux-musl",
+        "x86_64-apple-darwin",
+        "aarch64-apple-darwin",
+        "x86_64-pc-windows-msvc",
+    ] {
+        assert!(install.contains(target), "{target} in the README");
+        assert!(release.contains(&format!("target: {target},")), "{target} in release.yml");
+        assert!(script.contains(&format!("target={target}")), "{target} in action/install.sh");
+    }
+}
+
+// Item 7: `.ci/run` names every missing prerequisite, one line each, and
+// stops before any work: its prerequisite block, run where nothing is on
+// PATH.
+#[test]
+fn ci_run_names_every_missing_prerequisite_before_any_work() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = std::fs::read_to_string(root.join(".ci/run")).unwrap();
+    let first_work = script.find("\ncargo fmt").expect(".ci/run runs cargo fmt");
+    let checks = &script[..first_work];
+    assert!(checks.trim_end().ends_with("[ \"$missing\" = 0 ] || exit 2"), "{checks}");
+    let empty = tempfile::tempdir().unwrap();
+    let out = Command::new("/bin/bash")
+        .args(["-c", checks, "ci-run"])
+        .env_clear()
+        .env("PATH", empty.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    for tool in
+        ["cargo", "rustup", "rustfmt", "cargo-clippy", "cc", "python3", "git", "jq", "curl", "sha256sum", "node", "npm"]
+    {
+        let lines = stderr.lines().filter(|l| l.starts_with(&format!(".ci/run: needs {tool}: "))).count();
+        assert_eq!(lines, 1, "one line for {tool}:\n{stderr}");
+    }
+
+    // A python3 without venv (and too old), and a rustup without nightly.
+    let stubs = tempfile::tempdir().unwrap();
+    let stub = |name: &str, body: &str| {
+        use std::os::unix::fs::PermissionsExt;
+        let path = stubs.path().join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    stub("python3", "[ \"$1\" = --version ] && echo 'Python 3.8.10'; exit 1");
+    stub("rustup", "echo 'stable-x86_64-unknown-linux-gnu (default)'");
+    let grep = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|dir| dir.join("grep"))
+        .find(|p| p.is_file())
+        .expect("grep on PATH");
+    stub("grep", &format!("exec {} \"$@\"", grep.display()));
+    let out = Command::new("/bin/bash")
+        .args(["-c", checks, "ci-run"])
+        .env_clear()
+        .env("PATH", stubs.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    for line in [
+        ".ci/run: needs Python 3.9 or later; python3 is Python 3.8.10",
+        ".ci/run: needs Python's venv and ensurepip modules (pip in a venv): install python3-venv",
+        ".ci/run: needs the nightly toolchain for .ci/fuzz.sh: rustup toolchain install nightly --profile minimal",
+    ] {
+        assert!(stderr.lines().any(|l| l == line), "{line}\n{stderr}");
+    }
+    assert!(!stderr.contains("needs python3:") && !stderr.contains("needs rustup:"), "{stderr}");
+}
