@@ -25,9 +25,12 @@ RUN --mount=type=cache,target=/usr/local/cargo/registry,sharing=locked \
     && install -m 0755 target/release/mneme-gate /usr/local/bin/mneme-gate
 
 FROM debian:12.12-slim@sha256:d5d3f9c23164ea16f31852f95bd5959aad1c5e854332fe00f7b3a20fcc9f635c
+# The source label links the image on ghcr.io to the repository (.github/workflows/release.yml
+# pushes it there, adding the version and revision labels).
 LABEL org.opencontainers.image.title="mneme-gate" \
       org.opencontainers.image.description="CI governance gate for AI coding agents' architectural-decision retrieval" \
-      org.opencontainers.image.licenses="MIT"
+      org.opencontainers.image.licenses="MIT" \
+      org.opencontainers.image.source="https://github.com/mneme-gate/mneme-gate"
 # The mounted repository usually belongs to another user than the container's, and libgit2
 # (like git) refuses to open a repository owned by someone else unless safe.directory allows
 # it. This image only ever reads the repository it is given, so every directory is trusted.

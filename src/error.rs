@@ -11,9 +11,10 @@ use std::path::PathBuf;
 
 use crate::baseline::BaselineError;
 use crate::config::ConfigError;
-use crate::describe::printable;
+use crate::describe::{defuse_lines, printable};
 use crate::git::GitError;
 use crate::memory::MemoryError;
+use crate::report::annotations::escape_data;
 use crate::scenarios::SuiteError;
 
 /// Exit codes, as documented in `docs/exit-codes.md`.
@@ -89,6 +90,15 @@ impl Error {
     }
 }
 
+/// A failure as a GitHub Actions `::error` workflow command, so that an
+/// exit 2 or 3 in CI shows in the run's annotations and not only in its log.
+/// The message is defused like every line the tool prints (no raw control
+/// character, no `##[`) and then escaped by the workflow command rules
+/// (`%`, `\r`, `\n`), so it stays one command whatever it quotes.
+pub fn github_annotation(message: &str) -> String {
+    format!("::error title=mneme-gate::{}\n", escape_data(&defuse_lines(message.trim_end(), false)))
+}
+
 /// Items, one per indented line (an item that quotes a control character
 /// shows it escaped, so it stays on its line).
 struct Lines<'a, T>(&'a [T]);
@@ -129,6 +139,18 @@ mod tests {
         assert_eq!(Error::Read { path: "f".into(), source: io() }.exit_code(), exit::INPUT);
         assert_eq!(Error::Write { path: None, source: io() }.exit_code(), exit::INFRASTRUCTURE);
         assert_eq!(Error::Infrastructure("threads".into()).exit_code(), exit::INFRASTRUCTURE);
+    }
+
+    #[test]
+    fn an_annotation_is_one_workflow_command_whatever_the_message_quotes() {
+        let e = Error::Usage("cannot read x\n::add-mask::secret 100%\r\u{1b}[31m".into());
+        assert_eq!(
+            github_annotation(&e.to_string()),
+            "::error title=mneme-gate::cannot read x%0A\\u{3a}:add-mask::secret 100%25\\r\\u{1b}[31m\n"
+        );
+        let text = github_annotation("two\nlines\n");
+        assert_eq!(text, "::error title=mneme-gate::two%0Alines\n");
+        assert_eq!(text.lines().count(), 1);
     }
 
     #[test]

@@ -29,8 +29,57 @@ pub fn config_text(memory: &str) -> String {
     )
 }
 
-/// The GitHub Actions workflow `init` writes.
-pub const WORKFLOW: &str = include_str!("../templates/workflow.yml");
+/// The workflow template; [`workflow`] fills in the action's reference
+/// where it says [`ACTION_PLACEHOLDER`].
+const WORKFLOW_TEMPLATE: &str = include_str!("../templates/workflow.yml");
+
+/// What `templates/workflow.yml` has in place of the action's reference
+/// (`owner/repo@version` keeps the template a valid workflow for the linters).
+const ACTION_PLACEHOLDER: &str = "OWNER/REPO@VERSION";
+
+/// The GitHub Actions workflow `init` writes: the template, with the
+/// action of the repository and the version this binary was built from.
+pub fn workflow() -> String {
+    WORKFLOW_TEMPLATE.replace(ACTION_PLACEHOLDER, &action_ref())
+}
+
+/// The action as a workflow names it, `owner/repo@vVERSION`, from the
+/// package's `repository` and `version` (Cargo.toml): the release whose
+/// binary the action installs is the tool that wrote the workflow.
+pub fn action_ref() -> String {
+    let repository = env!("CARGO_PKG_REPOSITORY");
+    let slug = repository
+        .strip_prefix("https://github.com/")
+        .unwrap_or(repository)
+        .trim_end_matches('/')
+        .trim_end_matches(".git");
+    format!("{slug}@v{}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The lines `init` adds to `.gitignore`: the reports `run` writes in the
+/// workflow and by hand, never the pinned baseline, which is committed.
+pub const GITIGNORE_LINES: [&str; 2] = ["reports/junit.xml", "reports/*.md"];
+
+/// What to append to a `.gitignore` (its text, empty when there is none)
+/// so that it has every line of [`GITIGNORE_LINES`]: `None` when it has
+/// them all already, so that running `init` twice changes nothing.
+pub fn gitignore_additions(existing: &str) -> Option<String> {
+    let present: HashSet<&str> = existing.lines().map(str::trim).collect();
+    let missing: Vec<&str> = GITIGNORE_LINES.iter().copied().filter(|l| !present.contains(l)).collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    if !existing.is_empty() && !existing.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str("# Reports written by `mneme-gate run` (reports/baseline.json is pinned: commit it).\n");
+    for line in missing {
+        out.push_str(line);
+        out.push('\n');
+    }
+    Some(out)
+}
 
 /// The starter suite for the decisions of `index`, and how many scenarios
 /// are active (the rest are commented out for review).
@@ -260,6 +309,31 @@ mod tests {
         std::fs::write(dir.path().join("starter.yaml"), &suite).unwrap();
         let loaded = crate::scenarios::Suite::load(&[dir.path()]).unwrap();
         assert_eq!(loaded.scenarios.len(), 1);
+    }
+
+    #[test]
+    fn the_workflow_names_this_repository_and_version() {
+        assert_eq!(action_ref(), format!("mneme-gate/mneme-gate@v{}", env!("CARGO_PKG_VERSION")));
+        assert_eq!(WORKFLOW_TEMPLATE.matches(ACTION_PLACEHOLDER).count(), 1);
+        let text = workflow();
+        assert!(text.contains(&format!("        uses: {}\n", action_ref())), "{text}");
+        assert!(!text.contains(ACTION_PLACEHOLDER) && !text.contains("placeholder"), "{text}");
+    }
+
+    #[test]
+    fn gitignore_lines_are_added_once_and_never_the_baseline() {
+        let added = gitignore_additions("").unwrap();
+        assert!(added.ends_with("reports/junit.xml\nreports/*.md\n"), "{added}");
+        let first = "target/\nreports/junit.xml";
+        let added = gitignore_additions(first).unwrap();
+        assert!(added.starts_with('\n'), "the last line of the file is closed first: {added:?}");
+        assert!(!added.contains("reports/junit.xml"), "a line already there is not added again");
+        let whole = format!("{first}{added}");
+        assert_eq!(gitignore_additions(&whole), None);
+        for line in GITIGNORE_LINES {
+            let glob = compile_glob(line).unwrap().compile_matcher();
+            assert!(!glob.is_match("reports/baseline.json"), "{line} would ignore the baseline");
+        }
     }
 
     #[test]

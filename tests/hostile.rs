@@ -201,9 +201,10 @@ fn run_output_cannot_inject_workflow_commands() {
         let out = mneme(d, &with(&RUN, &[format, "-"]), true, None);
         assert_out(&format!("run {format} -"), &out, Stream::Stderr);
     }
-    // An id the TREC format cannot hold is refused by name.
+    // An id the TREC format cannot hold is refused by name (and, in
+    // GitHub Actions, with an `::error` annotation on standard error).
     let out = expect(d, &with(&RUN, &["--trec-run", "t.txt"]), true, 2);
-    assert_out("run --trec-run", &out, Stream::Neither);
+    assert_out("run --trec-run", &out, Stream::Stderr);
     assert!(out.stderr.contains("contains whitespace, which the TREC format cannot hold"), "{}", out.stderr);
 }
 
@@ -226,12 +227,15 @@ fn other_commands_cannot_inject_workflow_commands() {
     ];
     for (args, code) in runs {
         let out = expect(d, args, true, code);
-        assert_out(&args.join(" "), &out, Stream::Neither);
+        // An error (exit 2) is also an `::error` annotation on standard error.
+        assert_out(&args.join(" "), &out, if code == 2 { Stream::Stderr } else { Stream::Neither });
     }
+    let out = expect(d, &["run", "--memory", "broken.json", "--scenarios", "scenarios", "--no-baseline"], true, 2);
+    assert!(out.stderr.contains("\n::error title=mneme-gate::the memory file broken.json has "), "{}", out.stderr);
     let out = expect(d, &["validate", "--memory", "memory.json"], true, 0);
     assert!(out.stdout.contains("`FORBID\\n::add-mask::SECRET-RULE\\r::error file=x::y`"), "{}", out.stdout);
     let out = expect(d, &["retrieve", "--memory", "memory.json", "--queries", "bad-queries.jsonl"], true, 2);
-    assert_out("retrieve (a bad line)", &out, Stream::Neither);
+    assert_out("retrieve (a bad line)", &out, Stream::Stderr);
     assert!(out.stderr.contains("query \"q-bad\\n::add-mask::SECRET-BADQUERY\\u{1b}[31m\\u{7}\""), "{}", out.stderr);
 }
 

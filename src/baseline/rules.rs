@@ -58,21 +58,15 @@ pub fn rules(comparison: &Comparison, settings: &GateSettings) -> Vec<RuleOutcom
     ));
     if let Some(change) = &comparison.baseline_change {
         let mut details = Vec::new();
-        if !change.accepted {
-            details.push(if change.first_pin {
-                format!(
-                    "{} has no baseline; this change pins the first one (accept it with --accept-baseline-change)",
-                    change.revision
-                )
-            } else {
-                format!(
-                    "this change re-pins the baseline of {}: {} scenario(s) change, {} added, {} removed (accept it with --accept-baseline-change)",
-                    change.revision,
-                    change.scenarios.len(),
-                    change.added.len(),
-                    change.removed.len()
-                )
-            });
+        // A first pin moves no goalposts: the base revision had none.
+        if !change.accepted && !change.first_pin {
+            details.push(format!(
+                "this change re-pins the baseline of {}: {} scenario(s) change, {} added, {} removed (accept it with --accept-baseline-change)",
+                change.revision,
+                change.scenarios.len(),
+                change.added.len(),
+                change.removed.len()
+            ));
         }
         out.push(outcome(
             "baseline_change",

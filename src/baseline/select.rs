@@ -6,8 +6,9 @@ The baseline in the working tree is the one this change proposes; the one at
 the base revision (the pull request's base) is the one reviewers agreed on.
 A change that edits the baseline moves the goalposts, so the base's baseline
 is used and the edit is reported (`baseline_change`), unless the change is
-accepted. Reading the files and resolving the revision is the caller's work;
-this module only decides.
+accepted. A base without a baseline has no goalposts to move: the change pins
+the first one, and the run is compared with it. Reading the files and
+resolving the revision is the caller's work; this module only decides.
 */
 
 use std::path::Path;
@@ -40,12 +41,15 @@ pub struct Selected {
 /// Chooses the baseline. `path` is the baseline file, `shown` how reports
 /// name it; `working` is the working tree's copy (`None` when absent) and
 /// `at` the base revision's, when the run compares with one.
+/// `accept_change` accepts a re-pin, and `accepted_by` says who or what
+/// accepted it, for the reports.
 pub fn select(
     path: &Path,
     shown: &str,
     working: Option<Report>,
     at: Option<AtRevision>,
     accept_change: bool,
+    accepted_by: Option<&str>,
     settings: &GateSettings,
 ) -> Result<Selected, BaselineError> {
     let here =
@@ -77,8 +81,10 @@ pub fn select(
             added,
             removed,
             accepted: accept_change,
+            accepted_by: accepted_by.filter(|_| accept_change).map(str::to_string),
         }
     });
+    // A first pin has nothing to compare against but itself.
     let use_working = working.is_some() && (at.report.is_none() || (differs && accept_change));
     Ok(match (use_working, working, at.report) {
         (true, Some(w), _) => Selected { baseline: w, source: here(None, None), change },
@@ -126,6 +132,7 @@ mod tests {
             working,
             base,
             accept,
+            None,
             &GateSettings::default(),
         )
     }
@@ -165,7 +172,35 @@ mod tests {
         assert_eq!(s.source.revision, None);
         let change = s.change.unwrap();
         assert!(change.first_pin);
+        assert!(!change.accepted, "nothing had to be accepted");
         assert_eq!(change.added, ["a"]);
+        // The first pin passes the gate without --accept-baseline-change.
+        let mut comparison = compare(&s.baseline, &s.baseline, &GateSettings::default(), s.source);
+        comparison.baseline_change = Some(change);
+        let rule = crate::baseline::rules(&comparison, &GateSettings::default()).pop().unwrap();
+        assert_eq!((rule.rule.as_str(), rule.violated), ("baseline_change", false), "{rule:?}");
+        assert!(rule.details.is_empty(), "{rule:?}");
+    }
+
+    #[test]
+    fn who_accepted_is_kept_only_when_the_change_is_accepted() {
+        let by = Some("the label `accept` on pull request #7");
+        let pick = |accept| {
+            select(
+                Path::new("b.json"),
+                "b.json",
+                Some(report(&["a", "b"])),
+                at(Some(report(&["a"]))),
+                accept,
+                by,
+                &GateSettings::default(),
+            )
+            .unwrap()
+            .change
+            .unwrap()
+        };
+        assert_eq!(pick(true).accepted_by.as_deref(), by);
+        assert_eq!(pick(false).accepted_by, None);
     }
 
     #[test]

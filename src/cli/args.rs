@@ -172,6 +172,10 @@ pub(crate) struct BaselineArgs {
     /// Accept that this change re-pins the baseline: compare with the working tree's baseline.
     #[arg(long, requires = "baseline_ref")]
     pub accept_baseline_change: bool,
+    /// Who or what accepted the re-pin, shown in the reports (for example "the label `x` on pull request
+    /// #7"); only with --accept-baseline-change.
+    #[arg(long, value_name = "TEXT", requires = "accept_baseline_change")]
+    pub accepted_by: Option<String>,
     /// Compare with a baseline made with another k, profile or metric definitions anyway.
     #[arg(long)]
     pub allow_incompatible_baseline: bool,

@@ -14,7 +14,7 @@ mod suite;
 
 use clap::Parser;
 
-use crate::error::{exit, Error};
+use crate::error::{exit, github_annotation, Error};
 
 /// Runs the command line and returns the process exit code.
 pub fn run() -> i32 {
@@ -24,6 +24,10 @@ pub fn run() -> i32 {
             // `--help` and `--version` are asked-for output: failing to write
             // them is exit 3, like any other output, unless the reader left.
             let printed = e.print();
+            if e.use_stderr() && annotate_errors(None) {
+                let text = e.render().to_string();
+                output::stderr(&github_annotation(text.strip_prefix("error: ").unwrap_or(&text)));
+            }
             return match printed {
                 _ if e.use_stderr() => exit::INPUT,
                 Err(w) if w.kind() != std::io::ErrorKind::BrokenPipe => exit::INFRASTRUCTURE,
@@ -31,12 +35,28 @@ pub fn run() -> i32 {
             };
         }
     };
+    let annotate = annotate_errors(Some(&cli.command));
     match settings::resolve(cli).and_then(commands::execute) {
         Ok(code) => code,
         Err(Error::Write { path: None, source }) if source.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
         Err(e) => {
             output::note(&format!("error: {e}"));
+            if annotate {
+                output::stderr(&github_annotation(&e.to_string()));
+            }
             e.exit_code()
         }
+    }
+}
+
+/// Whether an error (exit 2 or 3) is also printed as a GitHub Actions
+/// `::error` annotation: in GitHub Actions (`GITHUB_ACTIONS=true`) unless
+/// `run --annotations off`, and with `run --annotations github` anywhere.
+fn annotate_errors(command: Option<&args::Command>) -> bool {
+    match command {
+        Some(args::Command::Run(run)) if run.annotations.is_some() => {
+            run.annotations == Some(args::AnnotationKind::Github)
+        }
+        _ => std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"),
     }
 }

@@ -5,7 +5,9 @@ Standard output carries what the user asked for: a failed write there is an
 error (exit 3), except a closed pipe (`| head`), which is how a reader says
 it has seen enough. Standard error carries notes and warnings: a failed
 write there is ignored, since there is nowhere left to say so. Report files
-are written atomically, so a report is whole or absent.
+are written atomically, so a report is whole or absent; the one exception is
+the job summary of GitHub Actions, which every step of a job shares, so a
+report is appended to it ([`append`]).
 */
 
 use std::io::{self, Write};
@@ -53,13 +55,54 @@ pub(crate) fn note(line: &str) {
 /// absent. A device or a pipe (`/dev/stdout`, `>(jq .)`) cannot be replaced,
 /// only written to, so it is written in place; nothing ever renames over it.
 pub(crate) fn file(path: &Path, text: &str) -> Result<(), Error> {
+    file_bytes(path, text.as_bytes())
+}
+
+/// [`file`] for bytes that need not be UTF-8 (a user's `.gitignore`).
+pub(crate) fn file_bytes(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let err = |source| Error::Write { path: Some(path.to_path_buf()), source };
     match std::fs::metadata(path) {
         Ok(m) if !m.is_file() && !m.is_dir() => {
             let mut f = std::fs::OpenOptions::new().write(true).open(path).map_err(err)?;
-            f.write_all(text.as_bytes()).and_then(|_| f.flush()).map_err(err)
+            f.write_all(bytes).and_then(|_| f.flush()).map_err(err)
         }
-        _ => crate::atomic::write_atomically(path, text.as_bytes()).map_err(err),
+        _ => crate::atomic::write_atomically(path, bytes).map_err(err),
+    }
+}
+
+/// Appends a text to a file in one write, after a blank line when the file
+/// already holds something (the job summary, `$GITHUB_STEP_SUMMARY`, which
+/// the steps before this one may have written to), so that it starts a
+/// Markdown block of its own.
+pub(crate) fn append(path: &Path, text: &str) -> Result<(), Error> {
+    use std::io::{Read, Seek, SeekFrom};
+    let err = |source| Error::Write { path: Some(path.to_path_buf()), source };
+    let mut f = std::fs::OpenOptions::new().read(true).append(true).create(true).open(path).map_err(err)?;
+    let separator = match f.metadata().map_err(err)?.len() {
+        0 => "",
+        _ => {
+            let mut last = [0u8];
+            f.seek(SeekFrom::End(-1)).and_then(|_| f.read_exact(&mut last)).map_err(err)?;
+            if last[0] == b'\n' {
+                "\n"
+            } else {
+                "\n\n"
+            }
+        }
+    };
+    f.write_all(format!("{separator}{text}").as_bytes()).and_then(|_| f.flush()).map_err(err)
+}
+
+/// Whether `path` is the job summary of GitHub Actions: the same file as
+/// `$GITHUB_STEP_SUMMARY`, compared as canonical paths (so `./summary.md`,
+/// an absolute path and a symbolic link to it are all the same file).
+pub(crate) fn is_step_summary(path: &Path) -> bool {
+    let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) else {
+        return false;
+    };
+    match (std::fs::canonicalize(path), std::fs::canonicalize(summary)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
     }
 }
 
@@ -73,23 +116,29 @@ pub(crate) fn baseline(path: &Path, text: &str) -> Result<(), Error> {
     })
 }
 
-/// What a report is, for [`report`]: a JSON document or text.
+/// What a report is, for [`report`]: a JSON document, the Markdown summary
+/// (which may go to the job summary), or other text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
     Json,
+    Markdown,
     Text,
 }
 
 /// Writes a report to its destination. On standard output (which a CI
 /// runner reads for workflow commands) it is defused first: a JSON document
 /// with [`defuse_json`] (the same value), any other text with
-/// [`defuse_lines`]. A file is written as rendered.
+/// [`defuse_lines`]. A file is written as rendered, atomically, except the
+/// Markdown summary sent to the job summary of GitHub Actions
+/// ([`is_step_summary`]), which is appended to what the job's other steps
+/// wrote there.
 pub(crate) fn report(destination: &Destination, text: &str, kind: Kind) -> Result<(), Error> {
     match destination {
         Destination::Stdout => match kind {
             Kind::Json => stdout(defuse_json(text).as_bytes()),
-            Kind::Text => stdout(defuse_lines(text, false).as_bytes()),
+            Kind::Markdown | Kind::Text => stdout(defuse_lines(text, false).as_bytes()),
         },
+        Destination::File(path) if kind == Kind::Markdown && is_step_summary(path) => append(path, text),
         Destination::File(path) => file(path, text),
     }
 }

@@ -136,6 +136,8 @@ pub(crate) struct BaselinePlan {
     /// Read it at this revision (`--baseline-ref`).
     pub revision: Option<String>,
     pub accept_change: bool,
+    /// Who or what accepted the re-pin (`--accepted-by`), for the reports.
+    pub accepted_by: Option<String>,
     pub allow_incompatible: bool,
 }
 
@@ -287,6 +289,7 @@ fn baseline_plan(config: &Config, args: &BaselineArgs) -> Option<BaselinePlan> {
         path,
         revision: args.baseline_ref.clone(),
         accept_change: args.accept_baseline_change,
+        accepted_by: args.accepted_by.clone(),
         allow_incompatible: args.allow_incompatible_baseline,
     })
 }

@@ -132,6 +132,9 @@ pub struct BaselineChange {
     /// The change was accepted (`--accept-baseline-change`): the run is
     /// compared with the working tree's baseline.
     pub accepted: bool,
+    /// Who or what accepted it, as the run was told (`--accepted-by`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepted_by: Option<String>,
 }
 
 /// Decisions added, removed and changed between a git revision and now.

@@ -234,17 +234,26 @@ fn comparison(c: &Comparison, doc: &mut Doc) {
         if c.suite_changed { "changed" } else { "unchanged" }
     );
     if let Some(change) = &c.baseline_change {
-        out.push_str(&format!(
-            "> **This change re-pins the baseline** of {}: {} scenario(s) change{}.{}\n\n",
-            code(&change.revision),
-            change.scenarios.len(),
-            if change.scenarios.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", inline(&change.scenarios.join(", ")))
-            },
-            if change.accepted { " Accepted with `--accept-baseline-change`." } else { "" }
-        ));
+        let by = change.accepted_by.as_deref().map_or(String::new(), |by| format!(", by {}", inline(by)));
+        out.push_str(&if change.first_pin {
+            format!(
+                "> **This change pins the first baseline**: {} has none, so there are no goalposts to move; \
+                 the run is compared with the baseline it pins.\n\n",
+                code(&change.revision)
+            )
+        } else {
+            format!(
+                "> **This change re-pins the baseline** of {}: {} scenario(s) change{}.{}\n\n",
+                code(&change.revision),
+                change.scenarios.len(),
+                if change.scenarios.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", inline(&change.scenarios.join(", ")))
+                },
+                if change.accepted { format!(" Accepted with `--accept-baseline-change`{by}.") } else { String::new() }
+            )
+        });
     }
     doc.item(Kind::Heading, &out);
     doc.push("| figure | baseline | current | delta | |\n|---|---:|---:|---:|---|\n");

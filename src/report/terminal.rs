@@ -266,12 +266,16 @@ pub fn comparison(c: &Comparison, report: Option<&Report>, colour: bool) -> Stri
                 list_suffix("; removed: ", &change.removed)
             )
         };
-        out.push_str(&paint(&line, if change.accepted { YELLOW } else { RED }, colour));
+        out.push_str(&paint(&line, if change.accepted || change.first_pin { YELLOW } else { RED }, colour));
         out.push('\n');
-        out.push_str(if change.accepted {
-            "       accepted with --accept-baseline-change: compared with the working tree's baseline\n"
+        let by = change.accepted_by.as_deref().map_or(String::new(), |by| format!(", by {}", printable(by)));
+        out.push_str(&if change.first_pin {
+            "       no goalposts to move: compared with the baseline this change pins\n".to_string()
+        } else if change.accepted {
+            format!("       accepted with --accept-baseline-change{by}: compared with the working tree's baseline\n")
         } else {
             "       compared with the base revision's baseline; accept the re-pin with --accept-baseline-change\n"
+                .to_string()
         });
     }
 

@@ -1,6 +1,7 @@
 //! `mneme-gate init`: a starter setup for a repository that has a memory
-//! file: configuration, a starter suite, a GitHub Actions workflow and a
-//! pinned baseline. Never overwrites without `--force`.
+//! file: configuration, a starter suite, a GitHub Actions workflow, a pinned
+//! baseline, and the generated reports in `.gitignore`. Never overwrites
+//! without `--force`; `.gitignore` only ever gains the lines it lacks.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -16,6 +17,7 @@ use crate::report::display_path;
 use crate::retrieval::Index;
 
 const BASELINE: &str = settings::DEFAULT_BASELINE;
+const GITIGNORE: &str = ".gitignore";
 
 pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
     let memory_shown = display_path(&s.memory);
@@ -26,9 +28,9 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
     let files: [(&str, String); 3] = [
         (CONFIG_FILE, crate::init::config_text(&memory_shown)),
         ("scenarios/starter.yaml", suite),
-        (".github/workflows/mneme-gate.yml", crate::init::WORKFLOW.to_string()),
+        (".github/workflows/mneme-gate.yml", crate::init::workflow()),
     ];
-    for path in files.iter().map(|(p, _)| *p).chain([BASELINE]) {
+    for path in files.iter().map(|(p, _)| *p).chain([BASELINE, GITIGNORE]) {
         refuse_link(Path::new(path))?;
     }
     let mut text = String::new();
@@ -59,6 +61,10 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
         let gate = if pinned.gate.passed { "passed" } else { "FAILED: see `mneme-gate run`" };
         let _ = writeln!(text, "pinned      {BASELINE} ({} scenario(s), gate {gate})", pinned.summary.total);
     }
+    if let Some(line) = gitignore()? {
+        wrote += 1;
+        text.push_str(&line);
+    }
     if wrote == 0 {
         text.push_str("\nNothing written: every file exists. `mneme-gate init --force` regenerates them.\n");
         output::text(&text, false)?;
@@ -76,10 +82,30 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
          1. Review scenarios/starter.yaml: every scenario is marked TODO(review).\n\
          2. Run `mneme-gate run` and read the table.\n\
          3. Re-pin with `mneme-gate baseline` after each reviewed change, and commit mneme-gate.yaml,\n   \
-         scenarios/, reports/baseline.json and .github/workflows/mneme-gate.yml.\n"
+         scenarios/, reports/baseline.json, .github/workflows/mneme-gate.yml and .gitignore.\n"
     );
     output::text(&text, false)?;
     Ok(exit::OK)
+}
+
+/// Adds the generated reports to `.gitignore` (creating it), keeping every
+/// byte already there; says what it did, or nothing when every line is there.
+fn gitignore() -> Result<Option<String>, Error> {
+    let path = Path::new(GITIGNORE);
+    let existing = match std::fs::read(path) {
+        Ok(bytes) => Some(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(source) => return Err(Error::Read { path: path.to_path_buf(), source }),
+    };
+    let text = existing.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
+    let Some(added) = crate::init::gitignore_additions(&text) else {
+        return Ok(None);
+    };
+    let mut bytes = existing.clone().unwrap_or_default();
+    bytes.extend_from_slice(added.as_bytes());
+    output::file_bytes(path, &bytes)?;
+    let verb = if existing.is_some() { "updated" } else { "wrote" };
+    Ok(Some(format!("{verb:<11} {GITIGNORE} (the generated reports; never the pinned baseline)\n")))
 }
 
 /// `init` writes new files inside the repository: a symbolic link where one

@@ -116,7 +116,8 @@ fn compare<'r>(
             Some(AtRevision { revision: rev.clone(), commit, report })
         }
     };
-    let chosen = baseline::select(&plan.path, &shown, working, at, plan.accept_change, settings)?;
+    let chosen =
+        baseline::select(&plan.path, &shown, working, at, plan.accept_change, plan.accepted_by.as_deref(), settings)?;
     let differences = baseline::incompatibilities(&chosen.baseline, current);
     if !differences.is_empty() && !plan.allow_incompatible {
         return Err(Error::IncompatibleBaseline { path: chosen.source.path, differences });
@@ -134,7 +135,7 @@ fn write_reports(s: &RunSettings, report: &Report) -> Result<(), Error> {
     let formats: [(&Option<Destination>, Render, output::Kind); 5] = [
         (&r.json, |r| Ok(report::json::render(r)), output::Kind::Json),
         (&r.junit, |r| Ok(report::junit::render(r)), output::Kind::Text),
-        (&r.markdown, |r| Ok(report::markdown::render(r)), output::Kind::Text),
+        (&r.markdown, |r| Ok(report::markdown::render(r)), output::Kind::Markdown),
         (&r.trec_run, report::trec::run, output::Kind::Text),
         (&r.trec_qrels, report::trec::qrels, output::Kind::Text),
     ];
