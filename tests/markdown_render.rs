@@ -353,3 +353,15 @@ fn the_checks_catch_what_a_reviewer_would_see() {
     let html = github_html("`a | b` and `**`\n\n```\n| x |\n```\n");
     assert!(!visible_text(&html).contains('|') && !visible_text(&html).contains("**"), "{html}");
 }
+
+#[test]
+fn the_shipped_binary_does_not_depend_on_the_renderer() {
+    let manifest = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
+    let section = |name: &str| {
+        let start = manifest.find(&format!("\n[{name}]\n")).unwrap_or_else(|| panic!("[{name}] in Cargo.toml"));
+        let body = &manifest[start + name.len() + 4..];
+        body[..body.find("\n[").unwrap_or(body.len())].to_string()
+    };
+    assert!(!section("dependencies").contains("comrak"), "comrak is for tests and mneme-gate-dev only");
+    assert!(section("dev-dependencies").contains("comrak"), "the tests render with comrak");
+}
