@@ -250,15 +250,15 @@ fn the_markdown_summary_is_added_to_the_job_summary() {
     expect(run(root, &args, &env), 0, "first run");
     let once = std::fs::read_to_string(&summary).unwrap();
     assert!(
-        once.starts_with("## An earlier step\n\nIt wrote this.\n\n## mneme-gate\n"),
+        once.starts_with("## An earlier step\n\nIt wrote this.\n\n## ✅ mneme-gate: gate passed"),
         "kept, then a blank line: {once}"
     );
-    assert_eq!(once.matches("**Gate passed**").count(), 1, "{once}");
+    assert_eq!(once.matches("mneme-gate: gate passed").count(), 1, "{once}");
     expect(run(root, &args, &env), 0, "second run");
     let twice = std::fs::read_to_string(&summary).unwrap();
     assert!(twice.starts_with(&once), "{twice}");
-    assert!(twice[once.len()..].starts_with("\n## mneme-gate\n"), "{twice}");
-    assert_eq!(twice.matches("**Gate passed**").count(), 2, "{twice}");
+    assert!(twice[once.len()..].starts_with("\n## ✅ mneme-gate: gate passed"), "{twice}");
+    assert_eq!(twice.matches("mneme-gate: gate passed").count(), 2, "{twice}");
 
     // Another file is written whole, as before.
     let report = d.join("report.md");
@@ -266,7 +266,7 @@ fn the_markdown_summary_is_added_to_the_job_summary() {
     let args = ["run", "--quiet", "--no-baseline", "--markdown", report.to_str().unwrap()];
     expect(run(root, &args, &env), 0, "another file");
     let text = std::fs::read_to_string(&report).unwrap();
-    assert!(!text.contains("stale") && text.starts_with("## mneme-gate\n"), "{text}");
+    assert!(!text.contains("stale") && text.starts_with("## ✅ mneme-gate: gate passed"), "{text}");
     assert_eq!(std::fs::read_to_string(&summary).unwrap(), twice, "the job summary is untouched");
 }
 

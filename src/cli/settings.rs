@@ -20,6 +20,7 @@ use crate::config::Config;
 use crate::error::Error;
 use crate::gate::GateSettings;
 use crate::profile::{Family, Profile};
+use crate::report::markdown::Links;
 use crate::scenarios::SuiteLimits;
 
 /// What one invocation does, with everything it needs.
@@ -155,6 +156,8 @@ pub(crate) struct RunSettings {
     /// Look for the git repository the run is in (off with `MNEME_GATE_GIT=off`).
     pub git: bool,
     pub colour: bool,
+    /// Where the Markdown summary links files (see [`github_links`]).
+    pub links: Links,
 }
 
 #[derive(Debug)]
@@ -334,7 +337,36 @@ fn run(config: &Config, args: RunArgs, colour: bool) -> Result<RunSettings, Erro
         github_output: args.github_output,
         git: !std::env::var("MNEME_GATE_GIT").is_ok_and(|v| v == "off"),
         colour,
+        links: github_links(|name| std::env::var(name).ok(), std::env::current_dir().ok().as_deref()),
     })
+}
+
+/// In a GitHub Actions job (`GITHUB_ACTIONS=true`), the Markdown summary
+/// links each file to its line at the job's commit: `GITHUB_SERVER_URL`,
+/// `GITHUB_REPOSITORY`, `GITHUB_SHA`, and where the working directory is in
+/// the checkout (`GITHUB_WORKSPACE`). Anywhere else, or when a value is
+/// missing or the working directory is outside the checkout, no links.
+fn github_links(var: impl Fn(&str) -> Option<String>, cwd: Option<&Path>) -> Links {
+    let var = |name: &str| var(name).filter(|v| !v.is_empty());
+    if var("GITHUB_ACTIONS").as_deref() != Some("true") {
+        return Links::default();
+    }
+    let (Some(server), Some(repository), Some(sha)) =
+        (var("GITHUB_SERVER_URL"), var("GITHUB_REPOSITORY"), var("GITHUB_SHA"))
+    else {
+        return Links::default();
+    };
+    let dir = match (var("GITHUB_WORKSPACE"), cwd) {
+        (Some(workspace), Some(cwd)) => {
+            let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+            match canonical(cwd).strip_prefix(canonical(Path::new(&workspace))) {
+                Ok(inside) => inside.to_path_buf(),
+                Err(_) => return Links::default(),
+            }
+        }
+        _ => PathBuf::new(),
+    };
+    Links::github(&server, &repository, &sha, &dir)
 }
 
 fn pin(config: &Config, args: PinArgs, colour: bool) -> Result<PinSettings, Error> {
@@ -453,5 +485,36 @@ mod tests {
         assert!(!s.colour);
         assert_eq!(s.reports.json, Some(Destination::Stdout));
         assert!(s.reports.to_stdout());
+    }
+
+    #[test]
+    fn github_links_come_from_the_actions_environment_once() {
+        let sha = "0123456789abcdef0123456789abcdef01234567";
+        let actions = [
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_SERVER_URL", "https://github.com"),
+            ("GITHUB_REPOSITORY", "octo/repo"),
+            ("GITHUB_SHA", sha),
+        ];
+        let env = |pairs: &[(&str, &str)]| {
+            let pairs: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            move |name: &str| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+        };
+        let url = |links: &Links| links.to("s.yaml", 2);
+        let root = format!("https://github.com/octo/repo/blob/{sha}/");
+        assert_eq!(url(&github_links(env(&actions), None)), Some(format!("{root}s.yaml#L2")));
+        assert_eq!(url(&github_links(env(&actions[1..]), None)), None, "not in GitHub Actions");
+        assert_eq!(url(&github_links(env(&actions[..3]), None)), None, "no commit");
+
+        let workspace = tempfile::tempdir().unwrap();
+        let sub = workspace.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let ws = workspace.path().to_str().unwrap();
+        let mut with_ws = actions.to_vec();
+        with_ws.push(("GITHUB_WORKSPACE", ws));
+        assert_eq!(url(&github_links(env(&with_ws), Some(&sub))), Some(format!("{root}sub/s.yaml#L2")));
+        assert_eq!(url(&github_links(env(&with_ws), Some(workspace.path()))), Some(format!("{root}s.yaml#L2")));
+        let elsewhere = tempfile::tempdir().unwrap();
+        assert_eq!(url(&github_links(env(&with_ws), Some(elsewhere.path()))), None, "outside the checkout");
     }
 }

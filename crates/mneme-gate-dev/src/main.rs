@@ -11,7 +11,7 @@ use mneme_gate::config::Config;
 use mneme_gate::error::{exit, Error};
 use mneme_gate::memory::Memory;
 use mneme_gate::profile::Family;
-use mneme_gate_dev::synth;
+use mneme_gate_dev::{render_md, synth};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -32,6 +32,8 @@ enum Command {
     Floor(FloorArgs),
     /// Print the JSON Schema of the JSON report (`mneme-gate.report/v1`), or check a committed copy.
     Schema(SchemaArgs),
+    /// Render a Markdown file to an HTML page as GitHub shows it (GFM, GitHub-like style), to look at a report.
+    RenderMd(RenderMdArgs),
 }
 
 #[derive(Debug, Args)]
@@ -90,12 +92,26 @@ struct SchemaArgs {
     check: Option<PathBuf>,
 }
 
+#[derive(Debug, Args)]
+struct RenderMdArgs {
+    /// The Markdown file (`-`: standard input).
+    #[arg(value_name = "IN.md")]
+    input: PathBuf,
+    /// The HTML page to write.
+    #[arg(value_name = "OUT.html")]
+    output: PathBuf,
+    /// Mermaid's browser bundle (`mermaid.min.js`), to draw ```mermaid blocks as GitHub does.
+    #[arg(long, value_name = "FILE")]
+    mermaid: Option<PathBuf>,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Synth(args) => synth_cmd(args),
         Command::Floor(args) => floor_cmd(args),
         Command::Schema(args) => schema_cmd(args),
+        Command::RenderMd(args) => render_md_cmd(args),
     };
     let code = match result {
         Ok(code) => code,
@@ -212,4 +228,42 @@ fn schema_cmd(args: SchemaArgs) -> Result<i32, Error> {
         path.display()
     );
     Ok(exit::GATE_FAILED)
+}
+
+fn render_md_cmd(args: RenderMdArgs) -> Result<i32, Error> {
+    let read = |path: &Path| -> Result<String, Error> {
+        if path.as_os_str() == "-" {
+            let mut text = String::new();
+            io::Read::read_to_string(&mut io::stdin(), &mut text)
+                .map_err(|source| Error::Read { path: path.to_path_buf(), source })?;
+            return Ok(text);
+        }
+        std::fs::read_to_string(path).map_err(|source| Error::Read { path: path.to_path_buf(), source })
+    };
+    let markdown = read(&args.input)?;
+    let mermaid = match &args.mermaid {
+        None => None,
+        Some(path) => {
+            let path = path.canonicalize().map_err(|source| Error::Read { path: path.clone(), source })?;
+            Some(file_url(&path))
+        }
+    };
+    let title = args.input.file_name().map_or("-".into(), |n| n.to_string_lossy().into_owned());
+    let page = render_md::page(&markdown, &title, mermaid.as_deref());
+    std::fs::write(&args.output, page).map_err(|source| Error::Write { path: Some(args.output.clone()), source })?;
+    Ok(exit::OK)
+}
+
+/// A `file://` URL of an absolute path, every byte but `/` and the
+/// unreserved ones percent-encoded.
+fn file_url(path: &Path) -> String {
+    let mut url = String::from("file://");
+    for b in path.to_string_lossy().bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            url.push(char::from(b));
+        } else {
+            url.push_str(&format!("%{b:02X}"));
+        }
+    }
+    url
 }

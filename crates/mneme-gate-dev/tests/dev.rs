@@ -282,3 +282,42 @@ fn an_index_for_one_query_ranks_like_the_batch_index() {
         }
     }
 }
+
+/// `render-md`: a summary of the product rendered as GitHub shows it, with
+/// its tables, folded blocks and Mermaid chart, and Mermaid drawn only when
+/// its bundle is given.
+#[test]
+fn render_md_renders_a_summary_as_github_shows_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let md = tmp.path().join("summary.md");
+    std::fs::write(
+        &md,
+        "## ✅ gate passed\n\n| figure | value |\n|---|---:|\n| `a \\| b` | **1** |\n\n\
+         <details><summary><b>x</b></summary>\n\n- y\n\n</details>\n\n```mermaid\nxychart-beta\n```\n",
+    )
+    .unwrap();
+    let html = tmp.path().join("summary.html");
+    expect(dev(&["render-md", md.to_str().unwrap(), html.to_str().unwrap()], tmp.path()), 0);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>") && page.contains("<title>summary.md</title>"), "{page}");
+    for part in [
+        "<h2>✅ gate passed</h2>",
+        "<td><code>a | b</code></td>",
+        "<strong>1</strong>",
+        "<details><summary><b>x</b></summary>",
+        "<code class=\"language-mermaid\">xychart-beta",
+        "class=\"markdown-body\"",
+    ] {
+        assert!(page.contains(part), "{part}:\n{page}");
+    }
+    assert!(!page.contains("<script"), "no script without --mermaid");
+    let js = tmp.path().join("mermaid dir/mermaid.min.js");
+    std::fs::create_dir_all(js.parent().unwrap()).unwrap();
+    std::fs::write(&js, "window.mermaid = {};").unwrap();
+    let args = ["render-md", md.to_str().unwrap(), html.to_str().unwrap(), "--mermaid", js.to_str().unwrap()];
+    expect(dev(&args, tmp.path()), 0);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("mermaid%20dir/mermaid.min.js\"></script>"), "{page}");
+    let (_, stderr) = expect(dev(&["render-md", "missing.md", "out.html"], tmp.path()), 2);
+    assert!(stderr.contains("missing.md"), "{stderr}");
+}

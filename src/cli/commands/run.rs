@@ -130,14 +130,15 @@ fn compare<'r>(
 
 /// Writes each report asked for.
 fn write_reports(s: &RunSettings, report: &Report) -> Result<(), Error> {
-    type Render = fn(&Report) -> Result<String, String>;
+    type Render<'a> = &'a dyn Fn(&Report) -> Result<String, String>;
     let r = &s.reports;
+    let markdown = |r: &Report| Ok(report::markdown::render_linked(r, &s.links));
     let formats: [(&Option<Destination>, Render, output::Kind); 5] = [
-        (&r.json, |r| Ok(report::json::render(r)), output::Kind::Json),
-        (&r.junit, |r| Ok(report::junit::render(r)), output::Kind::Text),
-        (&r.markdown, |r| Ok(report::markdown::render(r)), output::Kind::Markdown),
-        (&r.trec_run, report::trec::run, output::Kind::Text),
-        (&r.trec_qrels, report::trec::qrels, output::Kind::Text),
+        (&r.json, &|r| Ok(report::json::render(r)), output::Kind::Json),
+        (&r.junit, &|r| Ok(report::junit::render(r)), output::Kind::Text),
+        (&r.markdown, &markdown, output::Kind::Markdown),
+        (&r.trec_run, &report::trec::run, output::Kind::Text),
+        (&r.trec_qrels, &report::trec::qrels, output::Kind::Text),
     ];
     for (destination, render, kind) in formats {
         let Some(destination) = destination else { continue };

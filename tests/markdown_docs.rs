@@ -1,0 +1,154 @@
+//! The README and every page of `docs/` read as GitHub renders them
+//! (GitHub-flavoured Markdown, with comrak): no table that fell apart into
+//! paragraphs of `|` cells, every table written is a table, no `**` left
+//! unrendered.
+
+use std::path::{Path, PathBuf};
+
+use comrak::nodes::{AstNode, NodeValue};
+use comrak::{parse_document, Arena, Options};
+
+/// GitHub's extensions: tables, strikethrough, autolinks, task lists and the
+/// tag filter.
+fn gfm() -> Options<'static> {
+    let mut options = Options::default();
+    options.extension.table = true;
+    options.extension.strikethrough = true;
+    options.extension.autolink = true;
+    options.extension.tasklist = true;
+    #[allow(deprecated)] // GitHub applies it; comrak 0.56 drops the option
+    {
+        options.extension.tagfilter = true;
+    }
+    options.render.r#unsafe = true;
+    options
+}
+
+/// The text a reader sees in a paragraph, code spans left out (a `|` or
+/// `**` in code is shown on purpose).
+fn paragraph_text<'a>(node: &'a AstNode<'a>, out: &mut String) {
+    for child in node.children() {
+        match &child.data.borrow().value {
+            NodeValue::Code(_) | NodeValue::HtmlInline(_) => continue,
+            NodeValue::Text(t) => out.push_str(t),
+            NodeValue::SoftBreak | NodeValue::LineBreak => out.push('\n'),
+            _ => {}
+        }
+        paragraph_text(child, out);
+    }
+}
+
+/// Every paragraph of `markdown` (outside code blocks) that shows a table
+/// row or a `**`, with the line it starts on.
+fn broken_paragraphs(markdown: &str) -> Vec<(usize, String)> {
+    let arena = Arena::new();
+    let root = parse_document(&arena, markdown, &gfm());
+    let mut found = Vec::new();
+    for node in root.descendants() {
+        let data = node.data.borrow();
+        if !matches!(data.value, NodeValue::Paragraph) {
+            continue;
+        }
+        let mut text = String::new();
+        paragraph_text(node, &mut text);
+        let table_row = text.lines().any(|l| {
+            let l = l.trim();
+            (l.starts_with('|') && l.len() > 1) || l.starts_with("|---") || l.contains("|---|")
+        });
+        if table_row || text.contains("**") {
+            found.push((data.sourcepos.start.line, text));
+        }
+    }
+    found
+}
+
+/// How many tables the source means (delimiter rows such as `|---|---:|`
+/// outside fenced code) and how many the renderer made.
+fn tables(markdown: &str) -> (usize, usize) {
+    let mut fence: Option<String> = None;
+    let mut meant = 0;
+    for line in markdown.lines() {
+        let trimmed = line.trim_start();
+        let ticks: String = trimmed.chars().take_while(|&c| c == '`' || c == '~').collect();
+        match &fence {
+            Some(open) if trimmed.starts_with(open.as_str()) && trimmed.trim_end() == ticks => fence = None,
+            Some(_) => {}
+            None if ticks.len() >= 3 => fence = Some(ticks),
+            None => {
+                let row = trimmed.trim_end();
+                if row.starts_with('|')
+                    && row.contains("---")
+                    && row.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
+                {
+                    meant += 1;
+                }
+            }
+        }
+    }
+    let arena = Arena::new();
+    let root = parse_document(&arena, markdown, &gfm());
+    let made = root.descendants().filter(|n| matches!(n.data.borrow().value, NodeValue::Table(_))).count();
+    (meant, made)
+}
+
+fn documents() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    docs.sort();
+    files.extend(docs);
+    files
+}
+
+#[test]
+fn every_table_and_every_bold_of_the_docs_renders() {
+    let files = documents();
+    assert!(files.len() > 5, "the README and the docs pages: {files:?}");
+    let mut problems = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (line, shown) in broken_paragraphs(&text) {
+            problems.push(format!("{}:{line}: {shown:?}", file.display()));
+        }
+        let (meant, made) = tables(&text);
+        if meant != made {
+            problems.push(format!("{}: {meant} table(s) written, {made} rendered", file.display()));
+        }
+    }
+    assert!(problems.is_empty(), "paragraphs that show Markdown instead of rendering it:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn the_check_finds_a_table_broken_by_a_blank_line_and_stray_asterisks() {
+    let broken = "| a | b |\n|---|---|\n| 1 | 2 |\n\n| 3 | 4 |\n\nSome ** bold ** text.\n";
+    let found = broken_paragraphs(broken);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(found[0].0, 5, "the row after the blank line is a paragraph");
+    assert_eq!(found[1].0, 7);
+    let fine =
+        "| a | b |\n|---|---|\n| `x \\| y` | **bold** |\n\n`**` and `|` in code.\n\n```\n| not | a table |\n```\n";
+    assert_eq!(broken_paragraphs(fine), Vec::<(usize, String)>::new());
+    assert_eq!(tables(fine), (1, 1));
+    assert_eq!(tables("| a | b |\n|---|---|---|\n| 1 | 2 |\n"), (1, 0), "a delimiter row that does not match");
+}
+
+#[test]
+fn the_readme_commands_table_is_one_table_with_a_row_per_command() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let section = &readme[readme.find("## Commands\n").unwrap()..];
+    let section = &section[..section[3..].find("\n## ").unwrap() + 3];
+    let arena = Arena::new();
+    let root = parse_document(&arena, section, &gfm());
+    let tables: Vec<_> = root.descendants().filter(|n| matches!(n.data.borrow().value, NodeValue::Table(_))).collect();
+    assert_eq!(tables.len(), 1, "{section}");
+    let rows = tables[0].children().count();
+    let commands = ["context", "explain", "retrieve", "validate", "run", "baseline", "init", "diff"];
+    assert_eq!(rows, 1 + commands.len(), "a header and a row per command");
+    for c in commands {
+        assert!(section.contains(&format!("| `mneme-gate {c} ")), "{c}");
+    }
+}
