@@ -450,7 +450,7 @@ fn run_writes_junit_markdown_and_trec_for_the_broken_suite() {
 /// which also holds the tests that need generated suites.
 #[test]
 fn development_commands_are_not_in_the_product() {
-    for args in [&["synth", "--help"][..], &["floor", "--help"], &["schema"]] {
+    for args in [&["synth", "--help"][..], &["floor", "--help"], &["schema"], &["render-md", "--help"]] {
         let out = Run::new(args).code(2);
         assert!(out.stderr.contains("unrecognized subcommand"), "{}", out.stderr);
     }
