@@ -17,6 +17,7 @@ pub mod annotations;
 pub mod comparison;
 pub mod context;
 pub mod explain;
+pub(crate) mod figures;
 pub mod json;
 pub mod junit;
 pub mod markdown;
@@ -488,10 +489,11 @@ pub fn display_path(path: &Path) -> String {
     }
 }
 
-/// Rounds a figure for tables: three decimals, or `—` when absent.
+/// Rounds a figure for tables: three decimals (never `-0.000`), or `—` when
+/// absent. [`figures::rate`] is the one that never hides a failure.
 pub fn figure(value: Option<f64>) -> String {
     match value {
-        Some(v) => format!("{v:.3}"),
+        Some(v) => figures::fixed(v, figures::DECIMALS, false),
         None => "—".into(),
     }
 }
@@ -537,5 +539,7 @@ mod tests {
         assert_eq!(score(0.1 + 0.2), "0.3");
         assert_eq!(figure(None), "—");
         assert_eq!(figure(Some(1.0 / 3.0)), "0.333");
+        assert_eq!(figure(Some(-0.0)), "0.000");
+        assert_eq!(figure(Some(-0.0001)), "0.000");
     }
 }
