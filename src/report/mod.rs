@@ -20,6 +20,7 @@ pub mod explain;
 pub(crate) mod figures;
 pub mod json;
 pub mod junit;
+pub mod layout;
 pub mod markdown;
 pub mod terminal;
 pub mod trec;
