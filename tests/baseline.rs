@@ -16,7 +16,7 @@ struct Out {
 /// unless the caller turns it off with `MNEME_GATE_GIT=off`.
 fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
-    cmd.args(args).current_dir(dir).env("NO_COLOR", "1").env_remove("GITHUB_ACTIONS");
+    cmd.args(args).current_dir(dir).env("NO_COLOR", "1").env_remove("GITHUB_ACTIONS").env_remove("COLUMNS");
     for (k, v) in env {
         cmd.env(k, v);
     }
