@@ -723,3 +723,70 @@ fn paint(text: &str, colour: &str, on: bool) -> String {
         text.to_string()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bundled() -> Report {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/baseline.json");
+        crate::report::json::parse(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_rate_that_misses_its_threshold_never_prints_as_it() {
+        let mut r = bundled();
+        let m = &mut r.summary;
+        (m.pass, m.fail, m.pass_rate) = (8789, 1, 8789.0 / 8790.0);
+        m.mean_recall_at_k = Some(0.99996);
+        let text = render(&r, Style { quiet: true, ..Style::default() });
+        assert!(text.contains("pass rate 0.9999 (8789 PASS / 8790 PASS+FAIL)"), "{text}");
+        assert!(text.contains("| mean recall@3                | 0.99996 |"), "{text}");
+        assert!(!text.contains("1.000 ("), "{text}");
+    }
+
+    #[test]
+    fn quiet_says_what_changed_in_a_line_and_leaves_the_details_out() {
+        use crate::report::comparison::{BaselineSource, ScenarioChange};
+        let new = bundled();
+        let change = |s: &ScenarioReport, regressed: bool| ScenarioChange {
+            id: s.id.clone(),
+            source: s.source.to_string(),
+            baseline_verdict: Verdict::Pass,
+            current_verdict: if regressed { Verdict::Fail } else { Verdict::Pass },
+            regressed,
+            entered: vec![],
+            left: vec![],
+            moved: vec![],
+            metrics: vec![],
+            context_diff: Some("--- baseline\n+++ current\n@@ -1 +1 @@\n-a\n+b\n".into()),
+            edited_decisions: vec![],
+        };
+        let c = Comparison {
+            baseline: BaselineSource { path: "b.json".into(), revision: None, commit: None },
+            memory_changed: false,
+            suite_changed: false,
+            incompatible: vec![],
+            metrics: vec![],
+            scenarios: vec![change(&new.scenarios[0], true), change(&new.scenarios[1], false)],
+            added: vec![],
+            removed: vec![],
+            filtered: false,
+            baseline_change: None,
+        };
+        let (a, b) = (&new.scenarios[0].id, &new.scenarios[1].id);
+        let quiet = comparison(&c, Some(&new), Style { quiet: true, ..Style::default() });
+        assert_eq!(
+            quiet,
+            format!(
+                "Compared with the baseline b.json: memory file unchanged, suite unchanged\n2 scenario(s) changed, 1 \
+                 regressed: {a}, {b} (the details: without --quiet, or in --json and --markdown)\n"
+            )
+        );
+        let full = comparison(&c, Some(&new), Style::default());
+        assert!(full.contains("| figure ") && full.contains("context block:"), "{full}");
+        // At 40 columns everything still fits.
+        let narrow = comparison(&c, Some(&new), Style { width: Some(40), ..Style::default() });
+        assert!(narrow.lines().all(|l| layout::width(l) <= 40), "{narrow}");
+    }
+}
