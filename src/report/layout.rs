@@ -81,7 +81,7 @@ pub fn wrap_with(text: &str, columns: usize, prefix: &str) -> Vec<String> {
         rest = &rest[word_end..];
         // The spaces where a line is broken are dropped, except the indent
         // of the first line.
-        let keep_gap = !(fresh && !out.is_empty());
+        let keep_gap = !fresh || out.is_empty();
         let need = if keep_gap { width(gap) } else { 0 } + width(word);
         if used + need <= columns {
             if keep_gap {
