@@ -192,8 +192,23 @@ pub fn absolute_rules(run: &RunResult, settings: &GateSettings) -> Vec<RuleOutco
     }
 
     let summary = &run.summary;
-    let (failing, details) = verdict_lines(run, Verdict::Fail);
-    let details = if summary.layer2_evaluated && summary.pass_rate < 1.0 { details } else { Vec::new() };
+    let (failing, _) = verdict_lines(run, Verdict::Fail);
+    // Not the explanations: they quote the answers' triggers, which only
+    // the report cuts to an excerpt (and each FAIL has a line of its own).
+    let details = if summary.layer2_evaluated && summary.pass_rate < 1.0 {
+        run.scenarios
+            .iter()
+            .filter(|s| s.verdict.verdict == Verdict::Fail)
+            .map(|s| {
+                format!(
+                    "{}: FAIL, {} violation(s) in the governed answer",
+                    s.scenario.id, s.verdict.governed_violations
+                )
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     out.push(outcome(
         "pass_rate",
         "the pass rate is 1.0 when governed answers were checked".into(),
@@ -355,7 +370,7 @@ mod tests {
         let rules = absolute_rules(&run, &GateSettings::default());
         let violated: Vec<&str> = rules.iter().filter(|r| r.violated).map(|r| r.rule.as_str()).collect();
         assert_eq!(violated, ["pass_rate"]);
-        assert_eq!(rules[3].details, ["leak: FAIL because"]);
+        assert_eq!(rules[3].details, ["leak: FAIL, 0 violation(s) in the governed answer"]);
         assert_eq!(rules[3].message.as_deref(), Some("pass rate 1/2 is below 1.0: 1 scenario is FAIL: leak"));
         assert!(rules.iter().filter(|r| !r.violated).all(|r| r.message.is_none()));
     }
