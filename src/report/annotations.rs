@@ -99,12 +99,15 @@ pub fn github(report: &Report, limit: usize) -> String {
         }
         let level = if rule.mode == RuleMode::Fail { 0 } else { 1 };
         let mut message = printable(rule.message.as_deref().unwrap_or(&rule.description)).into_owned();
-        for d in rule.details.iter().take(10) {
+        // A detail that only repeats the message is not said twice.
+        let details: Vec<&String> =
+            rule.details.iter().filter(|d| Some(d.as_str()) != rule.message.as_deref()).collect();
+        for d in details.iter().take(10) {
             message.push('\n');
             message.push_str(&printable(d));
         }
-        if rule.details.len() > 10 {
-            message.push_str(&format!("\n... and {} more", rule.details.len() - 10));
+        if details.len() > 10 {
+            message.push_str(&format!("\n... and {} more", details.len() - 10));
         }
         all.push(Annotation {
             level,

@@ -357,11 +357,14 @@ fn rules_into(gate: &GateOutcome, out: &mut Out) {
             ""
         };
         out.painted(&line, 5, paint_with);
-        for d in rule.details.iter().take(RULE_DETAILS) {
+        // A detail that only repeats the message is not said twice.
+        let details: Vec<&String> =
+            rule.details.iter().filter(|d| Some(d.as_str()) != rule.message.as_deref()).collect();
+        for d in details.iter().take(RULE_DETAILS) {
             out.line(&format!("       {}", printable(d)), 2);
         }
-        if rule.details.len() > RULE_DETAILS {
-            out.line(&format!("       ... and {} more", rule.details.len() - RULE_DETAILS), 2);
+        if details.len() > RULE_DETAILS {
+            out.line(&format!("       ... and {} more", details.len() - RULE_DETAILS), 2);
         }
     }
     let headline = if gate.passed {
@@ -743,6 +746,22 @@ mod tests {
         assert!(text.contains("pass rate 0.9999 (8789 PASS / 8790 PASS+FAIL)"), "{text}");
         assert!(text.contains("| mean recall@3                | 0.99996 |"), "{text}");
         assert!(!text.contains("1.000 ("), "{text}");
+    }
+
+    #[test]
+    fn a_violated_rule_says_what_is_wrong_once() {
+        use crate::gate::RuleOutcome;
+        let said = "this change re-pins the baseline of main: 2 scenario(s) change".to_string();
+        let rule = RuleOutcome {
+            rule: "baseline_change".into(),
+            description: "the pull request does not move its own goalposts".into(),
+            mode: RuleMode::Fail,
+            violated: true,
+            message: Some(said.clone()),
+            details: vec![said.clone()],
+        };
+        let text = rules(&GateOutcome::new(vec![rule]), Style::default());
+        assert_eq!(text, format!("FAIL baseline_change: {said}\ngate FAILED: 1 rule(s) violated\n"));
     }
 
     #[test]
