@@ -140,7 +140,8 @@ pub(crate) struct RunArgs {
     /// Write the expected ids as TREC qrels (`qid 0 docid 1`).
     #[arg(long, value_name = "FILE")]
     pub trec_qrels: Option<PathBuf>,
-    /// Print only the summary and the gate, not the scenario table.
+    /// Print only the summary, a line on the comparison with the baseline, and the gate (the details are in
+    /// the report files).
     #[arg(long)]
     pub quiet: bool,
     /// Put wall-clock timings in the JSON report (which then differs from run to run).
