@@ -32,11 +32,16 @@ pub enum RuleMode {
 pub struct RuleOutcome {
     /// Stable rule name, as used in `mneme-gate.yaml` (`gate:`).
     pub rule: String,
-    /// What the rule demands, in words.
+    /// What the rule demands, in words: its passing condition.
     pub description: String,
     pub mode: RuleMode,
     /// Whether the rule was violated (always false when `mode` is `off`).
     pub violated: bool,
+    /// What is wrong, when the rule is violated: a count and the first few
+    /// ids, in words that read as a failure on their own (`2 scenarios are
+    /// WEAK_RETRIEVAL: a, b`), for a dashboard that shows nothing else.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
     /// What violated it: one line per scenario or figure.
     pub details: Vec<String>,
 }
@@ -153,6 +158,7 @@ pub fn absolute_rules(run: &RunResult, settings: &GateSettings) -> Vec<RuleOutco
     let k = run.k;
 
     let mut details = Vec::new();
+    let mut missing = Vec::new();
     for s in &run.scenarios {
         if let Some(r) = s.metrics.recall_at_k {
             if r < 1.0 {
@@ -162,43 +168,44 @@ pub fn absolute_rules(run: &RunResult, settings: &GateSettings) -> Vec<RuleOutco
                     fmt_ratio(s.metrics.hits, s.metrics.expected_count),
                     s.metrics.missed.join(", ")
                 ));
+                missing.push(s.scenario.id.as_str());
             }
         }
     }
+    let (miss, decisions) =
+        if missing.len() == 1 { ("misses", "an expected decision") } else { ("miss", "expected decisions") };
     out.push(outcome(
         "recall",
         format!("every governed scenario retrieves all of its expected decisions (recall@{k} = 1.0)"),
         mode_of("recall"),
+        format!(
+            "{} {miss} {decisions} (recall@{k} below 1.0): {}",
+            count(missing.len(), "governed scenario", "governed scenarios"),
+            some_ids(&missing)
+        ),
         details,
     ));
 
-    out.push(outcome(
-        "weak_retrieval",
-        "no scenario is WEAK_RETRIEVAL".into(),
-        mode_of("weak_retrieval"),
-        verdict_lines(run, Verdict::WeakRetrieval),
-    ));
-    out.push(outcome(
-        "malformed",
-        "no scenario is MALFORMED".into(),
-        mode_of("malformed"),
-        verdict_lines(run, Verdict::Malformed),
-    ));
+    for (rule, verdict) in [("weak_retrieval", Verdict::WeakRetrieval), ("malformed", Verdict::Malformed)] {
+        let (message, details) = verdict_lines(run, verdict);
+        out.push(outcome(rule, format!("no scenario is {verdict}"), mode_of(rule), message, details));
+    }
 
     let summary = &run.summary;
+    let (failing, _) = verdict_lines(run, Verdict::Fail);
+    // Not the explanations: they quote the answers' triggers, which only
+    // the report cuts to an excerpt (and each FAIL has a line of its own).
     let details = if summary.layer2_evaluated && summary.pass_rate < 1.0 {
-        vec![format!(
-            "pass rate {:.3} ({} PASS, {} FAIL); failing: {}",
-            summary.pass_rate,
-            summary.pass,
-            summary.fail,
-            run.scenarios
-                .iter()
-                .filter(|s| s.verdict.verdict == Verdict::Fail)
-                .map(|s| s.scenario.id.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )]
+        run.scenarios
+            .iter()
+            .filter(|s| s.verdict.verdict == Verdict::Fail)
+            .map(|s| {
+                format!(
+                    "{}: FAIL, {} violation(s) in the governed answer",
+                    s.scenario.id, s.verdict.governed_violations
+                )
+            })
+            .collect()
     } else {
         Vec::new()
     };
@@ -206,26 +213,65 @@ pub fn absolute_rules(run: &RunResult, settings: &GateSettings) -> Vec<RuleOutco
         "pass_rate",
         "the pass rate is 1.0 when governed answers were checked".into(),
         mode_of("pass_rate"),
+        // The fraction, not a rounded rate: 8789 of 8790 is not `1.000`.
+        format!("pass rate {}/{} is below 1.0: {failing}", summary.pass, summary.pass + summary.fail),
         details,
     ));
     out
 }
 
-fn verdict_lines(run: &RunResult, verdict: Verdict) -> Vec<String> {
-    run.scenarios
+/// How many scenarios have `verdict`, with the first few ids
+/// (`2 scenarios are FAIL: a, b`), and one line per scenario with its
+/// explanation.
+fn verdict_lines(run: &RunResult, verdict: Verdict) -> (String, Vec<String>) {
+    let ids: Vec<&str> =
+        run.scenarios.iter().filter(|s| s.verdict.verdict == verdict).map(|s| s.scenario.id.as_str()).collect();
+    let details = run
+        .scenarios
         .iter()
         .filter(|s| s.verdict.verdict == verdict)
         .map(|s| format!("{}: {}", s.scenario.id, s.verdict.explanation))
-        .collect()
+        .collect();
+    let is = if ids.len() == 1 { "is" } else { "are" };
+    (format!("{} {is} {verdict}: {}", count(ids.len(), "scenario", "scenarios"), some_ids(&ids)), details)
 }
 
-pub(crate) fn outcome(rule: &str, description: String, mode: RuleMode, details: Vec<String>) -> RuleOutcome {
+/// How many ids a rule's message names before `and N more`.
+pub const IDS_IN_MESSAGE: usize = 5;
+
+/// `1 scenario`, `3 scenarios`.
+pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The first [`IDS_IN_MESSAGE`] ids, then how many more: `a, b, c, d, e and
+/// 2 more`.
+pub(crate) fn some_ids<S: AsRef<str>>(ids: &[S]) -> String {
+    let shown: Vec<&str> = ids.iter().take(IDS_IN_MESSAGE).map(AsRef::as_ref).collect();
+    let mut out = shown.join(", ");
+    if ids.len() > IDS_IN_MESSAGE {
+        out.push_str(&format!(" and {} more", ids.len() - IDS_IN_MESSAGE));
+    }
+    out
+}
+
+/// A rule, evaluated: violated when it is not off and something violated
+/// it (`details` is not empty); `message` says what is wrong and is kept
+/// only then.
+pub(crate) fn outcome(
+    rule: &str,
+    description: String,
+    mode: RuleMode,
+    message: String,
+    details: Vec<String>,
+) -> RuleOutcome {
     let violated = mode != RuleMode::Off && !details.is_empty();
     RuleOutcome {
         rule: rule.to_string(),
         description,
         mode,
         violated,
+        message: violated.then_some(message),
         details: if mode == RuleMode::Off { Vec::new() } else { details },
     }
 }
@@ -306,6 +352,11 @@ mod tests {
         let violated: Vec<&str> = rules.iter().filter(|r| r.violated).map(|r| r.rule.as_str()).collect();
         assert_eq!(violated, ["recall", "weak_retrieval"]);
         assert_eq!(rules[0].details, ["miss: recall@3 1/2 (missing Z)"]);
+        assert_eq!(
+            rules[0].message.as_deref(),
+            Some("1 governed scenario misses an expected decision (recall@3 below 1.0): miss")
+        );
+        assert_eq!(rules[1].message.as_deref(), Some("1 scenario is WEAK_RETRIEVAL: miss"));
 
         let run = run_of(vec![scenario_run("bad", &[], &[], Verdict::Malformed, false)]);
         let violated: Vec<String> =
@@ -319,7 +370,24 @@ mod tests {
         let rules = absolute_rules(&run, &GateSettings::default());
         let violated: Vec<&str> = rules.iter().filter(|r| r.violated).map(|r| r.rule.as_str()).collect();
         assert_eq!(violated, ["pass_rate"]);
-        assert!(rules[3].details[0].contains("failing: leak"), "{:?}", rules[3].details);
+        assert_eq!(rules[3].details, ["leak: FAIL, 0 violation(s) in the governed answer"]);
+        assert_eq!(rules[3].message.as_deref(), Some("pass rate 1/2 is below 1.0: 1 scenario is FAIL: leak"));
+        assert!(rules.iter().filter(|r| !r.violated).all(|r| r.message.is_none()));
+    }
+
+    #[test]
+    fn a_failure_message_counts_and_names_the_first_few() {
+        let scenarios: Vec<ScenarioRun> =
+            (0..7).map(|i| scenario_run(&format!("s{i}"), &["X"], &[], Verdict::WeakRetrieval, false)).collect();
+        let rules = absolute_rules(&run_of(scenarios), &GateSettings::default());
+        assert_eq!(rules[1].message.as_deref(), Some("7 scenarios are WEAK_RETRIEVAL: s0, s1, s2, s3, s4 and 2 more"));
+        assert_eq!(rules[1].details.len(), 7);
+        assert_eq!(
+            rules[0].message.as_deref(),
+            Some("7 governed scenarios miss expected decisions (recall@3 below 1.0): s0, s1, s2, s3, s4 and 2 more")
+        );
+        assert_eq!(some_ids(&["a"; 5]), "a, a, a, a, a");
+        assert_eq!(count(1, "figure", "figures"), "1 figure");
     }
 
     #[test]

@@ -16,7 +16,7 @@ struct Out {
 /// unless the caller turns it off with `MNEME_GATE_GIT=off`.
 fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
-    cmd.args(args).current_dir(dir).env("NO_COLOR", "1").env_remove("GITHUB_ACTIONS");
+    cmd.args(args).current_dir(dir).env("NO_COLOR", "1").env_remove("GITHUB_ACTIONS").env_remove("COLUMNS");
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -140,7 +140,7 @@ fn a_regression_is_explained_and_fails_the_gate() {
     let to = markdown.find("### Scenarios that did not pass").unwrap_or(markdown.len());
     insta::assert_snapshot!("regression_markdown_comparison", &markdown[from..to]);
     let junit = std::fs::read_to_string(dir.path().join("out/junit.xml")).unwrap();
-    let gate = &junit[junit.find("<testsuite name=\"gate\"").expect("a gate testsuite")..];
+    let gate = &junit[junit.find("<testsuite name=\"mneme-gate.gate\"").expect("a gate testsuite")..];
     insta::assert_snapshot!("regression_junit_gate", gate);
     let changes = report["comparison"]["scenarios"].as_array().unwrap();
     let refund = changes.iter().find(|c| c["id"] == "refund-posts-ledger-reversal").expect("the scenario changed");
@@ -220,7 +220,8 @@ fn suite_means_are_advisory_by_default_and_configurable() {
     assert!(out.stdout.contains("FAIL suite_means"), "{}", out.stdout);
 
     std::fs::write(&config, gated.replace("suite_means: fail", "suite_means: fail\n  tolerance: 0.05")).unwrap();
-    let out = expect(run(dir.path(), &["run", "--quiet"], OFF), 0, "within tolerance");
+    // The figure table is a detail: not with --quiet.
+    let out = expect(run(dir.path(), &["run"], OFF), 0, "within tolerance");
     assert!(out.stdout.contains("worse (within tolerance)"), "{}", out.stdout);
 
     std::fs::write(&config, gated.replace("suite_means: fail", "suite_means: sometimes")).unwrap();
@@ -439,7 +440,7 @@ fn baseline_ref_and_memory_ref_read_the_base_revision() {
     break_refund_scope(dir.path());
     git(dir.path(), &["commit", "-q", "-am", "narrow PAY-005"]);
     let out = expect(
-        run(dir.path(), &["run", "--quiet", "--baseline-ref", "main", "--memory-ref", "main"], &[]),
+        run(dir.path(), &["run", "--baseline-ref", "main", "--memory-ref", "main"], &[]),
         1,
         "regression against main",
     );

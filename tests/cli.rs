@@ -41,6 +41,7 @@ impl Run {
             .args(&self.args)
             .current_dir(&self.dir)
             .env_remove("GITHUB_ACTIONS")
+            .env_remove("COLUMNS")
             .env("MNEME_GATE_GIT", "off")
             .env("NO_COLOR", "1")
             .stdin(if self.stdin.is_some() { Stdio::piped() } else { Stdio::null() })

@@ -201,16 +201,29 @@ fn a_baseline_that_is_not_a_regular_file_is_refused_not_waited_on() {
          `mneme-gate baseline` or `run --json` wrote"
     );
     assert_eq!(e.to_string(), expected);
-    for args in
-        [vec!["diff", &shown, BASELINE], vec!["diff", BASELINE, &shown], vec!["run", "--quiet", "--baseline", &shown]]
-    {
+    // `diff` names each file by its role and says what it takes.
+    let by_role = |role: &str| {
+        format!(
+            "{role} {shown} is a named pipe (FIFO), not a regular file: give a report that `mneme-gate run --json FILE` \
+             or `mneme-gate baseline` wrote"
+        )
+    };
+    for (args, expected) in [
+        (vec!["diff", &shown, BASELINE], by_role("the old report")),
+        (vec!["diff", BASELINE, &shown], by_role("the new report")),
+        (vec!["run", "--quiet", "--baseline", &shown], expected),
+    ] {
         let out = run_bounded(None, &args, 60);
         assert_eq!(out.code, 2, "{args:?}: {}{}", out.stdout, out.stderr);
         assert_eq!(out.stderr, format!("mneme-gate: error: {expected}\n"), "{args:?}");
     }
     let out = run_bounded(None, &["diff", "/dev/zero", BASELINE], 60);
     assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
-    assert!(out.stderr.contains("the baseline /dev/zero is a character device, not a regular file"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("the old report /dev/zero is a character device, not a regular file"),
+        "{}",
+        out.stderr
+    );
     let out = run_bounded(None, &["diff", tmp.path().to_str().unwrap(), BASELINE], 60);
     assert!(out.stderr.contains(" is a folder, not a regular file"), "{}", out.stderr);
 }

@@ -16,7 +16,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     long_about = "Retrieves the architectural decisions that govern a task from project_memory.json, \
 deterministically, and gates CI on whether the right ones come out.\n\n\
 Exit codes: 0 gate passed / command succeeded, 1 gate failed, 2 usage, configuration or input error, \
-3 infrastructure error."
+3 infrastructure error.",
+    // COLUMNS, else the terminal's width, else 100 (subcommands inherit it).
+    term_width = super::settings::help_width()
 )]
 pub(crate) struct Cli {
     /// The configuration file (default: ./mneme-gate.yaml when it exists).
@@ -138,7 +140,8 @@ pub(crate) struct RunArgs {
     /// Write the expected ids as TREC qrels (`qid 0 docid 1`).
     #[arg(long, value_name = "FILE")]
     pub trec_qrels: Option<PathBuf>,
-    /// Print only the summary and the gate, not the scenario table.
+    /// Print only the summary, a line on the comparison with the baseline, and the gate (the details are in
+    /// the report files).
     #[arg(long)]
     pub quiet: bool,
     /// Put wall-clock timings in the JSON report (which then differs from run to run).

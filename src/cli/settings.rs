@@ -20,6 +20,7 @@ use crate::config::Config;
 use crate::error::Error;
 use crate::gate::GateSettings;
 use crate::profile::{Family, Profile};
+use crate::report::layout;
 use crate::report::markdown::Links;
 use crate::scenarios::SuiteLimits;
 
@@ -49,6 +50,8 @@ pub(crate) struct QuerySettings {
     pub task: String,
     pub file: Option<String>,
     pub json: bool,
+    /// The columns text for people is laid out to ([`text_width`]).
+    pub width: Option<usize>,
 }
 
 /// Where a file's text comes from.
@@ -158,6 +161,8 @@ pub(crate) struct RunSettings {
     pub colour: bool,
     /// Where the Markdown summary links files (see [`github_links`]).
     pub links: Links,
+    /// The columns the terminal report is laid out to ([`text_width`]).
+    pub width: Option<usize>,
 }
 
 #[derive(Debug)]
@@ -166,6 +171,7 @@ pub(crate) struct PinSettings {
     pub out: PathBuf,
     pub allow_failing: bool,
     pub colour: bool,
+    pub width: Option<usize>,
 }
 
 #[derive(Debug)]
@@ -176,6 +182,7 @@ pub(crate) struct DiffSettings {
     pub json: Option<Destination>,
     pub gate: GateSettings,
     pub colour: bool,
+    pub width: Option<usize>,
 }
 
 #[derive(Debug)]
@@ -229,7 +236,13 @@ fn memory_path(config: &Config, flag: Option<&Path>) -> Result<PathBuf, Error> {
 }
 
 fn query(config: &Config, args: QueryArgs) -> Result<QuerySettings, Error> {
-    Ok(QuerySettings { memory: memory(config, &args.memory)?, task: args.task, file: args.file, json: args.json })
+    Ok(QuerySettings {
+        memory: memory(config, &args.memory)?,
+        task: args.task,
+        file: args.file,
+        json: args.json,
+        width: text_width(Stream::Stdout),
+    })
 }
 
 fn retrieve(config: &Config, args: RetrieveArgs) -> Result<RetrieveSettings, Error> {
@@ -326,6 +339,7 @@ fn run(config: &Config, args: RunArgs, colour: bool) -> Result<RunSettings, Erro
         None => std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"),
     };
     let colour = colour && !reports.to_stdout();
+    let width = text_width(if reports.to_stdout() { Stream::Stderr } else { Stream::Stdout });
     Ok(RunSettings {
         suite,
         baseline: baseline_plan(config, &args.baseline),
@@ -338,6 +352,7 @@ fn run(config: &Config, args: RunArgs, colour: bool) -> Result<RunSettings, Erro
         git: !std::env::var("MNEME_GATE_GIT").is_ok_and(|v| v == "off"),
         colour,
         links: github_links(|name| std::env::var(name).ok(), std::env::current_dir().ok().as_deref()),
+        width,
     })
 }
 
@@ -372,12 +387,13 @@ fn github_links(var: impl Fn(&str) -> Option<String>, cwd: Option<&Path>) -> Lin
 fn pin(config: &Config, args: PinArgs, colour: bool) -> Result<PinSettings, Error> {
     let suite = suite(config, &args.suite, &[])?;
     let out = args.out.or_else(|| baseline_path(config, None)).unwrap_or_else(|| PathBuf::from(DEFAULT_BASELINE));
-    Ok(PinSettings { suite, out, allow_failing: args.allow_failing, colour })
+    Ok(PinSettings { suite, out, allow_failing: args.allow_failing, colour, width: text_width(Stream::Stdout) })
 }
 
 fn diff(config: &Config, args: DiffArgs, colour: bool) -> Result<DiffSettings, Error> {
     let json = args.json.as_deref().map(Destination::of);
     let colour = colour && json != Some(Destination::Stdout);
+    let width = text_width(if json == Some(Destination::Stdout) { Stream::Stderr } else { Stream::Stdout });
     Ok(DiffSettings {
         gate: config.gate_settings()?,
         old: args.old,
@@ -385,6 +401,7 @@ fn diff(config: &Config, args: DiffArgs, colour: bool) -> Result<DiffSettings, E
         allow_incompatible: args.allow_incompatible,
         json,
         colour,
+        width,
     })
 }
 
@@ -397,6 +414,44 @@ fn init(args: InitArgs) -> Result<InitSettings, Error> {
     })?;
     Ok(InitSettings { memory, force: args.force })
 }
+
+/// The stream a command's text for people goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// The columns text for people is laid out to: `COLUMNS` when it is a
+/// positive number, else the width of the terminal `stream` is, else none
+/// (a file or a pipe, where a long line is fine). Never below
+/// [`layout::MIN_WIDTH`]. Resolved here once; the writers get the number.
+pub(crate) fn text_width(stream: Stream) -> Option<usize> {
+    width_from(std::env::var("COLUMNS").ok().as_deref(), || {
+        let size = match stream {
+            Stream::Stdout => terminal_size::terminal_size_of(std::io::stdout()),
+            Stream::Stderr => terminal_size::terminal_size_of(std::io::stderr()),
+        };
+        size.map(|(w, _)| usize::from(w.0))
+    })
+}
+
+/// [`text_width`] from the value of `COLUMNS` and the terminal's width.
+fn width_from(columns: Option<&str>, terminal: impl FnOnce() -> Option<usize>) -> Option<usize> {
+    let columns = columns.and_then(|c| c.trim().parse::<usize>().ok()).filter(|&c| c > 0);
+    columns.or_else(terminal).filter(|&w| w > 0).map(|w| w.max(layout::MIN_WIDTH))
+}
+
+/// The columns `--help` wraps to: [`text_width`] of standard output, else
+/// [`HELP_WIDTH`], so help that is piped or captured reads the same
+/// everywhere.
+pub(crate) fn help_width() -> usize {
+    text_width(Stream::Stdout).unwrap_or(HELP_WIDTH)
+}
+
+/// The width of `--help` when it goes to a file or a pipe and `COLUMNS` is
+/// not set.
+pub(crate) const HELP_WIDTH: usize = 100;
 
 /// Whether colour may be used on standard output.
 fn colour_stdout() -> bool {
@@ -477,6 +532,16 @@ mod tests {
             Err(Error::Usage(m)) => assert!(m.starts_with("no suite"), "{m}"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn the_width_is_columns_else_the_terminal_else_none() {
+        assert_eq!(width_from(Some("80"), || Some(120)), Some(80));
+        assert_eq!(width_from(None, || Some(120)), Some(120));
+        assert_eq!(width_from(Some("wide"), || Some(120)), Some(120));
+        assert_eq!(width_from(Some("0"), || None), None);
+        assert_eq!(width_from(None, || None), None, "a file or a pipe: no width");
+        assert_eq!(width_from(Some("12"), || None), Some(layout::MIN_WIDTH));
     }
 
     #[test]

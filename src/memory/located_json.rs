@@ -37,6 +37,10 @@ pub(super) enum Value {
     /// Members in source order; a repeated key keeps every occurrence and
     /// [`Node::get`] returns the last, as JSON parsers conventionally do.
     Object(Vec<Member>),
+    /// An array element with a syntax error (reported in
+    /// [`Parsed::errors`]), kept in its place so that what counts elements
+    /// (the records of a memory file) counts it too.
+    Unreadable,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +61,7 @@ impl Value {
             Value::String(_) => "a string",
             Value::Array(_) => "a list",
             Value::Object(_) => "an object",
+            Value::Unreadable => "an unreadable value",
         }
     }
 }
@@ -345,12 +350,13 @@ impl<'a> Parser<'a> {
                 Ok(node) => items.push(node),
                 Err(e) => {
                     // Record the error and skip this element so the next
-                    // one is still read.
+                    // one is still read; the element keeps its place.
                     self.errors.push(e);
                     self.pos = start;
                     if !self.skip_element() {
                         return self.fail(open, "unterminated array: a `]` is missing".into());
                     }
+                    items.push(Node { offset: start, value: Value::Unreadable });
                 }
             }
             // The separator; junk before it is reported once and skipped.
@@ -538,8 +544,10 @@ mod tests {
             Value::Array(items) => items.clone(),
             other => panic!("{other:?}"),
         };
-        let ids: Vec<_> = items.iter().map(|n| n.get("id").unwrap().as_str().unwrap()).collect();
-        assert_eq!(ids, ["b", "d"]);
+        let ids: Vec<_> = items.iter().map(|n| n.get("id").and_then(Node::as_str)).collect();
+        assert_eq!(ids, [None, Some("b"), None, Some("d")]);
+        assert_eq!(items[0].value, Value::Unreadable);
+        assert_eq!(items[2].value, Value::Unreadable);
         let lines: Vec<_> = p.errors.iter().map(|e| LineIndex::new(text).line_col(e.offset).0).collect();
         assert_eq!(lines, [2, 4, 4, 5], "{:?}", p.errors);
         assert!(p.errors[0].message.contains("trailing comma"));

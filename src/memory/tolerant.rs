@@ -29,7 +29,7 @@ pub(super) fn parse(path: &Path, text: String, family: Family) -> Memory {
     let mut memory = Memory::empty(path, family, Vec::new());
     memory.text = text;
     if let Some(root) = &parsed.root {
-        Loader { memory: &mut memory, family }.load_root(root);
+        Loader { memory: &mut memory, family, broken: Vec::new() }.load_root(root);
     }
     for e in parsed.errors {
         memory.push(Severity::Error, e.offset, None, e.message);
@@ -41,6 +41,9 @@ pub(super) fn parse(path: &Path, text: String, family: Family) -> Memory {
 struct Loader<'m> {
     memory: &'m mut Memory,
     family: Family,
+    /// The ids and offsets of records left out for their errors: their ids
+    /// are still taken ([`Loader::duplicates_of_broken`]).
+    broken: Vec<(String, usize)>,
 }
 
 /// Collects field problems of one record.
@@ -106,6 +109,8 @@ impl<'a> Fields<'a> {
                 for (i, item) in items.iter().enumerate() {
                     match &item.value {
                         Value::String(s) => out.push((item.offset, s.clone())),
+                        // A syntax error, already reported.
+                        Value::Unreadable => {}
                         other => self.problems.push((
                             item.offset,
                             format!("`{key}[{i}]` must be a string, found {} ({key} is {expected})", other.type_name()),
@@ -187,7 +192,47 @@ impl Loader<'_> {
                 }
             }
         }
+        let usable: Vec<(String, usize)> =
+            decision_records.iter().chain(&item_records).map(|c| (c.decision.id.clone(), c.decision.offset)).collect();
         build_pool(self.memory, vec![decision_records, item_records]);
+        self.duplicates_of_broken(usable);
+    }
+
+    /// A record with errors stays out of the pool, but its id is taken all
+    /// the same: once it is fixed, one of two records with that id is
+    /// dropped. So an id shared with a record that has errors is reported as
+    /// a duplicate where it repeats (in file order); two usable records that
+    /// share one are [`build_pool`]'s to report.
+    fn duplicates_of_broken(&mut self, usable: Vec<(String, usize)>) {
+        if self.broken.is_empty() {
+            return;
+        }
+        let broken = std::mem::take(&mut self.broken);
+        let mut all: Vec<(String, usize, bool)> = usable.into_iter().map(|(id, offset)| (id, offset, false)).collect();
+        all.extend(broken.into_iter().map(|(id, offset)| (id, offset, true)));
+        all.sort_by_key(|(_, offset, _)| *offset);
+        let mut first: std::collections::HashMap<&str, (usize, bool)> = std::collections::HashMap::new();
+        let mut found = Vec::new();
+        for (id, offset, broken) in &all {
+            match first.get(id.as_str()) {
+                Some(&(kept, kept_broken)) if kept_broken || *broken => found.push((id, *offset, kept, kept_broken)),
+                Some(_) => {}
+                None => {
+                    first.insert(id, (*offset, *broken));
+                }
+            }
+        }
+        for (id, offset, kept, kept_broken) in found {
+            let (line, _) = self.memory.line_col(kept);
+            let which = if kept_broken { " (which has errors)" } else { "" };
+            self.warning(
+                offset,
+                Some(id),
+                format!(
+                    "duplicate id \"{id}\": the record at line {line}{which} has it too; give each record a unique id"
+                ),
+            );
+        }
     }
 
     /// Warns at every occurrence of a member name repeated in an object,
@@ -268,6 +313,10 @@ impl Loader<'_> {
 
     /// Shape-checks one record and maps it; `None` when it is unusable.
     fn record(&mut self, node: &Node, in_decisions: bool, place: &str) -> Option<Candidate> {
+        if node.value == Value::Unreadable {
+            // A syntax error, already reported; counted, nothing to check.
+            return None;
+        }
         if !matches!(node.value, Value::Object(_)) {
             self.error(
                 node.offset,
@@ -360,6 +409,9 @@ impl Loader<'_> {
         for (offset, message) in problems {
             self.error(offset, id.as_deref(), message);
         }
+        if let Some(id) = id {
+            self.broken.push((id, node.offset));
+        }
         None
     }
 
@@ -370,7 +422,7 @@ impl Loader<'_> {
             f.problems.push((rules.offset, format!("field `rules` must be a list, found {}", rules.value.type_name())));
             return;
         };
-        for (i, rule) in items.iter().enumerate() {
+        for (i, rule) in items.iter().enumerate().filter(|(_, r)| r.value != Value::Unreadable) {
             match rule.get("type").map(|n| &n.value) {
                 Some(Value::String(t)) if t == "FORBID_LITERAL" => {}
                 Some(Value::String(t)) => {

@@ -7,6 +7,11 @@
 //! rules), and when there are more, the last slot says how many were left
 //! out and where to find them.
 //!
+//! A violated rule that belongs to no single scenario says what is wrong
+//! (its message: `pass rate 6/7 is below 1.0: 1 scenario is FAIL: a`); a
+//! scenario's annotation names the decisions edited in this change that it
+//! retrieves or expects (with `--memory-ref`), as the terminal report does.
+//!
 //! Strings from the inputs are first made [`printable`] (a control character
 //! is shown escaped, as `\n` or `\u{1b}`), then escaped by the workflow
 //! command rules: the line breaks GitHub turns back into line breaks
@@ -71,11 +76,9 @@ pub fn github(report: &Report, limit: usize) -> String {
         .flat_map(|c| c.scenarios.iter().filter(|s| s.regressed).map(|s| s.id.as_str()))
         .collect();
     for s in &report.scenarios {
-        let was = report
-            .comparison
-            .as_ref()
-            .and_then(|c| c.scenarios.iter().find(|c| c.id == s.id))
-            .map(|c| c.baseline_verdict);
+        let change = report.comparison.as_ref().and_then(|c| c.scenarios.iter().find(|c| c.id == s.id));
+        let was = change.map(|c| c.baseline_verdict);
+        let edited = change.map_or(&[][..], |c| c.edited_decisions.as_slice());
         let regression = regressed.contains(&s.id.as_str());
         let (level, rank) = match s.verdict {
             Verdict::Malformed => (0, 0),
@@ -85,7 +88,7 @@ pub fn github(report: &Report, limit: usize) -> String {
             Verdict::Weak => (1, 0),
             Verdict::Pass => continue,
         };
-        all.push(scenario_annotation(s, level, rank, was.filter(|_| regression)));
+        all.push(scenario_annotation(s, level, rank, was.filter(|_| regression), edited));
     }
     for rule in &report.gate.rules {
         // Scenario-level rules are already on their scenarios' lines.
@@ -95,13 +98,16 @@ pub fn github(report: &Report, limit: usize) -> String {
             continue;
         }
         let level = if rule.mode == RuleMode::Fail { 0 } else { 1 };
-        let mut message = printable(&rule.description).into_owned();
-        for d in rule.details.iter().take(10) {
+        let mut message = printable(rule.message.as_deref().unwrap_or(&rule.description)).into_owned();
+        // A detail that only repeats the message is not said twice.
+        let details: Vec<&String> =
+            rule.details.iter().filter(|d| Some(d.as_str()) != rule.message.as_deref()).collect();
+        for d in details.iter().take(10) {
             message.push('\n');
             message.push_str(&printable(d));
         }
-        if rule.details.len() > 10 {
-            message.push_str(&format!("\n... and {} more", rule.details.len() - 10));
+        if details.len() > 10 {
+            message.push_str(&format!("\n... and {} more", details.len() - 10));
         }
         all.push(Annotation {
             level,
@@ -137,7 +143,7 @@ pub fn github(report: &Report, limit: usize) -> String {
     out
 }
 
-fn scenario_annotation(s: &ScenarioReport, level: u8, rank: u8, was: Option<Verdict>) -> Annotation {
+fn scenario_annotation(s: &ScenarioReport, level: u8, rank: u8, was: Option<Verdict>, edited: &[String]) -> Annotation {
     let id = printable(&s.id);
     let title = match was {
         Some(was) => format!("{id}: {} (was {was})", s.verdict),
@@ -154,6 +160,10 @@ fn scenario_annotation(s: &ScenarioReport, level: u8, rank: u8, was: Option<Verd
         "\nRetrieved: {}",
         if retrieved.is_empty() { "nothing".to_string() } else { retrieved.join(", ") }
     ));
+    if !edited.is_empty() {
+        let edited: Vec<_> = edited.iter().map(|e| printable(e)).collect();
+        message.push_str(&format!("\nEdited in this change: {}", edited.join(", ")));
+    }
     Annotation {
         level,
         rank,
@@ -206,6 +216,53 @@ mod tests {
         );
         assert!(lines[1].starts_with("::warning file="), "{}", lines[1]);
         assert!(lines[1].contains("::no teeth: 100%25 clean%0A"), "{}", lines[1]);
+    }
+
+    #[test]
+    fn a_rule_says_what_is_wrong_and_a_scenario_names_the_edit_that_changed_it() {
+        use crate::report::comparison::{BaselineSource, Comparison, ScenarioChange};
+        let mut r = bundled();
+        let s = &mut r.scenarios[0];
+        s.verdict = Verdict::WeakRetrieval;
+        s.explanation = "expected PAY-005 was not retrieved".into();
+        let (id, source) = (s.id.clone(), s.source.to_string());
+        r.comparison = Some(Comparison {
+            baseline: BaselineSource { path: "b.json".into(), revision: None, commit: None },
+            memory_changed: true,
+            suite_changed: false,
+            incompatible: vec![],
+            metrics: vec![],
+            scenarios: vec![ScenarioChange {
+                id: id.clone(),
+                source,
+                baseline_verdict: Verdict::Pass,
+                current_verdict: Verdict::WeakRetrieval,
+                regressed: true,
+                entered: vec![],
+                left: vec![],
+                moved: vec![],
+                metrics: vec![],
+                context_diff: None,
+                edited_decisions: vec!["PAY-005".into()],
+            }],
+            added: vec![],
+            removed: vec![],
+            filtered: false,
+            baseline_change: None,
+        });
+        let pass_rate = r.gate.rules.iter_mut().find(|g| g.rule == "pass_rate").unwrap();
+        pass_rate.violated = true;
+        pass_rate.message = Some("pass rate 6/7 is below 1.0: 1 scenario is FAIL: x".into());
+        pass_rate.details = vec!["x: leaked".into()];
+        let text = github(&r, GITHUB_LIMIT);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert!(lines[0].contains(&format!("title={id}%3A WEAK_RETRIEVAL (was PASS)::")), "{}", lines[0]);
+        assert!(lines[0].ends_with("%0AEdited in this change: PAY-005"), "{}", lines[0]);
+        assert_eq!(
+            lines[1],
+            "::error title=mneme-gate%3A pass_rate::pass rate 6/7 is below 1.0: 1 scenario is FAIL: x%0Ax: leaked"
+        );
     }
 
     #[test]

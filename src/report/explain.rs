@@ -2,6 +2,12 @@
 The `explain` command's output: a readable table (one row per record, most
 relevant first) or JSON (`mneme-gate.explain/v1`). The explanation itself
 is computed by [`crate::retrieval`]; this module only lays it out.
+
+With a width (a terminal, or `COLUMNS`) and a table wider than it, the
+layout is compact: four columns, with the pool order, the scope check, the
+matches and the outcome of a record stacked in the last one, arranged by
+comfy-table to the width; the header lines wrap. Without a width (a file, a
+pipe) the full table is written whatever its width.
 */
 
 use std::fmt::Write as _;
@@ -9,6 +15,7 @@ use std::fmt::Write as _;
 use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 use serde::Serialize;
 
+use super::layout;
 use crate::describe::printable;
 use crate::profile::Milli;
 use crate::retrieval::{ExplainedRecord, Explanation, ScopeCheck};
@@ -26,28 +33,35 @@ pub fn json(explanation: &Explanation) -> String {
 
 /// The readable report: a header, then one row per record, most relevant
 /// first (retrieved by rank, then by score and pool order, then the records
-/// kept out of the pool).
-pub fn text(e: &Explanation) -> String {
+/// kept out of the pool), laid out to `width` when there is one.
+pub fn text(e: &Explanation, width: Option<usize>) -> String {
     let p = &e.profile;
     let w = &p.weights;
     let mut out = String::new();
-    let _ = writeln!(out, "task:    {}", printable(e.task.trim()));
-    let _ =
-        writeln!(out, "file:    {}", e.file.as_deref().map_or("(none: scope globs are not checked)".into(), printable));
+    let mut line = |text: String, hang: usize| {
+        for piece in layout::wrap(&text, width, hang) {
+            let _ = writeln!(out, "{piece}");
+        }
+    };
+    line(format!("task:    {}", printable(e.task.trim())), 9);
+    line(format!("file:    {}", e.file.as_deref().map_or("(none: scope globs are not checked)".into(), printable)), 9);
     let tokens = if e.query_tokens.is_empty() { "(none)".to_string() } else { list(&e.query_tokens, " ") };
-    let _ = writeln!(out, "tokens:  {tokens}");
-    let _ = writeln!(out, "profile: {}", p.describe());
-    let _ = writeln!(
-        out,
-        "         weights title {} tags {} constraint {} anti_patterns {} content {}; tag_boost {}; min_score {}; k {}; min_token_len {}; stem {}",
-        w.title, w.tags, w.constraint, w.anti_patterns, w.content, p.tag_boost, p.min_score, p.k, p.min_token_len, p.stem
+    line(format!("tokens:  {tokens}"), 9);
+    line(format!("profile: {}", p.describe()), 9);
+    line(
+        format!(
+            "         weights title {} tags {} constraint {} anti_patterns {} content {}; tag_boost {}; min_score {}; k {}; min_token_len {}; stem {}",
+            w.title, w.tags, w.constraint, w.anti_patterns, w.content, p.tag_boost, p.min_score, p.k, p.min_token_len, p.stem
+        ),
+        0,
     );
     let retrieved = if e.retrieved.is_empty() {
         format!("nothing ({})", printable(e.note.as_deref().unwrap_or("")))
     } else {
         list(&e.retrieved, ", ")
     };
-    let _ = writeln!(out, "retrieved: {retrieved}\n");
+    line(format!("retrieved: {retrieved}"), 11);
+    out.push('\n');
 
     let key = |r: &ExplainedRecord| {
         (
@@ -59,10 +73,25 @@ pub fn text(e: &Explanation) -> String {
     };
     let mut order: Vec<usize> = (0..e.records.len()).collect();
     order.sort_by(|&a, &b| key(&e.records[a]).cmp(&key(&e.records[b])).then(a.cmp(&b)));
+    let records: Vec<&ExplainedRecord> = order.into_iter().map(|i| &e.records[i]).collect();
+    let full = full_table(&records);
+    let table = match width {
+        Some(w) if full.lines().any(|l| layout::width(l) > w) => compact_table(&records, w),
+        _ => full,
+    };
+    for line in table.lines() {
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// One column per part of the explanation.
+fn full_table(records: &[&ExplainedRecord]) -> String {
     let mut table = Table::new();
     table.load_preset(presets::ASCII_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Disabled);
     table.set_header(vec!["rank", "id", "pool", "score", "scope", "matches", "outcome"]);
-    for r in order.into_iter().map(|i| &e.records[i]) {
+    for r in records {
         table.add_row(vec![
             Cell::new(r.rank.map(|x| x.to_string()).unwrap_or_default()).set_alignment(CellAlignment::Right),
             Cell::new(printable(&r.id)),
@@ -74,11 +103,39 @@ pub fn text(e: &Explanation) -> String {
             Cell::new(outcome(r)),
         ]);
     }
-    for line in table.to_string().lines() {
-        out.push_str(line.trim_end());
-        out.push('\n');
+    table.to_string()
+}
+
+/// Four columns for a narrow terminal: rank, id and score, then the pool
+/// order, the scope check, the matches and the outcome stacked in one.
+fn compact_table(records: &[&ExplainedRecord], width: usize) -> String {
+    let mut table = Table::new();
+    table
+        .load_preset(presets::ASCII_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(u16::try_from(width).unwrap_or(u16::MAX));
+    table.set_header(vec!["rank", "id", "score", "pool, scope, matches, outcome"]);
+    for r in records {
+        let place = match (r.pool_order, &r.scope) {
+            (None, _) => "not in the pool".to_string(),
+            (Some(n), ScopeCheck::Unscoped) => format!("pool {n}, unscoped"),
+            (Some(n), ScopeCheck::NoPath) => format!("pool {n}, scope not checked"),
+            (Some(n), check) => format!("pool {n}, {}", scope(check)),
+        };
+        let mut why = vec![place];
+        if !r.fields.is_empty() || !r.tag_hits.is_empty() {
+            why.push(matches(r));
+        }
+        why.push(outcome(r));
+        why.retain(|l| !l.is_empty());
+        table.add_row(vec![
+            Cell::new(r.rank.map(|x| x.to_string()).unwrap_or_default()).set_alignment(CellAlignment::Right),
+            Cell::new(printable(&r.id)),
+            Cell::new(r.score.map(|s| s.to_string()).unwrap_or_default()).set_alignment(CellAlignment::Right),
+            Cell::new(why.join("\n")),
+        ]);
     }
-    out
+    table.to_string()
 }
 
 /// Strings from the inputs, each made printable, joined by `separator`.

@@ -5,9 +5,7 @@ use super::Report;
 
 /// The report as pretty JSON with a final newline.
 pub fn render(report: &Report) -> String {
-    let mut text = serde_json::to_string_pretty(report).expect("a report always serialises");
-    text.push('\n');
-    text
+    super::figures::to_json_pretty(report).expect("a report always serialises")
 }
 
 /// Reads a report written by [`render`] (a baseline, or `mneme-gate diff`).
@@ -28,7 +26,5 @@ pub fn schema() -> String {
 /// Any document of the command line (`context --json`, `explain --json`,
 /// `validate --json`, `diff --json`) as pretty JSON with a final newline.
 pub fn pretty<T: serde::Serialize + ?Sized>(doc: &T) -> String {
-    let mut text = serde_json::to_string_pretty(doc).expect("the command line's documents always serialise");
-    text.push('\n');
-    text
+    super::figures::to_json_pretty(doc).expect("the command line's documents always serialise")
 }

@@ -37,7 +37,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Component, Path};
 
 use super::comparison::{Comparison, MetricChange, Movement, ScenarioChange};
-use super::{figure, score, Report, ScenarioReport, Source};
+use super::{figure, figures, score, Report, ScenarioReport, Source};
 use crate::describe::{printable, printable_lines};
 use crate::gate::{RuleMode, RuleOutcome};
 use crate::verdict::Verdict;
@@ -341,10 +341,10 @@ fn recall_figure(report: &Report) -> Option<String> {
         .as_ref()
         .and_then(|c| c.metrics.iter().find(|m| m.name == "mean_recall_at_k"))
         .and_then(|m| m.baseline)
-        .filter(|b| format!("{b:.3}") != format!("{current:.3}"));
+        .filter(|b| figure(Some(*b)) != figure(Some(current)));
     Some(match before {
-        Some(b) => format!("recall@{k} {b:.3} → {current:.3}"),
-        None => format!("recall@{k} {current:.3}"),
+        Some(b) => format!("recall@{k} {} → {}", figure(Some(b)), figure(Some(current))),
+        None => format!("recall@{k} {}", figure(Some(current))),
     })
 }
 
@@ -367,10 +367,10 @@ fn failures(report: &Report, recall: &str) -> Vec<String> {
         named.extend(with_verdict(Verdict::Fail).map(|s| s.id.as_str()));
         let n = m.fail;
         phrases.push(format!(
-            "{} still {} a decision (pass rate {:.3})",
+            "{} still {} a decision (pass rate {})",
             count(n, "governed answer"),
             if n == 1 { "breaks" } else { "break" },
-            m.pass_rate
+            figures::ratio(m.pass, m.pass + m.fail, Some(1.0))
         ));
     }
     if fails("recall") || fails("weak_retrieval") {
@@ -474,8 +474,11 @@ fn figures(report: &Report, doc: &mut Doc) {
         for (_, name, _, value) in &rows {
             doc.item(Kind::Figure, &format!("| {name} | {} |\n", figure(*value)));
         }
-        if let Some(rate) = pass_rate {
-            doc.item(Kind::Figure, &format!("| pass rate | {rate:.3} |\n"));
+        if pass_rate.is_some() {
+            doc.item(
+                Kind::Figure,
+                &format!("| pass rate | {} |\n", figures::ratio(m.pass, m.pass + m.fail, Some(1.0))),
+            );
         }
         doc.push("\n");
         return;
@@ -516,8 +519,8 @@ fn change(mc: &MetricChange) -> String {
     let Some(delta) = mc.delta else {
         return if mc.movement == Movement::NotComparable { "not comparable".into() } else { "—".into() };
     };
-    let shown = format!("{delta:+.3}");
-    let arrow = if shown == "+0.000" || shown == "-0.000" {
+    let shown = figures::delta(delta);
+    let arrow = if shown == "+0.000" {
         ""
     } else if delta > 0.0 {
         "▲ "
@@ -547,7 +550,7 @@ const CHART_STYLE: &str = "%%{init: {\"xyChart\": {\"width\": 640, \"height\": 2
 fn chart(figures: &[(&str, f64, f64)]) -> String {
     let labels: Vec<String> = figures.iter().map(|(name, _, _)| format!("\"{name}\"")).collect();
     let values = |pick: fn(&(&str, f64, f64)) -> f64| -> String {
-        figures.iter().map(|f| format!("{:.3}", pick(f))).collect::<Vec<_>>().join(", ")
+        figures.iter().map(|f| super::figures::fixed(pick(f), 3, false)).collect::<Vec<_>>().join(", ")
     };
     format!(
         "```mermaid\n{CHART_STYLE}\nxychart-beta\n    title \"Suite means: bars this run, line the baseline\"\n    \
@@ -596,7 +599,9 @@ fn rules(report: &Report, links: &Links, doc: &mut Doc) {
 /// One violated rule as a list item, its details as a nested list.
 fn rule(report: &Report, r: &RuleOutcome, links: &Links) -> String {
     let (mark, mode) = if r.fails() { ("❌", "") } else { ("⚠️", " (advisory)") };
-    let mut out = format!("- {mark} {}{mode}: {}\n", code(&r.rule), inline(&r.description));
+    // What is wrong (the rule's message); what the rule demands when there is none.
+    let said = r.message.as_deref().unwrap_or(&r.description);
+    let mut out = format!("- {mark} {}{mode}: {}\n", code(&r.rule), inline(said));
     if r.rule == "suite_means" && report.comparison.is_some() {
         // Each figure is a row of the table of suite figures, marked there.
         out.push_str(&format!(
@@ -1125,6 +1130,7 @@ mod tests {
             description: String::new(),
             mode: RuleMode::Fail,
             violated: !details.is_empty(),
+            message: None,
             details,
         };
         let id = r.scenarios[0].id.clone();
@@ -1151,6 +1157,7 @@ mod tests {
         r.gate =
             GateOutcome::new(vec![rule("pass_rate", vec!["pass rate 0.900".into()]), rule("custom", vec!["x".into()])]);
         r.summary.fail = 2;
+        r.summary.pass = 18;
         r.summary.pass_rate = 0.9;
         assert_eq!(
             headline(&r),

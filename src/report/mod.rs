@@ -17,8 +17,10 @@ pub mod annotations;
 pub mod comparison;
 pub mod context;
 pub mod explain;
+pub(crate) mod figures;
 pub mod json;
 pub mod junit;
+pub mod layout;
 pub mod markdown;
 pub mod terminal;
 pub mod trec;
@@ -488,10 +490,12 @@ pub fn display_path(path: &Path) -> String {
     }
 }
 
-/// Rounds a figure for tables: three decimals, or `—` when absent.
+/// Rounds a figure for tables: three decimals, more when three would make it
+/// look like 1 or 0 and it is not (`0.9999`, see [`figures::rate`]), never
+/// `-0.000`; `—` when absent.
 pub fn figure(value: Option<f64>) -> String {
     match value {
-        Some(v) => format!("{v:.3}"),
+        Some(v) => figures::rate(v, None),
         None => "—".into(),
     }
 }
@@ -537,5 +541,7 @@ mod tests {
         assert_eq!(score(0.1 + 0.2), "0.3");
         assert_eq!(figure(None), "—");
         assert_eq!(figure(Some(1.0 / 3.0)), "0.333");
+        assert_eq!(figure(Some(-0.0)), "0.000");
+        assert_eq!(figure(Some(0.9999)), "0.9999", "never shown as 1.000");
     }
 }

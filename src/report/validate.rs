@@ -79,15 +79,69 @@ pub fn text(f: &Findings<'_>) -> String {
             printable(&ex.reason.to_string())
         );
     }
+    // Every record read is in the pool, kept out, or unusable for its
+    // errors; the counts add up.
+    let unusable = memory.records.saturating_sub(memory.pool.len() + memory.excluded.len());
     let _ = writeln!(
         t,
-        "{path}: {} record(s), {} in the retrieval pool (profile {}), {} kept out; {} error(s), {} warning(s)",
+        "{path}: {} record(s), {} in the retrieval pool (profile {}), {} kept out{}; {} error(s), {} warning(s)",
         memory.records,
         memory.pool.len(),
         f.profile,
         memory.excluded.len(),
+        if unusable > 0 { format!(", {unusable} unusable (errors)") } else { String::new() },
         f.errors(),
         f.warnings()
     );
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::Family;
+
+    fn findings_text(json: &str) -> (Memory, String) {
+        let path = Path::new("m.json");
+        let memory = Memory::parse(path, json.to_string(), Family::Default);
+        let text = text(&Findings { path, profile: "default", memory: &memory });
+        (memory, text)
+    }
+
+    #[test]
+    fn every_record_read_is_counted_and_the_counts_add_up() {
+        let (memory, text) = findings_text(
+            "{\"decisions\": [\n {\"id\": \"A\", \"decision\": \"one\"},\n {\"id\": \"B\", \"decision\": \"two\" \"x\": 1},\n              {\"id\": \"C\", \"decision\": \"three\", \"status\": \"retired\"},\n {\"id\": \"D\", \"decision\": \"four\",}\n],\n\
+             \"items\": [{\"id\": \"E\", \"type\": \"rule\", \"title\": \"t\"}, 7]}",
+        );
+        assert_eq!(memory.records, 6, "{text}");
+        assert!(
+            text.ends_with(
+                "m.json: 6 record(s), 2 in the retrieval pool (profile default), 1 kept out, 3 unusable (errors); \
+                 3 error(s), 0 warning(s)\n"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn an_id_shared_with_a_record_that_has_errors_is_a_duplicate() {
+        let (_, text) = findings_text(
+            "{\"decisions\": [\n {\"id\": \"A\", \"decision\": 5},\n {\"id\": \"A\", \"decision\": \"second\"},\n              {\"id\": \"B\", \"decision\": \"ok\"},\n {\"id\": \"B\", \"decision\": []}\n]}",
+        );
+        assert!(
+            text.contains(
+                "m.json:3:2: warning: duplicate id \"A\": the record at line 2 (which has errors) has it too; give each \
+                 record a unique id (record \"A\")"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "m.json:5:2: warning: duplicate id \"B\": the record at line 4 has it too; give each record a unique id"
+            ),
+            "{text}"
+        );
+        assert!(text.contains(", 2 unusable (errors); 2 error(s), 2 warning(s)"), "{text}");
+    }
 }

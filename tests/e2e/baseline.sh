@@ -59,7 +59,7 @@ old = '"scope": ["services/payments/**", "libs/ledger_client/**"],\n      "prior
 assert old in text, "PAY-005's scope is where the script expects it"
 p.write_text(text.replace(old, old.replace('["services/payments/**", "libs/ledger_client/**"]', '["services/refunds-legacy/**"]'), 1))
 PY
-check "run exits 1 and explains the regression" 1 "$(code "$bin" run --quiet)" out.txt \
+check "run exits 1 and explains the regression" 1 "$(code "$bin" run)" out.txt \
   "refund-posts-ledger-reversal (scenarios/payments.yaml:5:5): PASS → WEAK_RETRIEVAL (REGRESSED)" \
   "  - PAY-005 left (was rank 1, score 20.0) [expected]" \
   "  + ADR-023 entered at rank 3 (score 10.5)" \

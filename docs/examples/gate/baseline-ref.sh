@@ -40,7 +40,7 @@ git checkout -qb reword-pay-002
 echo
 echo "# On a branch, PAY-002 is reworded (memory-v2.json)."
 cp "$here/memory-v2.json" project_memory.json
-step mneme-gate run --quiet --baseline-ref main --memory-ref main
+step mneme-gate run --baseline-ref main --memory-ref main
 
 echo
 echo "# The scenario is updated to the new wording and the baseline re-pinned."

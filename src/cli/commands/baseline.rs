@@ -15,7 +15,7 @@ pub(crate) fn execute(s: PinSettings) -> Result<i32, Error> {
     let out = printable(&display_path(&s.out)).into_owned();
     let mut text = String::new();
     if !run.report.gate.passed && !s.allow_failing {
-        let style = report::terminal::Style { colour: s.colour, quiet: true };
+        let style = report::terminal::Style { colour: s.colour, quiet: true, width: s.width };
         text.push_str(&report::terminal::render(&run.report, style));
         let _ = writeln!(
             text,
@@ -33,7 +33,11 @@ pub(crate) fn execute(s: PinSettings) -> Result<i32, Error> {
                 let source = BaselineSource { path: out.clone(), revision: None, commit: None };
                 let comparison = baseline::compare(&old, &new, &s.suite.gate, source);
                 let _ = writeln!(text, "changes against the baseline it replaces ({out}):");
-                text.push_str(&report::terminal::comparison(&comparison, Some(&new), false));
+                text.push_str(&report::terminal::comparison(
+                    &comparison,
+                    Some(&new),
+                    report::terminal::Style { width: s.width, ..Default::default() },
+                ));
             } else {
                 let _ = writeln!(
                     text,

@@ -14,7 +14,7 @@ pub(crate) fn execute(s: QuerySettings) -> Result<i32, Error> {
     if s.json {
         output::json(&explain::json(&explanation))?;
     } else {
-        output::text(&explain::text(&explanation), false)?;
+        output::text(&explain::text(&explanation, s.width), false)?;
     }
     Ok(exit::OK)
 }

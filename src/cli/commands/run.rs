@@ -69,7 +69,7 @@ pub(crate) fn execute(s: RunSettings) -> Result<i32, Error> {
     if s.annotations {
         text.push_str(&report::annotations::github(&report, report::annotations::GITHUB_LIMIT));
     }
-    let style = report::terminal::Style { colour: s.colour, quiet: s.quiet };
+    let style = report::terminal::Style { colour: s.colour, quiet: s.quiet, width: s.width };
     // The annotations above are the only lines that may start with `::`.
     text.push_str(&defuse_lines(&report::terminal::render(&report, style), s.colour));
     output::terminal(&text, s.reports.to_stdout())?;
