@@ -184,8 +184,12 @@ impl Client<'_> {
 
     /// The server's error message, or the start of its body, without the key.
     fn server_says(&self, body: &[u8]) -> Option<String> {
-        let text =
-            error_message(body).unwrap_or_else(|| String::from_utf8_lossy(&body[..body.len().min(400)]).into_owned());
+        let text = match error_message(body) {
+            Some(message) => message,
+            // JSON without a message says nothing worth quoting.
+            None if serde_json::from_slice::<serde_json::Value>(body).is_ok() => return None,
+            None => String::from_utf8_lossy(&body[..body.len().min(400)]).into_owned(),
+        };
         Some(self.redact(&text)).filter(|s| !s.trim().is_empty())
     }
 

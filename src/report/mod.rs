@@ -20,6 +20,7 @@ pub mod explain;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod model;
 pub mod terminal;
 pub mod trec;
 pub mod validate;
@@ -82,6 +83,9 @@ pub struct Report {
     /// from run to run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timings: Option<Timings>,
+    /// The model stage, when a model answered scenarios (docs/models.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<model::ModelRun>,
 }
 
 /// What the context block shows of one decision.
@@ -241,6 +245,9 @@ pub struct ScenarioReport {
     /// Whether the governed answer was checked.
     pub layer2: bool,
     pub warnings: Vec<String>,
+    /// What the model stage did, when a model answered this scenario.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<model::ScenarioModel>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -351,6 +358,7 @@ impl Report {
             comparison: None,
             memory_diff: None,
             timings: None,
+            model: None,
         }
     }
 
@@ -414,6 +422,7 @@ fn scenario_report(run: ScenarioRun) -> ScenarioReport {
         missing: v.missing,
         layer2: run.layer2,
         warnings: run.warnings,
+        model: None,
     }
 }
 
