@@ -365,7 +365,8 @@ mod tests {
                 .unwrap_err();
         assert_eq!(e.line, Some(4));
         assert!(!e.to_string().contains("sk-abc123"), "the key is never repeated: {e}");
-        let e = Config::parse(Path::new("m.yaml"), "model:\n  base_url: http://h/v1\n  model: m\n  timeout: 3\n").unwrap_err();
+        let e = Config::parse(Path::new("m.yaml"), "model:\n  base_url: http://h/v1\n  model: m\n  timeout: 3\n")
+            .unwrap_err();
         assert_eq!(e.line, Some(4), "unknown keys are refused at their line: {e}");
         let e = settings("model:\n  model: m\n", &ModelFlags::default()).unwrap_err();
         assert!(e.message.contains("has no `base_url`"), "{e}");
