@@ -606,3 +606,62 @@ fn without_a_model_nothing_changes_and_record_is_refused() {
     let out = expect(run(d, &["cassettes", "prune"]), 2);
     assert!(out.stderr.contains("no model is configured"), "{}", out.stderr);
 }
+
+/// The docs example (docs/examples/models), replayed from its committed
+/// cassettes: the model fields of the JSON report and the terminal lines.
+#[test]
+fn the_model_fields_of_the_reports() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = expect(run(root, &["--config", "docs/examples/models/mneme-gate.yaml", "run", "--json", "-"]), 0);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let refund = report["scenarios"].as_array().unwrap().iter().find(|s| s["id"] == "refund").unwrap();
+    insta::assert_json_snapshot!("model_report_fields", json!({"model": report["model"], "refund": refund["model"]}));
+    let tail = &out.stderr[out.stderr.find("\nModel ").unwrap()..];
+    insta::assert_snapshot!("model_terminal_lines", tail);
+}
+
+/// A cassette is input: one that leads outside its folder, or was edited,
+/// is refused (exit 2) with its path.
+#[test]
+fn a_hostile_cassette_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/examples/models");
+    copy_tree(&example, d);
+    let cassette = cassettes(d).into_iter().next().unwrap();
+    let text = std::fs::read_to_string(&cassette).unwrap();
+
+    std::fs::write(&cassette, text.replace("\"max_tokens\": 512", "\"max_tokens\": 513")).unwrap();
+    let out = expect(run(d, &["run"]), 2);
+    assert!(
+        out.stderr.contains(
+            "its request does not hash to its key (it was edited); delete it and run with --responses record"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains(cassette.file_name().unwrap().to_str().unwrap()), "{}", out.stderr);
+
+    #[cfg(unix)]
+    {
+        let outside = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(outside.path(), &text).unwrap();
+        std::fs::remove_file(&cassette).unwrap();
+        std::os::unix::fs::symlink(outside.path(), &cassette).unwrap();
+        let out = expect(run(d, &["run"]), 2);
+        assert!(out.stderr.contains("leads outside the cassette folder"), "{}", out.stderr);
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}

@@ -136,6 +136,8 @@ if [ "$up" != 1 ]; then
 fi
 
 cd "$work"
+# mneme-gate honours the usual proxy variables; the server is on loopback.
+unset HTTP_PROXY http_proxy HTTPS_PROXY https_proxy ALL_PROXY all_proxy
 fail() { echo "openai_compat: FAIL: $*" >&2; exit 1; }
 
 MNEME_GATE_REFERENCE_KEY="$key" MNEME_GATE_GIT=off "$bin" run --responses record --json record.json \
