@@ -204,7 +204,9 @@ pub(crate) fn run(
 /// The progress of the calls on standard error, when it is a terminal:
 /// requests done, in flight, retries and tokens.
 struct Bar {
-    bar: Option<indicatif::ProgressBar>,
+    /// Whether to show one (standard error is a terminal, not `--quiet`).
+    shown: bool,
+    bar: std::sync::OnceLock<indicatif::ProgressBar>,
     sent: AtomicUsize,
     done: AtomicUsize,
     retries: AtomicUsize,
@@ -213,16 +215,9 @@ struct Bar {
 
 impl Bar {
     fn new(quiet: bool) -> Bar {
-        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
-            let bar = indicatif::ProgressBar::hidden();
-            if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} requests, {msg} {elapsed}")
-            {
-                bar.set_style(style);
-            }
-            bar
-        });
         Bar {
-            bar,
+            shown: !quiet && std::io::stderr().is_terminal(),
+            bar: std::sync::OnceLock::new(),
             sent: AtomicUsize::new(0),
             done: AtomicUsize::new(0),
             retries: AtomicUsize::new(0),
@@ -231,19 +226,19 @@ impl Bar {
     }
 
     fn show(&self) {
-        if let Some(bar) = &self.bar {
+        if let Some(bar) = self.bar.get() {
             let in_flight = self.sent.load(Ordering::SeqCst).saturating_sub(self.done.load(Ordering::SeqCst));
-            bar.set_position(self.done.load(Ordering::SeqCst) as u64);
             bar.set_message(format!(
                 "{in_flight} in flight, {} retries, {} tokens",
                 self.retries.load(Ordering::SeqCst),
                 self.tokens.load(Ordering::SeqCst)
             ));
+            bar.set_position(self.done.load(Ordering::SeqCst) as u64);
         }
     }
 
     fn finish(&self) {
-        if let Some(bar) = &self.bar {
+        if let Some(bar) = self.bar.get() {
             bar.finish_and_clear();
         }
     }
@@ -251,9 +246,14 @@ impl Bar {
 
 impl Progress for Bar {
     fn start(&self, requests: usize) {
-        if let Some(bar) = &self.bar {
-            bar.set_length(requests as u64);
-            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        if self.shown {
+            let bar = indicatif::ProgressBar::new(requests as u64);
+            if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} requests, {msg} {elapsed}")
+            {
+                bar.set_style(style);
+            }
+            bar.enable_steady_tick(std::time::Duration::from_millis(200));
+            let _ = self.bar.set(bar);
         }
         self.show();
     }
