@@ -140,8 +140,10 @@ cd "$work"
 unset HTTP_PROXY http_proxy HTTPS_PROXY https_proxy ALL_PROXY all_proxy
 fail() { echo "openai_compat: FAIL: $*" >&2; exit 1; }
 
+rc=0
 MNEME_GATE_REFERENCE_KEY="$key" MNEME_GATE_GIT=off "$bin" run --responses record --json record.json \
-  >"$logs/record.out" 2>"$logs/record.err" || { cat "$logs/record.out" "$logs/record.err" >&2; fail "record exited $?"; }
+  >"$logs/record.out" 2>"$logs/record.err" || rc=$?
+[ "$rc" = 0 ] || { cat "$logs/record.out" "$logs/record.err" >&2; fail "record exited $rc"; }
 count="$(find cassettes -name '*.json' | wc -l | tr -d ' ')"
 [ "$count" = 4 ] || fail "record wrote $count cassettes, expected 4 (2 scenarios x 2 arms)"
 python3 - record.json <<'PY' || fail "the report does not hold what the server answered"
@@ -161,8 +163,8 @@ for s in report["scenarios"]:
 PY
 
 stop_server
-MNEME_GATE_GIT=off "$bin" run --json replay.json >"$logs/replay.out" 2>"$logs/replay.err" \
-  || { cat "$logs/replay.err" >&2; fail "replay with the server stopped exited $?"; }
+MNEME_GATE_GIT=off "$bin" run --json replay.json >"$logs/replay.out" 2>"$logs/replay.err" || rc=$?
+[ "$rc" = 0 ] || { cat "$logs/replay.err" >&2; fail "replay with the server stopped exited $rc"; }
 cmp -s record.json replay.json || fail "record and replay reports differ: $(diff record.json replay.json | head -5)"
 cmp -s "$logs/record.out" "$logs/replay.out" || fail "record and replay terminal reports differ"
 if grep -rqF -- "$key" "$work" "$logs/record.out" "$logs/record.err" "$logs/replay.out" "$logs/replay.err"; then
