@@ -18,6 +18,9 @@ use crate::memory::{read_regular, size_in_words, ReadError};
 use crate::profile::{Family, Milli, Profile};
 use crate::scenarios::{SuiteLimits, YamlLimits};
 
+mod model;
+pub use model::{ModelConfig, ModelFlags, PricesConfig};
+
 /// The default configuration file name, looked up in the working folder.
 pub const CONFIG_FILE: &str = "mneme-gate.yaml";
 
@@ -35,6 +38,7 @@ pub struct ConfigFile {
     pub retrieval: Option<RetrievalConfig>,
     pub gate: Option<GateConfig>,
     pub limits: Option<LimitsConfig>,
+    pub model: Option<ModelConfig>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -14,6 +14,7 @@ use crate::config::ConfigError;
 use crate::describe::{defuse_lines, printable};
 use crate::git::GitError;
 use crate::memory::MemoryError;
+use crate::model::ModelError;
 use crate::report::annotations::escape_data;
 use crate::scenarios::SuiteError;
 
@@ -67,6 +68,10 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The model stage: a missing or broken cassette (input), or the model's
+    /// endpoint failing (infrastructure).
+    #[error(transparent)]
+    Model(#[from] ModelError),
     /// The machine failed: threads could not be started, and the like.
     #[error("{0}")]
     Infrastructure(String),
@@ -85,7 +90,8 @@ impl Error {
             | Error::Read { .. } => exit::INPUT,
             Error::Git(e) if e.is_infrastructure() => exit::INFRASTRUCTURE,
             Error::Git(_) => exit::INPUT,
-            Error::Write { .. } | Error::Infrastructure(_) => exit::INFRASTRUCTURE,
+            Error::Model(e) if e.is_input() => exit::INPUT,
+            Error::Write { .. } | Error::Infrastructure(_) | Error::Model(_) => exit::INFRASTRUCTURE,
         }
     }
 }

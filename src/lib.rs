@@ -26,6 +26,7 @@ pub mod git;
 pub mod init;
 pub mod memory;
 pub mod metrics;
+pub mod model;
 pub mod profile;
 pub mod report;
 pub mod retrieval;

@@ -13,6 +13,8 @@ This stage knows nothing of reports or exit codes: it returns plain data.
 
 use std::collections::HashMap;
 
+pub mod trials;
+
 use rayon::prelude::*;
 use serde::Serialize;
 

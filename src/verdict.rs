@@ -143,7 +143,9 @@ fn evaluate_side(
     warnings: &mut Vec<String>,
 ) -> Option<Side> {
     let read = read_response(response).map_err(|e| reasons.push(format!("{name} response: {e}")));
-    let (Ok(read), ResponseRef::Resolved { declared, format, .. }) = (read, response) else {
+    let (Ok(read), ResponseRef::Resolved { declared, format, .. } | ResponseRef::Answer { declared, format, .. }) =
+        (read, response)
+    else {
         return None;
     };
     if *format != ResponseFormat::MnemeText {

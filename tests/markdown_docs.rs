@@ -146,7 +146,22 @@ fn the_readme_commands_table_is_one_table_with_a_row_per_command() {
     let tables: Vec<_> = root.descendants().filter(|n| matches!(n.data.borrow().value, NodeValue::Table(_))).collect();
     assert_eq!(tables.len(), 1, "{section}");
     let rows = tables[0].children().count();
-    let commands = ["context", "explain", "retrieve", "validate", "run", "baseline", "init", "diff"];
+    // Every command the binary has (its --help), but clap's own `help`.
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+        .env("COLUMNS", "200")
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    let listed = &help[help.find("Commands:\n").expect("--help lists the commands") + 10..];
+    let commands: Vec<&str> = listed
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 9, "{help}");
     assert_eq!(rows, 1 + commands.len(), "a header and a row per command");
     for c in commands {
         assert!(section.contains(&format!("| `mneme-gate {c} ")), "{c}");

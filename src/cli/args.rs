@@ -47,6 +47,9 @@ pub(crate) enum Command {
     /// Set up a repository that has a memory file: configuration, a starter suite, a pinned baseline and a
     /// GitHub Actions workflow.
     Init(InitArgs),
+    /// The model stage's cassettes (docs/models.md).
+    #[command(subcommand)]
+    Cassettes(super::model::CassettesCommand),
 }
 
 /// A scoring profile, as named on the command line.
@@ -157,6 +160,8 @@ pub(crate) struct RunArgs {
     pub github_output: Option<PathBuf>,
     #[command(flatten)]
     pub baseline: BaselineArgs,
+    #[command(flatten)]
+    pub model: super::model::ModelArgs,
 }
 
 /// How `run` finds and treats the baseline.

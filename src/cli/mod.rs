@@ -8,6 +8,7 @@ settings to an exit code. This is the only module that prints
 
 mod args;
 mod commands;
+mod model;
 mod output;
 mod settings;
 mod suite;

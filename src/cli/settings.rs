@@ -35,6 +35,7 @@ pub(crate) enum Settings {
     Baseline(PinSettings),
     Diff(DiffSettings),
     Init(InitSettings),
+    Cassettes(super::model::PruneSettings),
 }
 
 /// The memory file and the profile it is read and scored under.
@@ -111,6 +112,8 @@ pub(crate) struct SuiteSettings {
     pub gate: GateSettings,
     /// How much of its input the suite may make the tool read.
     pub limits: SuiteLimits,
+    /// The model stage (`model:`), when a model is configured.
+    pub model: Option<crate::model::Settings>,
 }
 
 /// The report files of `run`, each optional.
@@ -211,6 +214,9 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
         Command::Baseline(args) => Settings::Baseline(pin(&config, args, colour)?),
         Command::Diff(args) => Settings::Diff(diff(&config, args, colour)?),
         Command::Init(args) => Settings::Init(init(args)?),
+        Command::Cassettes(super::model::CassettesCommand::Prune(args)) => {
+            Settings::Cassettes(super::model::prune_settings(&config, *args)?)
+        }
     })
 }
 
@@ -280,7 +286,8 @@ pub(crate) fn suite(config: &Config, args: &SuiteArgs, filter: &[String]) -> Res
             .map_err(|e| Error::Usage(format!("--filter `{pattern}` is not a valid glob: {}", e.kind())))?;
         matchers.push(glob.compile_matcher());
     }
-    Ok(SuiteSettings { memory, roots, jobs, filter: matchers, gate, limits: config.suite_limits()? })
+    let model = config.model_settings(&crate::config::ModelFlags::default())?;
+    Ok(SuiteSettings { memory, roots, jobs, filter: matchers, gate, limits: config.suite_limits()?, model })
 }
 
 /// The configured baseline path, if any.
@@ -331,7 +338,8 @@ fn reports(args: &RunArgs) -> Result<Reports, Error> {
 }
 
 fn run(config: &Config, args: RunArgs, colour: bool) -> Result<RunSettings, Error> {
-    let suite = suite(config, &args.suite, &args.filter)?;
+    let mut suite = suite(config, &args.suite, &args.filter)?;
+    suite.model = config.model_settings(&args.model.flags())?;
     let reports = reports(&args)?;
     let annotations = match args.annotations {
         Some(AnnotationKind::Github) => true,

@@ -71,15 +71,15 @@ pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Err
         }
     };
     let progress = bar.as_ref().map(|_| &tick as &(dyn Fn() + Sync));
-    let run = crate::run::run(&index, scenarios, RunOptions { jobs: settings.jobs, progress })
-        .map_err(|e| Error::Infrastructure(e.to_string()))?;
+    let options = RunOptions { jobs: settings.jobs, progress };
+    let (run, model) = super::model::run(&index, scenarios, settings.model.as_ref(), options, quiet)?;
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
     let ran = started.elapsed() - loaded;
 
     let gate = GateOutcome::new(absolute_rules(&run, &settings.gate));
-    let report = Report::build(
+    let mut report = Report::build(
         run,
         gate,
         ReportInputs {
@@ -91,6 +91,9 @@ pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Err
             warnings: suite.warnings,
         },
     );
+    if let Some(model) = &model {
+        model.attach(&mut report);
+    }
     Ok(SuiteRun { report, index, loaded, ran })
 }
 

@@ -22,6 +22,7 @@ pub mod json;
 pub mod junit;
 pub mod layout;
 pub mod markdown;
+pub mod model;
 pub mod terminal;
 pub mod trec;
 pub mod validate;
@@ -84,6 +85,9 @@ pub struct Report {
     /// from run to run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timings: Option<Timings>,
+    /// The model stage, when a model answered scenarios (docs/models.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<model::ModelRun>,
 }
 
 /// What the context block shows of one decision.
@@ -243,6 +247,9 @@ pub struct ScenarioReport {
     /// Whether the governed answer was checked.
     pub layer2: bool,
     pub warnings: Vec<String>,
+    /// What the model stage did, when a model answered this scenario.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<model::ScenarioModel>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -353,6 +360,7 @@ impl Report {
             comparison: None,
             memory_diff: None,
             timings: None,
+            model: None,
         }
     }
 
@@ -416,6 +424,7 @@ fn scenario_report(run: ScenarioRun) -> ScenarioReport {
         missing: v.missing,
         layer2: run.layer2,
         warnings: run.warnings,
+        model: None,
     }
 }
 

@@ -155,6 +155,9 @@ pub enum ResponseRef {
     /// not regular or too large); the scenario is MALFORMED with this
     /// reason.
     Unusable { declared: String, reason: String },
+    /// An answer held in memory, not in a file: a model's reply given by
+    /// the model stage (from a cassette or a call), read as `format`.
+    Answer { declared: String, format: ResponseFormat, text: String },
 }
 
 /// The scenarios of one suite root (ids not yet checked across roots). While

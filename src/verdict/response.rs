@@ -124,6 +124,7 @@ fn json_kind(v: &serde_json::Value) -> String {
 pub fn read_response(response: &ResponseRef) -> Result<Response, String> {
     let (declared, path, format, root, max_bytes) = match response {
         ResponseRef::Unusable { reason, .. } => return Err(reason.clone()),
+        ResponseRef::Answer { declared, format, text } => return parse_answer(declared, *format, text.clone()),
         ResponseRef::Resolved { declared, path, format, canonical_root, max_bytes } => {
             (declared, path, *format, canonical_root, *max_bytes)
         }
@@ -136,6 +137,11 @@ pub fn read_response(response: &ResponseRef) -> Result<Response, String> {
         other => other.reason(&format!("`{declared}`"), Cap::Response),
     })?;
     let text = String::from_utf8(bytes).map_err(|_| format!("`{declared}` is not valid UTF-8; save it as UTF-8"))?;
+    parse_answer(declared, format, text)
+}
+
+/// A response's text, read as its format.
+fn parse_answer(declared: &str, format: ResponseFormat, text: String) -> Result<Response, String> {
     match format {
         ResponseFormat::Structured => {
             parse_structured(&text).map(Response::Structured).map_err(|e| format!("`{declared}`: {e}"))

@@ -3,6 +3,7 @@
 //! one in `settings::Settings`.
 
 mod baseline;
+mod cassettes;
 mod context;
 mod diff;
 mod explain;
@@ -25,5 +26,6 @@ pub(crate) fn execute(settings: Settings) -> Result<i32, Error> {
         Settings::Baseline(s) => baseline::execute(s),
         Settings::Diff(s) => diff::execute(s),
         Settings::Init(s) => init::execute(s),
+        Settings::Cassettes(s) => cassettes::execute(s),
     }
 }

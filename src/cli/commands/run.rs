@@ -72,6 +72,7 @@ pub(crate) fn execute(s: RunSettings) -> Result<i32, Error> {
     let style = report::terminal::Style { colour: s.colour, quiet: s.quiet, width: s.width };
     // The annotations above are the only lines that may start with `::`.
     text.push_str(&defuse_lines(&report::terminal::render(&report, style), s.colour));
+    text.push_str(&defuse_lines(&report::model::terminal(&report), false));
     output::terminal(&text, s.reports.to_stdout())?;
     Ok(if report.gate.passed { exit::OK } else { exit::GATE_FAILED })
 }
