@@ -55,18 +55,24 @@ fuzz_target!(|data: &[u8]| {
     let _ = baseline::incompatibilities(&report, current);
     let comparison = baseline::compare(&report, current, &settings, source());
     let gate = GateOutcome::new(baseline::rules(&comparison, &settings));
-    let _ = report::terminal::rules(&gate, true);
-    let _ = report::terminal::comparison(&comparison, Some(current), true);
+    // The terminal at the narrowest width it lays out to, in colour; and wide, quiet.
+    let narrow = Style { colour: true, quiet: false, width: Some(40) };
+    let quiet = Style { colour: false, quiet: true, width: None };
+    let _ = report::terminal::rules(&gate, narrow);
+    let _ = report::terminal::comparison(&comparison, Some(current), narrow);
+    let _ = report::terminal::comparison(&comparison, Some(current), quiet);
     let mut run = current.clone();
     run.comparison = Some(comparison);
     let _ = report::markdown::render(&run);
     let _ = report::markdown::render_capped(&run, 4096);
     let _ = report::junit::render(&run);
-    let _ = report::terminal::render(&run, Style { colour: false, quiet: false });
+    let _ = report::terminal::render(&run, Style { colour: false, quiet: false, width: None });
+    let _ = report::terminal::render(&run, narrow);
     let _ = report::json::render(&run);
 
     // `diff OLD NEW`: the input as the new report.
     let comparison = baseline::compare(current, &report, &settings, source());
-    let _ = report::terminal::comparison(&comparison, Some(&report), false);
+    let _ =
+        report::terminal::comparison(&comparison, Some(&report), Style { colour: false, quiet: false, width: None });
     let _ = report::json::pretty(&comparison);
 });
