@@ -33,6 +33,7 @@ use std::path::{Path, PathBuf};
 
 use crate::profile::Family;
 
+mod decision_index;
 mod fast;
 mod file;
 mod glob;
@@ -42,6 +43,8 @@ mod migrate;
 mod model;
 mod pool;
 pub use pool::INACTIVE_STATUSES;
+mod rules;
+pub use rules::{is_python_space, python_strip};
 mod tolerant;
 
 pub(crate) use file::{read_regular, read_report, size_in_words, ReadError};
@@ -52,7 +55,7 @@ pub(crate) use glob::compile_glob;
 /// hostile one can make the gate hold in memory.
 pub const MAX_MEMORY_BYTES: u64 = 512 * 1024 * 1024;
 pub use model::{Decision, Diagnostic, Excluded, Memory, Severity};
-pub use model::{Exclusion, RecordKind};
+pub use model::{Exclusion, RecordKind, Rule};
 
 /// The memory file could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -151,7 +154,7 @@ impl Memory {
                 let mut memory = Memory::empty(path, family, Vec::new());
                 memory.text = text;
                 memory.records = records;
-                pool::build_pool(&mut memory, candidates);
+                pool::build_pool(&mut memory, candidates, false);
                 memory.sort_diagnostics();
                 memory
             }
