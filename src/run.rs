@@ -11,17 +11,17 @@ allocates what it returns.
 This stage knows nothing of reports or exit codes: it returns plain data.
 */
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::memory::Decision;
 use crate::metrics::{Outcome, ScenarioMetrics, SuiteMetrics};
-use crate::profile::Milli;
-use crate::retrieval::{Index, Query, Scratch};
-use crate::scenarios::Scenario;
-use crate::verdict::{judge, VerdictResult};
+use crate::profile::{Family, Milli};
+use crate::retrieval::{Hit, Index, Query, Scratch};
+use crate::scenarios::{ResponseFormat, ResponseRef, Scenario, ScenarioType};
+use crate::verdict::{checks_beyond_retrieval, judge_with, Judging, Scoped, VerdictResult};
 
 /// One retrieved decision of a scenario.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -30,6 +30,10 @@ pub struct Retrieved {
     pub score: Milli,
     /// 1-based.
     pub rank: usize,
+    /// Its pool position (which copy, when profile `mneme` keeps several
+    /// copies of an id).
+    #[serde(skip)]
+    pub pool: usize,
 }
 
 /// Everything the run found out about one scenario.
@@ -61,6 +65,9 @@ impl Outcome for ScenarioRun {
     }
     fn layer2_evaluated(&self) -> bool {
         self.layer2
+    }
+    fn benign(&self) -> bool {
+        self.scenario.scenario_type == ScenarioType::Benign
     }
 }
 
@@ -97,6 +104,7 @@ impl std::error::Error for PoolError {}
 pub fn run(index: &Index, scenarios: Vec<Scenario>, options: RunOptions<'_>) -> Result<RunResult, PoolError> {
     let k = index.profile().k;
     let known = KnownIds::new(index);
+    let enforced = Enforced::of(index, &scenarios);
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(jobs) = options.jobs {
         builder = builder.num_threads(jobs.max(1));
@@ -106,7 +114,7 @@ pub fn run(index: &Index, scenarios: Vec<Scenario>, options: RunOptions<'_>) -> 
         scenarios
             .into_par_iter()
             .map_init(Scratch::default, |scratch, scenario| {
-                let run = run_one(index, &known, scenario, k, scratch);
+                let run = run_one(index, &known, &enforced, scenario, k, scratch);
                 if let Some(progress) = options.progress {
                     progress();
                 }
@@ -122,6 +130,7 @@ pub fn run(index: &Index, scenarios: Vec<Scenario>, options: RunOptions<'_>) -> 
 pub fn run_one(
     index: &Index,
     known: &KnownIds<'_>,
+    enforced: &Enforced,
     mut scenario: Scenario,
     k: usize,
     scratch: &mut Scratch,
@@ -132,11 +141,13 @@ pub fn run_one(
         .hits
         .iter()
         .enumerate()
-        .map(|(i, h)| Retrieved { id: index.decision(h.pool).id.clone(), score: h.score, rank: i + 1 })
+        .map(|(i, h)| Retrieved { id: index.decision(h.pool).id.clone(), score: h.score, rank: i + 1, pool: h.pool })
         .collect();
     let ids: Vec<&str> = retrieved.iter().map(|r| r.id.as_str()).collect();
     let metrics = ScenarioMetrics::compute(&ids, &scenario.expect, &scenario.acceptable, k);
-    let verdict = judge(&scenario, &metrics.missed);
+    let scope = enforced.scope(index, query, &retrieval.hits, &scenario, scratch);
+    let judging = Judging { family: index.profile().family, retrieved: &ids, scope: &scope };
+    let verdict = judge_with(&scenario, &metrics.missed, &judging);
     let layer2 = scenario.governed.is_some() && verdict.verdict != crate::verdict::Verdict::Malformed;
     let mut warnings = known.check(&scenario);
     warnings.extend(verdict.warnings.iter().cloned());
@@ -144,6 +155,66 @@ pub fn run_one(
     // part of a scenario in memory) are not needed by any later stage.
     scenario.assertions = Vec::new();
     ScenarioRun { scenario, retrieved, metrics, verdict, layer2, warnings }
+}
+
+/// What the prompt enforcer of profile `mneme` checks beyond the retrieved
+/// decisions (Mneme's second tier): the pool decisions that carry a typed
+/// rule or a literal anti-pattern or `no X` constraint, with every other copy
+/// of their ids (only the best-ranked copy of an id is checked). Empty under
+/// profile `default`, or when no scenario has a Mneme text answer.
+pub struct Enforced {
+    candidates: Vec<usize>,
+}
+
+impl Enforced {
+    /// What `scenarios` need of `index`.
+    pub fn of(index: &Index, scenarios: &[Scenario]) -> Enforced {
+        if index.profile().family != Family::Mneme || !scenarios.iter().any(has_mneme_text) {
+            return Enforced { candidates: Vec::new() };
+        }
+        let groups: HashSet<usize> = (0..index.decisions().len())
+            .filter(|&d| checks_beyond_retrieval(index.decision(d)))
+            .map(|d| index.copy_group(d))
+            .collect();
+        let candidates = (0..index.decisions().len()).filter(|&d| groups.contains(&index.copy_group(d))).collect();
+        Enforced { candidates }
+    }
+
+    /// Mneme's enforcement scope for one scenario's query: the retrieved
+    /// decisions, then the candidates in ranking order (score, then pool
+    /// order), one copy per id and none whose id was retrieved. Empty unless
+    /// the scenario has a Mneme text answer under profile `mneme`.
+    pub fn scope<'i>(
+        &self,
+        index: &'i Index,
+        query: Query<'_>,
+        hits: &[Hit],
+        scenario: &Scenario,
+        scratch: &mut Scratch,
+    ) -> Vec<Scoped<'i>> {
+        if index.profile().family != Family::Mneme || !has_mneme_text(scenario) {
+            return Vec::new();
+        }
+        let mut seen: HashSet<usize> = hits.iter().map(|h| index.copy_group(h.pool)).collect();
+        let mut scope: Vec<Scoped<'i>> =
+            hits.iter().map(|h| Scoped { decision: index.decision(h.pool), literal_only: false }).collect();
+        let scores = index.scores_of(query, &self.candidates, scratch);
+        let mut rest: Vec<(Milli, usize)> = scores.into_iter().zip(self.candidates.iter().copied()).collect();
+        rest.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        for (_, d) in rest {
+            if seen.insert(index.copy_group(d)) {
+                scope.push(Scoped { decision: index.decision(d), literal_only: true });
+            }
+        }
+        scope
+    }
+}
+
+/// Whether a side of the scenario is a Mneme `.txt` answer.
+fn has_mneme_text(scenario: &Scenario) -> bool {
+    [&scenario.control, &scenario.governed]
+        .into_iter()
+        .any(|r| matches!(r, Some(ResponseRef::Resolved { format: ResponseFormat::MnemeText, .. })))
 }
 
 /// The ids of the memory file, to tell a typo in `expect` from a decision
