@@ -188,6 +188,16 @@ fn head(report: &Report, doc: &mut Doc) {
         );
     }
     doc.push("\n");
+    if let Some(b) = &m.benign {
+        doc.push(&format!(
+            "Benign scenarios: {} ({} PASS, {} FALSE_POSITIVE, {} uncheckable); false-positive rate {}.\n\n",
+            b.total,
+            b.pass,
+            b.false_positive,
+            b.uncheckable,
+            figure(b.false_positive_rate)
+        ));
+    }
 
     doc.push("| rule | mode | outcome |\n|---|---|---|\n");
     for r in &report.gate.rules {

@@ -163,6 +163,16 @@ fn summary(report: &Report, style: Style) -> String {
         m.pass + m.fail,
         if m.layer2_evaluated { "" } else { "; no governed answer was checked" }
     ));
+    if let Some(b) = &m.benign {
+        out.push_str(&format!(
+            "benign scenario(s) {}: {} PASS, {} FALSE_POSITIVE, {} uncheckable; false-positive rate {}\n",
+            b.total,
+            b.pass,
+            b.false_positive,
+            b.uncheckable,
+            figure(b.false_positive_rate)
+        ));
+    }
     let p = &report.fingerprint.profile;
     out.push_str(&format!(
         "profile {} (k {}), memory {}, {} suite file(s)\n",
