@@ -42,7 +42,7 @@ mod located_json;
 mod migrate;
 mod model;
 mod pool;
-pub use pool::INACTIVE_STATUSES;
+pub use pool::{is_inactive, INACTIVE_STATUSES};
 mod rules;
 pub use rules::{is_python_space, python_strip};
 mod tolerant;

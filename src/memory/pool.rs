@@ -20,6 +20,12 @@ use rustc_hash::FxBuildHasher as FxBuild;
 /// The statuses that keep a record out of the pool (compared ignoring case).
 pub const INACTIVE_STATUSES: [&str; 4] = ["superseded", "deprecated", "rejected", "retired"];
 
+/// Whether a status is one of [`INACTIVE_STATUSES`] (ignoring case and
+/// surrounding white space).
+pub fn is_inactive(status: &str) -> bool {
+    INACTIVE_STATUSES.iter().any(|x| x.eq_ignore_ascii_case(status.trim()))
+}
+
 /// A record that passed shape checks, before eligibility and dedup.
 pub(super) struct Candidate {
     pub(super) decision: Decision,
@@ -58,10 +64,7 @@ pub(super) fn build_pool(memory: &mut Memory, segments: Vec<Vec<Candidate>>, has
         // Profile `mneme` follows Mneme 0.10.0, whose retriever ignores
         // `status`; `default` keeps inactive records out.
         let inactive = match family {
-            Family::Default => decision
-                .status
-                .as_deref()
-                .filter(|s| INACTIVE_STATUSES.iter().any(|x| x.eq_ignore_ascii_case(s.trim()))),
+            Family::Default => decision.status.as_deref().filter(|s| is_inactive(s)),
             Family::Mneme => None,
         };
         let reason = if family == Family::Mneme && has_index && is_item {

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::{Index, Query, Scratch};
+use crate::memory::is_inactive;
 use crate::profile::{Family, Field, Milli, Profile};
 use crate::tokenize::normalise_path;
 
@@ -102,6 +103,12 @@ impl Index {
             } else {
                 Some("below_min_score")
             };
+            if detail.is_none() && self.profile.family == Family::Mneme {
+                detail =
+                    decision.status.as_deref().filter(|s| is_inactive(s)).map(|s| {
+                        format!("status `{s}` is inactive; profile mneme ignores status, as Mneme 0.10.0 does")
+                    });
+            }
             records.push(ExplainedRecord {
                 id: decision.id.clone(),
                 title: decision.title.clone(),
