@@ -21,7 +21,7 @@ use crate::metrics::{Outcome, ScenarioMetrics, SuiteMetrics};
 use crate::profile::{Family, Milli};
 use crate::retrieval::{Hit, Index, Query, Scratch};
 use crate::scenarios::{ResponseFormat, ResponseRef, Scenario, ScenarioType};
-use crate::verdict::{checks_beyond_retrieval, judge_with, Judging, Scoped, VerdictResult};
+use crate::verdict::{judge_with, Checks, Judging, Scoped, VerdictResult};
 
 /// One retrieved decision of a scenario.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -157,12 +157,14 @@ pub fn run_one(
     ScenarioRun { scenario, retrieved, metrics, verdict, layer2, warnings }
 }
 
-/// What the prompt enforcer of profile `mneme` checks beyond the retrieved
-/// decisions (Mneme's second tier): the pool decisions that carry a typed
-/// rule or a literal anti-pattern or `no X` constraint, with every other copy
-/// of their ids (only the best-ranked copy of an id is checked). Empty under
-/// profile `default`, or when no scenario has a Mneme text answer.
+/// What the prompt enforcer of profile `mneme` needs of the pool, worked out
+/// once: the checks of every pool decision, and the decisions its second
+/// tier may check (those with a typed rule or a literal anti-pattern or
+/// `no X` constraint, with every other copy of their ids, since only the
+/// best-ranked copy of an id is checked). Empty under profile `default`, or
+/// when no scenario has a Mneme text answer.
 pub struct Enforced {
+    checks: Vec<Checks>,
     candidates: Vec<usize>,
 }
 
@@ -170,40 +172,39 @@ impl Enforced {
     /// What `scenarios` need of `index`.
     pub fn of(index: &Index, scenarios: &[Scenario]) -> Enforced {
         if index.profile().family != Family::Mneme || !scenarios.iter().any(has_mneme_text) {
-            return Enforced { candidates: Vec::new() };
+            return Enforced { checks: Vec::new(), candidates: Vec::new() };
         }
-        let groups: HashSet<usize> = (0..index.decisions().len())
-            .filter(|&d| checks_beyond_retrieval(index.decision(d)))
-            .map(|d| index.copy_group(d))
-            .collect();
-        let candidates = (0..index.decisions().len()).filter(|&d| groups.contains(&index.copy_group(d))).collect();
-        Enforced { candidates }
+        let checks: Vec<Checks> = index.decisions().iter().map(Checks::of).collect();
+        let groups: HashSet<usize> =
+            (0..checks.len()).filter(|&d| checks[d].beyond_retrieval()).map(|d| index.copy_group(d)).collect();
+        let candidates = (0..checks.len()).filter(|&d| groups.contains(&index.copy_group(d))).collect();
+        Enforced { checks, candidates }
     }
 
     /// Mneme's enforcement scope for one scenario's query: the retrieved
     /// decisions, then the candidates in ranking order (score, then pool
     /// order), one copy per id and none whose id was retrieved. Empty unless
     /// the scenario has a Mneme text answer under profile `mneme`.
-    pub fn scope<'i>(
+    pub fn scope(
         &self,
-        index: &'i Index,
+        index: &Index,
         query: Query<'_>,
         hits: &[Hit],
         scenario: &Scenario,
         scratch: &mut Scratch,
-    ) -> Vec<Scoped<'i>> {
-        if index.profile().family != Family::Mneme || !has_mneme_text(scenario) {
+    ) -> Vec<Scoped<'_>> {
+        if self.checks.is_empty() || !has_mneme_text(scenario) {
             return Vec::new();
         }
         let mut seen: HashSet<usize> = hits.iter().map(|h| index.copy_group(h.pool)).collect();
-        let mut scope: Vec<Scoped<'i>> =
-            hits.iter().map(|h| Scoped { decision: index.decision(h.pool), literal_only: false }).collect();
+        let mut scope: Vec<Scoped<'_>> =
+            hits.iter().map(|h| Scoped { checks: &self.checks[h.pool], literal_only: false }).collect();
         let scores = index.scores_of(query, &self.candidates, scratch);
         let mut rest: Vec<(Milli, usize)> = scores.into_iter().zip(self.candidates.iter().copied()).collect();
-        rest.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        rest.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         for (_, d) in rest {
             if seen.insert(index.copy_group(d)) {
-                scope.push(Scoped { decision: index.decision(d), literal_only: true });
+                scope.push(Scoped { checks: &self.checks[d], literal_only: true });
             }
         }
         scope

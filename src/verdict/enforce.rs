@@ -34,6 +34,8 @@ lets `ſ` match `s`, `K` (Kelvin) `k`, and `ı` and `İ` match `i`.
 It deliberately knows nothing of files, scenarios or verdicts.
 */
 
+use rustc_hash::FxHashSet;
+
 use crate::memory::{is_python_space, python_strip, Decision};
 
 mod word_chars;
@@ -44,21 +46,65 @@ const RULE_STOPWORDS: [&str; 21] = [
     "should", "would", "could", "make", "keep", "have",
 ];
 
+/// What the enforcer checks of one decision, worked out once per run (the
+/// terms and phrases of its anti-patterns and constraints), in order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Checks {
+    /// The values of its typed rules that apply to an answer (a rule with
+    /// `include_paths` never does).
+    literals: Vec<String>,
+    anti_patterns: Vec<AntiPattern>,
+    /// The `no X` constraints: whether `X` is literal, and its terms.
+    no_constraints: Vec<(bool, Vec<String>)>,
+}
+
+/// An anti-pattern: literal (one term), or a phrase (its runs, in order).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum AntiPattern {
+    Literal(String),
+    Phrase { runs: Vec<String>, text: String },
+}
+
+impl Checks {
+    pub fn of(decision: &Decision) -> Checks {
+        Checks {
+            literals: decision.rules.iter().filter(|r| r.include_paths.is_none()).map(|r| r.value.clone()).collect(),
+            anti_patterns: decision
+                .anti_patterns
+                .iter()
+                .map(|a| match <[String; 1]>::try_from(rule_terms(a)) {
+                    Ok([term]) => AntiPattern::Literal(term),
+                    Err(_) => AntiPattern::Phrase { runs: ascii_runs(a), text: a.clone() },
+                })
+                .collect(),
+            no_constraints: decision
+                .constraint
+                .iter()
+                .filter_map(|c| no_phrase(c))
+                .map(|phrase| {
+                    let terms = rule_terms(phrase);
+                    (terms.len() == 1, terms)
+                })
+                .collect(),
+        }
+    }
+
+    /// Whether the second tier has anything to check here: a typed rule, a
+    /// literal anti-pattern or a literal `no X` constraint. Only such
+    /// decisions need to be ranked into the second tier.
+    pub fn beyond_retrieval(&self) -> bool {
+        !self.literals.is_empty()
+            || self.anti_patterns.iter().any(|a| matches!(a, AntiPattern::Literal(_)))
+            || self.no_constraints.iter().any(|(literal, _)| *literal)
+    }
+}
+
 /// One decision to check, and whether only its literal checks apply (the
 /// second tier).
 #[derive(Debug, Clone, Copy)]
 pub struct Scoped<'a> {
-    pub decision: &'a Decision,
+    pub checks: &'a Checks,
     pub literal_only: bool,
-}
-
-/// Whether the decision has anything the second tier checks: a typed rule,
-/// a literal anti-pattern or a literal `no X` constraint. Only such decisions
-/// need to be ranked into the second tier.
-pub fn checks_beyond_retrieval(decision: &Decision) -> bool {
-    !decision.rules.is_empty()
-        || decision.anti_patterns.iter().any(|a| is_literal(a))
-        || decision.constraint.iter().any(|c| no_phrase(c).is_some_and(is_literal))
 }
 
 /// The triggers of every violation of `text` against the decisions of
@@ -66,30 +112,27 @@ pub fn checks_beyond_retrieval(decision: &Decision) -> bool {
 pub fn check_prompt(text: &str, scope: &[Scoped<'_>]) -> Vec<String> {
     let text = Text::new(text);
     let mut triggers = Vec::new();
-    for &Scoped { decision, literal_only } in scope {
-        for rule in &decision.rules {
-            if rule.include_paths.is_none() && literal_in_text(&rule.value, &text.raw) {
-                triggers.push(rule.value.clone());
+    for &Scoped { checks, literal_only } in scope {
+        for literal in &checks.literals {
+            if literal_in_text(literal, &text.raw) {
+                triggers.push(literal.clone());
             }
         }
-        for anti in &decision.anti_patterns {
-            let terms = rule_terms(anti);
-            if terms.len() == 1 {
-                if text.has_word(&terms[0]) {
-                    triggers.push(terms[0].clone());
+        for anti in &checks.anti_patterns {
+            match anti {
+                AntiPattern::Literal(term) if text.has_word(term) => triggers.push(term.clone()),
+                AntiPattern::Phrase { runs, text: written } if !literal_only && text.has_phrase(runs) => {
+                    triggers.push(written.clone())
                 }
-            } else if !literal_only && text.has_phrase(&ascii_runs(anti)) {
-                triggers.push(anti.clone());
+                _ => {}
             }
         }
-        for constraint in &decision.constraint {
-            let Some(phrase) = no_phrase(constraint) else { continue };
-            let terms = rule_terms(phrase);
-            if literal_only && terms.len() != 1 {
+        for (literal, terms) in &checks.no_constraints {
+            if literal_only && !literal {
                 continue;
             }
-            if let Some(term) = terms.into_iter().find(|t| text.has_word(t)) {
-                triggers.push(term);
+            if let Some(term) = terms.iter().find(|t| text.has_word(t)) {
+                triggers.push(term.clone());
             }
         }
     }
@@ -100,7 +143,10 @@ pub fn check_prompt(text: &str, scope: &[Scoped<'_>]) -> Vec<String> {
 /// with what the checks need computed once.
 struct Text {
     raw: String,
-    chars: Vec<char>,
+    /// Its whole words, as a term of `[a-z0-9]` could match them ignoring
+    /// case: the maximal runs of Python word characters, case-folded (see
+    /// [`Text::has_word`]); a run that no such term can match is left out.
+    words: FxHashSet<String>,
     /// The runs of `[a-z0-9]` of the lowercased text, in order.
     tokens: Vec<String>,
 }
@@ -109,30 +155,52 @@ impl Text {
     fn new(text: &str) -> Text {
         let raw = if text.contains('\r') { text.replace("\r\n", "\n").replace('\r', "\n") } else { text.to_string() };
         let raw = python_strip(&raw).to_string();
-        let chars = raw.chars().collect();
+        let mut words = FxHashSet::default();
+        let mut word = String::new();
+        let mut matchable = true;
+        for c in raw.chars().chain(std::iter::once(' ')) {
+            if is_word(c) {
+                match fold(c) {
+                    Some(f) => word.push(f),
+                    None => matchable = false,
+                }
+            } else if !word.is_empty() || !matchable {
+                if matchable {
+                    words.insert(std::mem::take(&mut word));
+                }
+                word.clear();
+                matchable = true;
+            }
+        }
         let tokens = ascii_runs(&raw);
-        Text { raw, chars, tokens }
+        Text { raw, words, tokens }
     }
 
     /// `re.search(r"\b" + re.escape(term) + r"\b", text, re.IGNORECASE)` for
-    /// a term of `[a-z0-9]`.
+    /// a term of `[a-z0-9]`. Every character such a term matches is a word
+    /// character, so with a word boundary at both ends the match is a whole
+    /// maximal run of word characters: the term is one of [`Text::words`].
     fn has_word(&self, term: &str) -> bool {
-        let term = term.as_bytes();
-        let chars = &self.chars;
-        if term.is_empty() || chars.len() < term.len() {
-            return false;
-        }
-        (0..=chars.len() - term.len()).any(|start| {
-            let end = start + term.len();
-            (start == 0 || !is_word(chars[start - 1]))
-                && (end == chars.len() || !is_word(chars[end]))
-                && term.iter().zip(&chars[start..end]).all(|(&t, &c)| same_ignoring_case(t, c))
-        })
+        self.words.contains(term)
     }
 
     /// Whether `phrase` occurs in the text's tokens, contiguous and in order.
     fn has_phrase(&self, phrase: &[String]) -> bool {
         !phrase.is_empty() && self.tokens.windows(phrase.len()).any(|w| w == phrase)
+    }
+}
+
+/// The lowercase ASCII character that `c` matches when Python's `re`
+/// ignores case, for a word character `c` that a term of `[a-z0-9]` can
+/// match at all (`_` kept as itself, which no term holds); `None` for any
+/// other.
+fn fold(c: char) -> Option<char> {
+    match c {
+        _ if c.is_ascii() => Some(c.to_ascii_lowercase()),
+        '\u{130}' | '\u{131}' => Some('i'),
+        '\u{212a}' => Some('k'),
+        '\u{17f}' => Some('s'),
+        _ => None,
     }
 }
 
@@ -149,11 +217,6 @@ fn ascii_runs(text: &str) -> Vec<String> {
 /// characters that are not rule stopwords.
 fn rule_terms(text: &str) -> Vec<String> {
     ascii_runs(text).into_iter().filter(|t| t.len() >= 3 && !RULE_STOPWORDS.contains(&t.as_str())).collect()
-}
-
-/// A phrase is literal when it has exactly one significant term.
-fn is_literal(text: &str) -> bool {
-    rule_terms(text).len() == 1
 }
 
 /// `X` of a constraint `no X` (`re.match(r"^no\s+(.+)$", c.strip(), re.I)`,
@@ -202,15 +265,6 @@ fn is_word(c: char) -> bool {
     let ranges = &word_chars::WORD_RANGES;
     let i = ranges.partition_point(|&(_, end)| end < cp);
     i < ranges.len() && ranges[i].0 <= cp
-}
-
-/// Whether text character `c` matches the lowercase ASCII letter or digit
-/// `t` of a pattern, ignoring case as Python's `re` does.
-fn same_ignoring_case(t: u8, c: char) -> bool {
-    if c.is_ascii() {
-        return (c as u8).to_ascii_lowercase() == t;
-    }
-    matches!((t, c), (b'i', '\u{130}' | '\u{131}') | (b'k', '\u{212a}') | (b's', '\u{17f}'))
 }
 
 #[cfg(test)]

@@ -493,8 +493,8 @@ fn decision(id: &str, anti: &[&str]) -> crate::memory::Decision {
 
 #[test]
 fn mneme_text_sides_are_judged_by_the_prompt_enforcer() {
-    let d = decision("ADR-1", &["sqlalchemy", "introduce ORM"]);
-    let scope = [Scoped { decision: &d, literal_only: false }];
+    let d = Checks::of(&decision("ADR-1", &["sqlalchemy", "introduce ORM"]));
+    let scope = [Scoped { checks: &d, literal_only: false }];
     let mut f = Fixture::new(vec![]);
     f.scenario.expected_failure_terms = vec!["Postgres".into()];
     f.scenario.control = Some(f.mneme_side("without_mneme.txt", "Use Postgres and SQLAlchemy; introduce an ORM."));
@@ -514,8 +514,8 @@ fn mneme_text_sides_are_judged_by_the_prompt_enforcer() {
 
 #[test]
 fn benign_scenarios_follow_mnemes_enforcement_quality_rules() {
-    let d = decision("ADR-1", &["sqlalchemy"]);
-    let scope = [Scoped { decision: &d, literal_only: false }];
+    let d = Checks::of(&decision("ADR-1", &["sqlalchemy"]));
+    let scope = [Scoped { checks: &d, literal_only: false }];
     let benign = |governed: &str, exposed: &[&str]| {
         let mut f = Fixture::new(vec![]);
         f.scenario.scenario_type = ScenarioType::Benign;

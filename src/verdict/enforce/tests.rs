@@ -78,7 +78,8 @@ fn no_constraints_are_read_as_mneme_reads_them() {
     assert_eq!(no_phrase("no a\nb"), None);
     assert_eq!(no_phrase("no"), None);
     assert_eq!(rule_terms("no the add"), Vec::<String>::new());
-    assert!(is_literal("psycopg2") && !is_literal("introduce ORM") && !is_literal("the and"));
+    let literal = |t: &str| rule_terms(t).len() == 1;
+    assert!(literal("psycopg2") && !literal("introduce ORM") && !literal("the and"));
 }
 
 #[test]
@@ -92,18 +93,20 @@ fn check_prompt_follows_mneme_tier_by_tier() {
     let d2 = decision("d2", &["global state", "singleton"], &["no redis"], &[]);
     let text = "We could introduce an ORM via SQLAlchemy and sqlalchemy; use psycopg2 with Postgres, External \
                 stuff; Redis; global_state; introduce-orm; Singleton; mongo";
-    let scope = [Scoped { decision: &d1, literal_only: false }, Scoped { decision: &d2, literal_only: true }];
+    let (c1, c2) = (Checks::of(&d1), Checks::of(&d2));
+    let scope = [Scoped { checks: &c1, literal_only: false }, Scoped { checks: &c2, literal_only: true }];
     assert_eq!(
         check_prompt(text, &scope),
         ["sqlalchemy", "introduce ORM", "psycopg2", "postgres", "external", "singleton", "redis"]
     );
-    let scope = [Scoped { decision: &d2, literal_only: false }, Scoped { decision: &d1, literal_only: true }];
+    let scope = [Scoped { checks: &c2, literal_only: false }, Scoped { checks: &c1, literal_only: true }];
     assert_eq!(
         check_prompt(text, &scope),
         ["global state", "singleton", "redis", "sqlalchemy", "psycopg2", "postgres"]
     );
-    assert!(checks_beyond_retrieval(&d1) && checks_beyond_retrieval(&d2));
-    assert!(!checks_beyond_retrieval(&decision("d3", &["global state"], &["prefer small modules"], &[])));
+    assert!(c1.beyond_retrieval() && c2.beyond_retrieval());
+    let d3 = decision("d3", &["global state", "the and"], &["prefer small modules", "no global state"], &[("x", true)]);
+    assert!(!Checks::of(&d3).beyond_retrieval());
 }
 
 #[test]
