@@ -165,7 +165,7 @@ fn summary(report: &Report, style: Style) -> String {
     ));
     if let Some(b) = &m.benign {
         out.push_str(&format!(
-            "benign scenario(s) {}: {} PASS, {} FALSE_POSITIVE, {} uncheckable; false-positive rate {}\n",
+            "{} benign scenario(s): {} PASS, {} FALSE_POSITIVE, {} uncheckable; false-positive rate {}\n",
             b.total,
             b.pass,
             b.false_positive,
