@@ -139,6 +139,15 @@ class Corpus:
             d["status"] = status
         if rnd.random() < 0.2:
             d["created_at"] = "2026-04-24T00:00:00Z"
+        if rnd.random() < 0.2:
+            # An ADR source: Mneme resolves it against the memory file's folder.
+            d["source"] = {"type": "adr", "path": f"docs/adr/{did}-{rnd.choice(DOMAIN)}.md"}
+            if rnd.random() < 0.5:
+                d["source"]["sha256"] = "0f" * 32
+        if rnd.random() < 0.15:
+            d["test_evidence"] = [{"selector": f"tests/test_{rnd.choice(DOMAIN)}.py::test_it", "sha": "ab" * 20}]
+            if rnd.random() < 0.5:
+                del d["test_evidence"][0]["sha"]
         return d
 
     def write(self, path: Path) -> None:
@@ -350,14 +359,24 @@ def refusals(mneme: str, binary: str, work: Path, rnd: random.Random) -> list[st
     bad_paths = Corpus(rnd, 8, index=False)
     bad_paths.decisions[0]["rules"] = [{"type": "FORBID_LITERAL", "value": "x", "include_paths": "src/**"}]
     cases.append(("include_paths that is not a list", bad_paths, None))
-    cases.append(("decisions[] edited after migration", Corpus(rnd, 10, index=True), "edit"))
-    for what, c, edit in cases:
-        memory = work / f"refused-{len(problems)}-{what.split()[1]}.json"
+    for edit in ("a rationale", "a row", "a status", "a digest", "an identity"):
+        cases.append((f"{edit} of a migrated file edited", Corpus(rnd, 10, index=True), edit))
+    for n, (what, c, edit) in enumerate(cases):
+        memory = work / f"refused-{n}.json"
         c.write(memory)
         if edit:
             migrate(mneme, memory)
             doc = json.loads(memory.read_text(encoding="utf-8"))
-            doc["decisions"][0]["rationale"] += " (edited)"
+            if edit == "a rationale":
+                doc["decisions"][0]["rationale"] += " (edited)"
+            elif edit == "a row":
+                doc["decisions"].pop()
+            elif edit == "a status":
+                doc["decisions"][0]["status"] = "superseded"
+            elif edit == "a digest":
+                doc["decision_index"]["versions"][0]["content_digest"] = "0" * 64
+            else:
+                doc["decision_index"]["versions"][0]["occurrence_source_identity"].append("x")
             memory.write_text(json.dumps(doc, indent=1), encoding="utf-8")
         theirs = run([mneme, "benchmark", str(suite), "--memory", str(memory)])
         ours = run([binary, "run", "--quiet", "--no-baseline", "--profile", "mneme", "--memory", str(memory),
