@@ -79,8 +79,8 @@ pub enum MemoryError {
         size_in_words(*limit)
     )]
     TooLarge { path: PathBuf, limit: u64 },
-    #[error("{}", InvalidMessage { path, diagnostics })]
-    Invalid { path: PathBuf, diagnostics: Vec<Diagnostic> },
+    #[error("{}", InvalidMessage { path, diagnostics, family: *family })]
+    Invalid { path: PathBuf, diagnostics: Vec<Diagnostic>, family: Family },
 }
 
 /// The message of [`MemoryError::Invalid`]: every error, then how to see
@@ -88,6 +88,7 @@ pub enum MemoryError {
 struct InvalidMessage<'a> {
     path: &'a Path,
     diagnostics: &'a [Diagnostic],
+    family: Family,
 }
 
 impl fmt::Display for InvalidMessage<'_> {
@@ -98,7 +99,9 @@ impl fmt::Display for InvalidMessage<'_> {
         for d in errors {
             write!(f, "\n  {}", d.render(path))?;
         }
-        write!(f, "\nrun `mneme-gate validate --memory {}` to see every problem", path.display())
+        // Some problems exist under one profile only (a rule Mneme refuses).
+        let profile = if self.family == Family::Mneme { " --profile mneme" } else { "" };
+        write!(f, "\nrun `mneme-gate validate --memory {}{profile}` to see every problem", path.display())
     }
 }
 
@@ -138,7 +141,7 @@ impl Memory {
     pub fn load(path: &Path, family: Family) -> Result<Memory, MemoryError> {
         let memory = Memory::read(path, family)?;
         if memory.has_errors() {
-            return Err(MemoryError::Invalid { path: memory.path.clone(), diagnostics: memory.diagnostics });
+            return Err(MemoryError::Invalid { path: memory.path.clone(), diagnostics: memory.diagnostics, family });
         }
         Ok(memory)
     }

@@ -54,12 +54,14 @@ const PROPOSAL_SOURCE_KEYS: [&str; 7] = [
 pub(super) struct IndexError {
     pub(super) offset: usize,
     pub(super) message: String,
+    /// The decision the problem is about, when it is a record of decisions[].
+    pub(super) record: Option<String>,
 }
 
 type Checked<T> = Result<T, IndexError>;
 
 fn fail<T>(node: &Node, message: String) -> Checked<T> {
-    Err(IndexError { offset: node.offset, message: format!("{message} (Mneme 0.10.0 refuses the file)") })
+    Err(IndexError { offset: node.offset, message: format!("{message} (Mneme 0.10.0 refuses the file)"), record: None })
 }
 
 /// A typed rule as Mneme's runtime holds it.
@@ -850,8 +852,13 @@ fn verify_snapshot(
         )
     };
     for (i, (row, p)) in rows.iter().zip(projected).enumerate() {
-        if let Some(field) = row_difference(row, p, memory_path)? {
-            return diverges(row, format!("decisions[{i}] differs from active decision {:?} in `{field}`", p.id));
+        let named = |mut e: IndexError| {
+            e.record = member(row, "id").and_then(Node::as_str).map(str::to_string);
+            e
+        };
+        if let Some(field) = row_difference(row, p, memory_path).map_err(named)? {
+            let e = diverges(row, format!("decisions[{i}] differs from active decision {:?} in `{field}`", p.id));
+            return e.map_err(named);
         }
     }
     if rows.len() != projected.len() {

@@ -175,7 +175,7 @@ impl Loader<'_> {
         if let (Some(section), Family::Mneme) = (index, self.family) {
             match decision_index::check(section, root.get("decisions"), &self.memory.path.clone()) {
                 Ok(()) => self.memory.decision_index = true,
-                Err(e) => self.error(e.offset, None, e.message),
+                Err(e) => self.error(e.offset, e.record.as_deref(), e.message),
             }
         }
         let mut decision_records = Vec::new();
