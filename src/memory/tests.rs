@@ -428,11 +428,20 @@ fn memory_error_messages_list_the_errors_only() {
     let text = "[{\"type\": \"rule\", \"title\": \"T\"}, 5,\n {\"id\": \"a\", \"type\": \"rule\", \"title\": \"T\"},\n {\"id\": \"a\", \"type\": \"rule\", \"title\": \"T\"}]";
     let memory = parse(text, Family::Default);
     assert_eq!(memory.warnings().count(), 1);
-    let invalid = MemoryError::Invalid { path: path.to_path_buf(), diagnostics: memory.diagnostics };
+    let invalid = MemoryError::Invalid {
+        path: path.to_path_buf(),
+        diagnostics: memory.diagnostics.clone(),
+        family: Family::Default,
+    };
     assert_eq!(
         invalid.to_string(),
         "the memory file m.json has 2 error(s):\n  m.json:1:2: error: missing required field `id` (a unique string id)\n  m.json:1:34: error: [1] must be an object (a record), found a number\nrun `mneme-gate validate --memory m.json` to see every problem"
     );
+    let mneme =
+        MemoryError::Invalid { path: path.to_path_buf(), diagnostics: memory.diagnostics, family: Family::Mneme };
+    assert!(mneme
+        .to_string()
+        .ends_with("run `mneme-gate validate --memory m.json --profile mneme` to see every problem"));
     assert!(std::error::Error::source(&invalid).is_none());
 }
 
