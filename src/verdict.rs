@@ -40,7 +40,7 @@ mod response;
 mod tests;
 
 pub use check::{check_every_trigger, check_failure_terms, check_response, triggers_of, SideCheck};
-pub use enforce::{check_prompt, checks_beyond_retrieval, Scoped};
+pub use enforce::{check_prompt, Checks, Scoped};
 pub use response::{parse_mneme_structured, parse_structured, read_response, Response, StructuredResponse};
 
 /// How many triggers an explanation quotes (Mneme quotes three).
