@@ -109,6 +109,7 @@ mod tests {
             kind: RecordKind::DecisionRecord,
             offset: 0,
             globs: vec![],
+            rules: vec![],
         }
     }
 

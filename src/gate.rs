@@ -72,12 +72,14 @@ impl GateOutcome {
 pub const ABSOLUTE_RULES: [&str; 4] = ["recall", "weak_retrieval", "malformed", "pass_rate"];
 
 /// Every rule and its default mode (metrics.md, "The default gate"), in the
-/// order they are reported. The last four need a baseline.
-pub const RULES: [(&str, RuleMode); 8] = [
+/// order they are reported. `false_positive` is reported only for a suite
+/// with benign scenarios (profile `mneme`); the last four need a baseline.
+pub const RULES: [(&str, RuleMode); 9] = [
     ("recall", RuleMode::Fail),
     ("weak_retrieval", RuleMode::Fail),
     ("malformed", RuleMode::Fail),
     ("pass_rate", RuleMode::Fail),
+    ("false_positive", RuleMode::Fail),
     ("verdict_regression", RuleMode::Fail),
     ("missing_scenarios", RuleMode::Fail),
     ("suite_means", RuleMode::Advisory),
@@ -217,6 +219,18 @@ pub fn absolute_rules(run: &RunResult, settings: &GateSettings) -> Vec<RuleOutco
         format!("pass rate {}/{} is below 1.0: {failing}", summary.pass, summary.pass + summary.fail),
         details,
     ));
+    // Benign scenarios (profile `mneme`): blocking benign content fails like
+    // a missed violation, as in Mneme's benchmark.
+    if summary.benign.is_some() {
+        let (message, details) = verdict_lines(run, Verdict::FalsePositive);
+        out.push(outcome(
+            "false_positive",
+            "no benign scenario is FALSE_POSITIVE".into(),
+            mode_of("false_positive"),
+            message,
+            details,
+        ));
+    }
     out
 }
 
@@ -302,6 +316,9 @@ mod tests {
             governed: None,
             assertions: vec![],
             expected_failure_terms: vec![],
+            scenario_type: Default::default(),
+            exposed: Vec::new(),
+            problems: Vec::new(),
             source: PathBuf::from("s.yaml"),
             line: 1,
             column: 1,
@@ -414,5 +431,24 @@ mod tests {
         assert!(!gate.rules[1].violated && gate.rules[1].details.is_empty());
         let gate = GateOutcome::new(absolute_rules(&run, &GateSettings::default()));
         assert!(!gate.passed);
+    }
+
+    #[test]
+    fn a_false_positive_fails_like_a_fail_unless_configured() {
+        let mut benign = scenario_run("benign", &["X"], &["X"], Verdict::FalsePositive, true);
+        benign.scenario.scenario_type = crate::scenarios::ScenarioType::Benign;
+        let run = run_of(vec![scenario_run("ok", &["X"], &["X"], Verdict::Pass, true), benign]);
+        let gate = GateOutcome::new(absolute_rules(&run, &GateSettings::default()));
+        assert!(!gate.passed);
+        let rule = gate.rules.iter().find(|r| r.rule == "false_positive").unwrap();
+        assert_eq!(rule.details, ["benign: FALSE_POSITIVE because"]);
+        // pass_rate is Mneme's, over violation scenarios: 1/1.
+        assert!(!gate.rules.iter().find(|r| r.rule == "pass_rate").unwrap().violated);
+        let mut settings = GateSettings::default();
+        assert!(settings.set_mode("false_positive", RuleMode::Advisory));
+        assert!(GateOutcome::new(absolute_rules(&run, &settings)).passed);
+        // A suite without benign scenarios does not list the rule.
+        let run = run_of(vec![scenario_run("ok", &["X"], &["X"], Verdict::Pass, true)]);
+        assert!(absolute_rules(&run, &GateSettings::default()).iter().all(|r| r.rule != "false_positive"));
     }
 }

@@ -33,6 +33,7 @@ use std::path::{Path, PathBuf};
 
 use crate::profile::Family;
 
+mod decision_index;
 mod fast;
 mod file;
 mod glob;
@@ -41,7 +42,9 @@ mod located_json;
 mod migrate;
 mod model;
 mod pool;
-pub use pool::INACTIVE_STATUSES;
+pub use pool::{is_inactive, INACTIVE_STATUSES};
+mod rules;
+pub use rules::{is_python_space, python_strip};
 mod tolerant;
 
 pub(crate) use file::{read_regular, read_report, size_in_words, ReadError};
@@ -52,7 +55,7 @@ pub(crate) use glob::compile_glob;
 /// hostile one can make the gate hold in memory.
 pub const MAX_MEMORY_BYTES: u64 = 512 * 1024 * 1024;
 pub use model::{Decision, Diagnostic, Excluded, Memory, Severity};
-pub use model::{Exclusion, RecordKind};
+pub use model::{Exclusion, RecordKind, Rule};
 
 /// The memory file could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -76,8 +79,8 @@ pub enum MemoryError {
         size_in_words(*limit)
     )]
     TooLarge { path: PathBuf, limit: u64 },
-    #[error("{}", InvalidMessage { path, diagnostics })]
-    Invalid { path: PathBuf, diagnostics: Vec<Diagnostic> },
+    #[error("{}", InvalidMessage { path, diagnostics, family: *family })]
+    Invalid { path: PathBuf, diagnostics: Vec<Diagnostic>, family: Family },
 }
 
 /// The message of [`MemoryError::Invalid`]: every error, then how to see
@@ -85,6 +88,7 @@ pub enum MemoryError {
 struct InvalidMessage<'a> {
     path: &'a Path,
     diagnostics: &'a [Diagnostic],
+    family: Family,
 }
 
 impl fmt::Display for InvalidMessage<'_> {
@@ -95,7 +99,9 @@ impl fmt::Display for InvalidMessage<'_> {
         for d in errors {
             write!(f, "\n  {}", d.render(path))?;
         }
-        write!(f, "\nrun `mneme-gate validate --memory {}` to see every problem", path.display())
+        // Some problems exist under one profile only (a rule Mneme refuses).
+        let profile = if self.family == Family::Mneme { " --profile mneme" } else { "" };
+        write!(f, "\nrun `mneme-gate validate --memory {}{profile}` to see every problem", path.display())
     }
 }
 
@@ -135,7 +141,7 @@ impl Memory {
     pub fn load(path: &Path, family: Family) -> Result<Memory, MemoryError> {
         let memory = Memory::read(path, family)?;
         if memory.has_errors() {
-            return Err(MemoryError::Invalid { path: memory.path.clone(), diagnostics: memory.diagnostics });
+            return Err(MemoryError::Invalid { path: memory.path.clone(), diagnostics: memory.diagnostics, family });
         }
         Ok(memory)
     }
@@ -151,7 +157,7 @@ impl Memory {
                 let mut memory = Memory::empty(path, family, Vec::new());
                 memory.text = text;
                 memory.records = records;
-                pool::build_pool(&mut memory, candidates);
+                pool::build_pool(&mut memory, candidates, false);
                 memory.sort_diagnostics();
                 memory
             }

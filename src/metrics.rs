@@ -39,7 +39,7 @@ mod suite;
 #[cfg(test)]
 mod tests;
 
-pub use suite::{Outcome, ScenarioOutcome, SuiteMetrics, VerdictCounts};
+pub use suite::{BenignCounts, Outcome, ScenarioOutcome, SuiteMetrics, VerdictCounts};
 
 /// Version of the metric definitions; part of every baseline fingerprint.
 ///
@@ -47,7 +47,9 @@ pub use suite::{Outcome, ScenarioOutcome, SuiteMetrics, VerdictCounts};
 /// way that could change a figure.
 pub const METRICS_VERSION: &str = "mneme-gate.metrics/1";
 
-/// The verdict names [`SuiteMetrics`] counts, best first.
+/// The verdict names [`SuiteMetrics`] counts, best first (FALSE_POSITIVE is
+/// only given to benign scenarios, which are counted apart, in
+/// [`BenignCounts`]).
 pub const VERDICT_NAMES: [&str; 5] = ["PASS", "WEAK", "WEAK_RETRIEVAL", "FAIL", "MALFORMED"];
 
 /// Number of ranks whose nDCG discount comes from a table of constants.

@@ -114,6 +114,11 @@ pub struct Index {
     tag_posting_start: Vec<u32>,
     scopes: Scopes,
     has_scope: Vec<bool>,
+    /// When some id is held by several pool decisions (profile `mneme`
+    /// keeps every copy, as Mneme does): per decision, the pool position of
+    /// the first decision with its id. A ranking keeps the best-ranked copy
+    /// of each id. `None` when every id is unique.
+    copies: Option<Vec<u32>>,
     /// Set by [`Index::build_for_query`]: the one query (task, file) it answers.
     only: Option<(Box<str>, Option<Box<str>>)>,
     /// With `only`: bit `min(n, 63)` set when a query token is `n` bytes long.

@@ -11,7 +11,7 @@ allocates what it returns.
 This stage knows nothing of reports or exit codes: it returns plain data.
 */
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 pub mod trials;
 
@@ -20,10 +20,10 @@ use serde::Serialize;
 
 use crate::memory::Decision;
 use crate::metrics::{Outcome, ScenarioMetrics, SuiteMetrics};
-use crate::profile::Milli;
-use crate::retrieval::{Index, Query, Scratch};
-use crate::scenarios::Scenario;
-use crate::verdict::{judge, VerdictResult};
+use crate::profile::{Family, Milli};
+use crate::retrieval::{Hit, Index, Query, Scratch};
+use crate::scenarios::{ResponseFormat, ResponseRef, Scenario, ScenarioType};
+use crate::verdict::{judge_with, Checks, Judging, Scoped, VerdictResult};
 
 /// One retrieved decision of a scenario.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -32,6 +32,10 @@ pub struct Retrieved {
     pub score: Milli,
     /// 1-based.
     pub rank: usize,
+    /// Its pool position (which copy, when profile `mneme` keeps several
+    /// copies of an id).
+    #[serde(skip)]
+    pub pool: usize,
 }
 
 /// Everything the run found out about one scenario.
@@ -63,6 +67,9 @@ impl Outcome for ScenarioRun {
     }
     fn layer2_evaluated(&self) -> bool {
         self.layer2
+    }
+    fn benign(&self) -> bool {
+        self.scenario.scenario_type == ScenarioType::Benign
     }
 }
 
@@ -99,6 +106,7 @@ impl std::error::Error for PoolError {}
 pub fn run(index: &Index, scenarios: Vec<Scenario>, options: RunOptions<'_>) -> Result<RunResult, PoolError> {
     let k = index.profile().k;
     let known = KnownIds::new(index);
+    let enforced = Enforced::of(index, &scenarios);
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(jobs) = options.jobs {
         builder = builder.num_threads(jobs.max(1));
@@ -108,7 +116,7 @@ pub fn run(index: &Index, scenarios: Vec<Scenario>, options: RunOptions<'_>) -> 
         scenarios
             .into_par_iter()
             .map_init(Scratch::default, |scratch, scenario| {
-                let run = run_one(index, &known, scenario, k, scratch);
+                let run = run_one(index, &known, &enforced, scenario, k, scratch);
                 if let Some(progress) = options.progress {
                     progress();
                 }
@@ -124,6 +132,7 @@ pub fn run(index: &Index, scenarios: Vec<Scenario>, options: RunOptions<'_>) -> 
 pub fn run_one(
     index: &Index,
     known: &KnownIds<'_>,
+    enforced: &Enforced,
     mut scenario: Scenario,
     k: usize,
     scratch: &mut Scratch,
@@ -134,11 +143,13 @@ pub fn run_one(
         .hits
         .iter()
         .enumerate()
-        .map(|(i, h)| Retrieved { id: index.decision(h.pool).id.clone(), score: h.score, rank: i + 1 })
+        .map(|(i, h)| Retrieved { id: index.decision(h.pool).id.clone(), score: h.score, rank: i + 1, pool: h.pool })
         .collect();
     let ids: Vec<&str> = retrieved.iter().map(|r| r.id.as_str()).collect();
     let metrics = ScenarioMetrics::compute(&ids, &scenario.expect, &scenario.acceptable, k);
-    let verdict = judge(&scenario, &metrics.missed);
+    let scope = enforced.scope(index, query, &retrieval.hits, &scenario, scratch);
+    let judging = Judging { family: index.profile().family, retrieved: &ids, scope: &scope };
+    let verdict = judge_with(&scenario, &metrics.missed, &judging);
     let layer2 = scenario.governed.is_some() && verdict.verdict != crate::verdict::Verdict::Malformed;
     let mut warnings = known.check(&scenario);
     warnings.extend(verdict.warnings.iter().cloned());
@@ -146,6 +157,67 @@ pub fn run_one(
     // part of a scenario in memory) are not needed by any later stage.
     scenario.assertions = Vec::new();
     ScenarioRun { scenario, retrieved, metrics, verdict, layer2, warnings }
+}
+
+/// What the prompt enforcer of profile `mneme` needs of the pool, worked out
+/// once: the checks of every pool decision, and the decisions its second
+/// tier may check (those with a typed rule or a literal anti-pattern or
+/// `no X` constraint, with every other copy of their ids, since only the
+/// best-ranked copy of an id is checked). Empty under profile `default`, or
+/// when no scenario has a Mneme text answer.
+pub struct Enforced {
+    checks: Vec<Checks>,
+    candidates: Vec<usize>,
+}
+
+impl Enforced {
+    /// What `scenarios` need of `index`.
+    pub fn of(index: &Index, scenarios: &[Scenario]) -> Enforced {
+        if index.profile().family != Family::Mneme || !scenarios.iter().any(has_mneme_text) {
+            return Enforced { checks: Vec::new(), candidates: Vec::new() };
+        }
+        let checks: Vec<Checks> = index.decisions().iter().map(Checks::of).collect();
+        let groups: HashSet<usize> =
+            (0..checks.len()).filter(|&d| checks[d].beyond_retrieval()).map(|d| index.copy_group(d)).collect();
+        let candidates = (0..checks.len()).filter(|&d| groups.contains(&index.copy_group(d))).collect();
+        Enforced { checks, candidates }
+    }
+
+    /// Mneme's enforcement scope for one scenario's query: the retrieved
+    /// decisions, then the candidates in ranking order (score, then pool
+    /// order), one copy per id and none whose id was retrieved. Empty unless
+    /// the scenario has a Mneme text answer under profile `mneme`.
+    pub fn scope(
+        &self,
+        index: &Index,
+        query: Query<'_>,
+        hits: &[Hit],
+        scenario: &Scenario,
+        scratch: &mut Scratch,
+    ) -> Vec<Scoped<'_>> {
+        if self.checks.is_empty() || !has_mneme_text(scenario) {
+            return Vec::new();
+        }
+        let mut seen: HashSet<usize> = hits.iter().map(|h| index.copy_group(h.pool)).collect();
+        let mut scope: Vec<Scoped<'_>> =
+            hits.iter().map(|h| Scoped { checks: &self.checks[h.pool], literal_only: false }).collect();
+        let scores = index.scores_of(query, &self.candidates, scratch);
+        let mut rest: Vec<(Milli, usize)> = scores.into_iter().zip(self.candidates.iter().copied()).collect();
+        rest.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        for (_, d) in rest {
+            if seen.insert(index.copy_group(d)) {
+                scope.push(Scoped { checks: &self.checks[d], literal_only: true });
+            }
+        }
+        scope
+    }
+}
+
+/// Whether a side of the scenario is a Mneme `.txt` answer.
+fn has_mneme_text(scenario: &Scenario) -> bool {
+    [&scenario.control, &scenario.governed]
+        .into_iter()
+        .any(|r| matches!(r, Some(ResponseRef::Resolved { format: ResponseFormat::MnemeText, .. })))
 }
 
 /// The ids of the memory file, to tell a typo in `expect` from a decision

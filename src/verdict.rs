@@ -28,20 +28,27 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::scenarios::{Assertion, AssertionKind, ParsedAssertion, ResponseFormat, ResponseRef, Scenario};
+use crate::profile::Family;
+use crate::scenarios::{
+    Assertion, AssertionKind, ParsedAssertion, ResponseFormat, ResponseRef, Scenario, ScenarioType,
+};
 
 mod check;
+mod enforce;
 mod response;
 #[cfg(test)]
 mod tests;
 
-pub use check::{check_failure_terms, check_response, triggers_of, SideCheck};
-pub use response::{parse_structured, read_response, Response, StructuredResponse};
+pub use check::{check_every_trigger, check_failure_terms, check_response, triggers_of, SideCheck};
+pub use enforce::{check_prompt, Checks, Scoped};
+pub use response::{parse_mneme_structured, parse_structured, read_response, Response, StructuredResponse};
 
 /// How many triggers an explanation quotes (Mneme quotes three).
 const QUOTED_TRIGGERS: usize = 3;
 
-/// The outcome of one scenario.
+/// The outcome of one scenario. FALSE_POSITIVE is given to a benign
+/// scenario (profile `mneme`) whose governed answer triggered a violation:
+/// governance blocked content it should have let through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -51,21 +58,29 @@ pub enum Verdict {
     Weak,
     WeakRetrieval,
     Malformed,
+    FalsePositive,
 }
 
 impl Verdict {
     /// All verdicts, best first.
-    pub const ALL: [Verdict; 5] =
-        [Verdict::Pass, Verdict::Weak, Verdict::WeakRetrieval, Verdict::Fail, Verdict::Malformed];
+    pub const ALL: [Verdict; 6] = [
+        Verdict::Pass,
+        Verdict::Weak,
+        Verdict::WeakRetrieval,
+        Verdict::Fail,
+        Verdict::FalsePositive,
+        Verdict::Malformed,
+    ];
 
-    /// Higher is better: PASS 4 > WEAK 3 > WEAK_RETRIEVAL 2 > FAIL 1 >
-    /// MALFORMED 0 (the order the baseline comparison uses).
+    /// Higher is better: PASS 4 > WEAK 3 > WEAK_RETRIEVAL 2 > FAIL and
+    /// FALSE_POSITIVE 1 > MALFORMED 0 (the order the baseline comparison
+    /// uses).
     pub fn severity_rank(self) -> u8 {
         match self {
             Verdict::Pass => 4,
             Verdict::Weak => 3,
             Verdict::WeakRetrieval => 2,
-            Verdict::Fail => 1,
+            Verdict::Fail | Verdict::FalsePositive => 1,
             Verdict::Malformed => 0,
         }
     }
@@ -83,6 +98,7 @@ impl Verdict {
             Verdict::Weak => "WEAK",
             Verdict::WeakRetrieval => "WEAK_RETRIEVAL",
             Verdict::Malformed => "MALFORMED",
+            Verdict::FalsePositive => "FALSE_POSITIVE",
         }
     }
 }
@@ -97,10 +113,9 @@ impl FromStr for Verdict {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Verdict, String> {
-        Verdict::ALL
-            .into_iter()
-            .find(|v| v.as_str() == s)
-            .ok_or_else(|| format!("unknown verdict `{s}`; expected PASS, FAIL, WEAK, WEAK_RETRIEVAL or MALFORMED"))
+        Verdict::ALL.into_iter().find(|v| v.as_str() == s).ok_or_else(|| {
+            format!("unknown verdict `{s}`; expected PASS, FAIL, WEAK, WEAK_RETRIEVAL, MALFORMED or FALSE_POSITIVE")
+        })
     }
 }
 
@@ -127,6 +142,27 @@ pub struct VerdictResult {
     pub governed_violations: usize,
 }
 
+/// What judging a scenario needs beyond the scenario itself: the profile
+/// family and what retrieval gave it.
+#[derive(Debug, Clone, Copy)]
+pub struct Judging<'a> {
+    /// Profile `mneme` judges a Mneme text side with Mneme's prompt
+    /// enforcer, and reads `scenario_type` and the exposure contract.
+    pub family: Family,
+    /// The retrieved ids, in rank order (the exposure contract is checked
+    /// against them).
+    pub retrieved: &'a [&'a str],
+    /// Mneme's enforcement scope for this scenario's query (profile `mneme`,
+    /// only needed when a side is a Mneme `.txt` answer).
+    pub scope: &'a [Scoped<'a>],
+}
+
+impl Judging<'_> {
+    /// Profile `default`, which needs nothing from retrieval but the
+    /// missed ids.
+    pub const DEFAULT: Judging<'static> = Judging { family: Family::Default, retrieved: &[], scope: &[] };
+}
+
 /// One side (control or governed) after reading and checking.
 struct Side {
     check: SideCheck,
@@ -139,6 +175,7 @@ fn evaluate_side(
     response: &ResponseRef,
     assertions: &[&Assertion],
     scenario: &Scenario,
+    judging: &Judging<'_>,
     reasons: &mut Vec<String>,
     warnings: &mut Vec<String>,
 ) -> Option<Side> {
@@ -148,8 +185,22 @@ fn evaluate_side(
     else {
         return None;
     };
-    if *format != ResponseFormat::MnemeText {
-        return Some(Side { check: check_response(assertions, &read), refused: read.refused() });
+    match (*format, judging.family) {
+        (ResponseFormat::MnemeStructured, _) => {
+            return Some(Side { check: check_every_trigger(assertions, &read), refused: read.refused() })
+        }
+        (ResponseFormat::MnemeText, Family::Mneme) => {
+            let triggers = check_prompt(read.text(), judging.scope);
+            let check = SideCheck {
+                hard_violations: triggers.len(),
+                hard_triggers: triggers.clone(),
+                triggers,
+                ..SideCheck::default()
+            };
+            return Some(Side { check, refused: false });
+        }
+        (ResponseFormat::MnemeText, Family::Default) => {}
+        _ => return Some(Side { check: check_response(assertions, &read), refused: read.refused() }),
     }
     let terms = &scenario.expected_failure_terms;
     if let Some(i) = terms.iter().position(|t| t.trim().is_empty()) {
@@ -222,11 +273,18 @@ fn one_line(s: String) -> String {
     }
 }
 
+/// Judges one scenario under profile `default`: see [`judge_with`].
+pub fn judge(scenario: &Scenario, missed: &[String]) -> VerdictResult {
+    judge_with(scenario, missed, &Judging::DEFAULT)
+}
+
 /// Judges one scenario: reads its responses, checks its assertions and
 /// applies the rules of scenarios.md §4 in order. `missed` are the expected
 /// ids that retrieval did not return (empty when all were retrieved or the
-/// scenario is ungoverned). Pure apart from reading the response files.
-pub fn judge(scenario: &Scenario, missed: &[String]) -> VerdictResult {
+/// scenario is ungoverned). Under profile `mneme` a benign scenario is
+/// judged by Mneme's enforcement-quality rules, and an unmet exposure
+/// contract is a WEAK_RETRIEVAL. Pure apart from reading the response files.
+pub fn judge_with(scenario: &Scenario, missed: &[String], judging: &Judging<'_>) -> VerdictResult {
     let mut reasons = Vec::new();
     let mut warnings = Vec::new();
     let mut assertions = Vec::new();
@@ -237,14 +295,12 @@ pub fn judge(scenario: &Scenario, missed: &[String]) -> VerdictResult {
         }
     }
     reasons.extend(structured_only_reasons(scenario));
-    let control = scenario
-        .control
-        .as_ref()
-        .and_then(|r| evaluate_side("control", r, &assertions, scenario, &mut reasons, &mut warnings));
-    let governed = scenario
-        .governed
-        .as_ref()
-        .and_then(|r| evaluate_side("governed", r, &assertions, scenario, &mut reasons, &mut warnings));
+    reasons.extend(scenario.problems.iter().cloned());
+    let mut side = |name: &str, r: &ResponseRef| {
+        evaluate_side(name, r, &assertions, scenario, judging, &mut reasons, &mut warnings)
+    };
+    let control = scenario.control.as_ref().and_then(|r| side("control", r));
+    let governed = scenario.governed.as_ref().and_then(|r| side("governed", r));
 
     let mut result = VerdictResult {
         verdict: Verdict::Malformed,
@@ -263,15 +319,29 @@ pub fn judge(scenario: &Scenario, missed: &[String]) -> VerdictResult {
         return result;
     }
 
-    if let Some(c) = &control {
-        result.control_triggers = c.check.triggers.clone();
-        result.control_violations = c.check.violations();
-    }
     if let Some(g) = &governed {
         result.governed_triggers = g.check.triggers.clone();
         result.governed_violations = g.check.violations();
     }
+    // The exposure contract (profile `mneme`): decisions that must have been
+    // retrieved (in Mneme's enforcement scope) before a clean answer counts.
+    let unexposed: Vec<&str> =
+        scenario.exposed.iter().map(String::as_str).filter(|id| !judging.retrieved.contains(id)).collect();
+    if scenario.scenario_type == ScenarioType::Benign {
+        judge_benign(scenario, governed.as_ref(), &unexposed, &mut result);
+        return result;
+    }
+    if let Some(c) = &control {
+        result.control_triggers = c.check.triggers.clone();
+        result.control_violations = c.check.violations();
+    }
     let missing = missed.join(", ");
+    let unexposed_note = (!unexposed.is_empty()).then(|| {
+        format!(
+            "the exposure contract is unmet: decision(s) {} were not retrieved, so the answer was never checked against them",
+            unexposed.join(", ")
+        )
+    });
 
     // 2. No governed response: a retrieval-only scenario.
     let Some(governed) = governed else {
@@ -283,6 +353,8 @@ pub fn judge(scenario: &Scenario, missed: &[String]) -> VerdictResult {
                      model would never see them."
                 ),
             )
+        } else if let Some(note) = &unexposed_note {
+            (Verdict::WeakRetrieval, format!("Retrieval-only scenario: {note}."))
         } else if scenario.expect.is_empty() {
             (
                 Verdict::Pass,
@@ -348,6 +420,14 @@ pub fn judge(scenario: &Scenario, missed: &[String]) -> VerdictResult {
         return result;
     }
 
+    // 5b. The exposure contract is unmet (profile `mneme`).
+    if let Some(note) = unexposed_note {
+        result.verdict = Verdict::WeakRetrieval;
+        result.explanation =
+            one_line(format!("The governed answer was clean, but {note}; the clean answer may be luck."));
+        return result;
+    }
+
     // 6. The governed answer has a soft violation.
     if governed.check.soft_violations > 0 {
         result.verdict = Verdict::Weak;
@@ -373,4 +453,36 @@ pub fn judge(scenario: &Scenario, missed: &[String]) -> VerdictResult {
             .to_string(),
     });
     result
+}
+
+/// A benign scenario (profile `mneme`, Mneme's enforcement-quality rules):
+/// only the governed answer is checked. Without an exposure contract, or
+/// with one that retrieval did not meet, a clean answer proves nothing
+/// (WEAK_RETRIEVAL); a violation is a FALSE_POSITIVE; else PASS.
+fn judge_benign(scenario: &Scenario, governed: Option<&Side>, unexposed: &[&str], result: &mut VerdictResult) {
+    let uncheckable = if scenario.exposed.is_empty() {
+        Some("it declares no exposure contract (expected_exposed_decision_ids), so the decisions it was checked against are unknown".to_string())
+    } else if !unexposed.is_empty() {
+        Some(format!("decision(s) {} of its exposure contract were not retrieved", unexposed.join(", ")))
+    } else {
+        None
+    };
+    let violations = governed.map_or(0, |g| g.check.violations());
+    (result.verdict, result.explanation) = if let Some(why) = uncheckable {
+        (Verdict::WeakRetrieval, format!("Benign scenario that cannot be checked: {why}; a PASS would be luck."))
+    } else if violations > 0 {
+        let triggers = &governed.expect("a violation comes from an answer").check.triggers;
+        (
+            Verdict::FalsePositive,
+            format!(
+                "Governance blocked benign content: the governed answer triggered {violations} violation(s) ({}).",
+                quote(triggers)
+            ),
+        )
+    } else if governed.is_none() {
+        (Verdict::Pass, "Benign retrieval-only scenario: its exposure contract is met.".to_string())
+    } else {
+        (Verdict::Pass, "Benign content passed with its exposure contract met.".to_string())
+    };
+    result.explanation = one_line(std::mem::take(&mut result.explanation));
 }

@@ -508,3 +508,43 @@ fn unwritable_output_is_exit_3_and_unwritable_stderr_is_ignored() {
     assert_eq!(status(&["run", "--bogus"], false), Some(2));
     assert_eq!(status(&["context", "--memory", SMALL, "--task", "storage"], false), Some(0));
 }
+
+/// Profile mneme on Mneme-layout folders with a benign scenario: Mneme's
+/// verdicts (a FALSE_POSITIVE fails the gate like a FAIL), the benign
+/// figures apart, and FALSE_POSITIVE as a JUnit failure and an annotation.
+#[test]
+fn run_profile_mneme_reports_benign_scenarios() {
+    let tmp = tempfile::tempdir().unwrap();
+    let junit = tmp.path().join("junit.xml");
+    let out = Run::new([
+        "run",
+        "--profile",
+        "mneme",
+        "--memory",
+        "docs/examples/mneme/project_memory.json",
+        "--scenarios",
+        "docs/examples/mneme/scenarios",
+        "--no-baseline",
+        "--annotations",
+        "github",
+        "--junit",
+        junit.to_str().unwrap(),
+    ])
+    .code(1);
+    insta::assert_snapshot!("run_mneme_benign_terminal", out.stdout);
+    let junit = std::fs::read_to_string(&junit).unwrap();
+    assert!(junit.contains(r#"type="FALSE_POSITIVE">FALSE_POSITIVE at"#), "{junit}");
+    assert!(out.stdout.contains("::error") || out.stderr.contains("::error"), "{}{}", out.stdout, out.stderr);
+    // The same folders under profile default: today's rules, with warnings.
+    let out = Run::new([
+        "run",
+        "--memory",
+        "docs/examples/mneme/project_memory.json",
+        "--scenarios",
+        "docs/examples/mneme/scenarios",
+        "--no-baseline",
+    ])
+    .run();
+    assert!(!out.stdout.contains("FALSE_POSITIVE") && !out.stdout.contains("benign scenario"), "{}", out.stdout);
+    assert!(out.stderr.contains("`scenario_type` is not supported by mneme-gate"), "{}", out.stderr);
+}

@@ -122,3 +122,43 @@ fn run_reproduces_mneme_0_10_0_benchmark() {
         assert_eq!(got["total"], counts["total"], "{category}");
     }
 }
+
+/// Mneme's own test fixture (`tests/fixtures/benchmark_scenario`: a storage
+/// question, a control answer naming Postgres and SQLAlchemy, two text-only
+/// sides) over every distinct memory file of Mneme's repository that Mneme
+/// 0.10.0 loads: the verdict, retrieved ids, violation counts and triggers
+/// that Mneme gave (`fixture-scenario/expected-mneme-0.10.0.json`). The text
+/// sides are judged by Mneme's prompt enforcer, over decision records,
+/// migrated items, typed rules and repeated ids.
+#[test]
+fn mnemes_own_fixture_scenario_over_its_memory_files() {
+    let dir = conformance_dir().join("fixture-scenario");
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected-mneme-0.10.0.json")).unwrap()).unwrap();
+    let expected = expected.as_object().unwrap();
+    assert_eq!(expected.len(), 11);
+    let out_dir = tempfile::tempdir().unwrap();
+    for (memory, want) in expected {
+        let json = out_dir.path().join(format!("{memory}.report.json"));
+        let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+            .args(["run", "--quiet", "--no-baseline", "--profile", "mneme", "--memory"])
+            .arg(dir.join("memories").join(memory))
+            .arg("--scenarios")
+            .arg(dir.join("benchmark_scenario"))
+            .arg("--json")
+            .arg(&json)
+            .output()
+            .unwrap();
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{memory}: {}", String::from_utf8_lossy(&out.stderr));
+        let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let got = &report["scenarios"][0];
+        assert_eq!(got["id"], want["name"], "{memory}");
+        assert_eq!(got["verdict"], want["verdict"], "{memory}: verdict");
+        let ids: Vec<&serde_json::Value> = got["retrieved"].as_array().unwrap().iter().map(|r| &r["id"]).collect();
+        assert_eq!(ids, want["retrieved_ids"].as_array().unwrap().iter().collect::<Vec<_>>(), "{memory}: ids");
+        assert_eq!(got["violations"]["control"], want["baseline_violation_count"], "{memory}: control violations");
+        assert_eq!(got["violations"]["governed"], want["enhanced_violation_count"], "{memory}: governed violations");
+        assert_eq!(got["triggers"]["control"], want["baseline_triggers"], "{memory}: control triggers");
+        assert_eq!(got["triggers"]["governed"], want["enhanced_triggers"], "{memory}: governed triggers");
+    }
+}

@@ -71,10 +71,18 @@ fn brute_force(pool: &[Decision], p: &Profile, task: &str, file: Option<&str>, k
         }
     };
     let candidates: Vec<(usize, &Decision)> = pool.iter().enumerate().filter(|(_, d)| in_scope(d)).collect();
+    // A repeated id (only profile mneme keeps copies in the pool): the first
+    // occurrence in the ranking wins, as in Mneme.
+    let mut seen = BTreeSet::new();
     if q.is_empty() {
         return match p.family {
             Family::Default => vec![],
-            Family::Mneme => candidates.iter().take(k).map(|(_, d)| (d.id.clone(), 1000)).collect(),
+            Family::Mneme => candidates
+                .iter()
+                .filter(|(_, d)| seen.insert(d.id.clone()))
+                .take(k)
+                .map(|(_, d)| (d.id.clone(), 1000))
+                .collect(),
         };
     }
     let count = |set: BTreeSet<String>| set.intersection(&q).count() as i64;
@@ -97,7 +105,7 @@ fn brute_force(pool: &[Decision], p: &Profile, task: &str, file: Option<&str>, k
         }
     }
     scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored.into_iter().take(k).map(|(s, _, id)| (id, s)).collect()
+    scored.into_iter().filter(|(_, _, id)| seen.insert(id.clone())).take(k).map(|(s, _, id)| (id, s)).collect()
 }
 
 const WORDS: &[&str] = &[

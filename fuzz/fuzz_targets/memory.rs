@@ -9,7 +9,11 @@
 //!   skips. So parsing the text with a BOM in front forces the tolerant
 //!   reader, and the two results must be the same (pool, exclusions,
 //!   diagnostics; columns on line 1 aside, which the BOM shifts).
-//! - The pool has unique ids, no inactive status, and only eligible kinds.
+//! - The pool has only eligible kinds; under profile `default` its ids are
+//!   unique and no status is inactive; under `mneme` (Mneme 0.10.0 ignores
+//!   status and keeps every copy of an id) the typed rules it holds are
+//!   well-formed, and a pool read from a persisted `decision_index` holds
+//!   decision records only; under `default` no rule is kept.
 //! - Every diagnostic is at a real line and column.
 //! - A memory without errors can be indexed and queried, and the one-query
 //!   index (`Index::build_for_query`) ranks exactly like the full one.
@@ -20,7 +24,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use mneme_gate::memory::{Decision, Exclusion, Memory, RecordKind, Severity, INACTIVE_STATUSES};
+use mneme_gate::memory::{python_strip, Decision, Exclusion, Memory, RecordKind, Rule, Severity, INACTIVE_STATUSES};
 use mneme_gate::profile::{Family, Profile};
 use mneme_gate::retrieval::{Index, Query};
 
@@ -69,13 +73,28 @@ fn check_not_utf8(data: &[u8], valid: usize) {
 fn check_pool(memory: &Memory, family: Family) {
     let mut ids = HashSet::new();
     for d in &memory.pool {
-        assert!(ids.insert(d.id.as_str()), "duplicate id {:?} in the pool", d.id);
         assert!(!d.id.trim().is_empty(), "blank id in the pool");
-        if let Some(status) = &d.status {
-            assert!(
-                !INACTIVE_STATUSES.iter().any(|s| s.eq_ignore_ascii_case(status.trim())),
-                "inactive status {status:?} in the pool"
-            );
+        match family {
+            Family::Default => {
+                assert!(ids.insert(d.id.as_str()), "duplicate id {:?} in the pool", d.id);
+                if let Some(status) = &d.status {
+                    assert!(
+                        !INACTIVE_STATUSES.iter().any(|s| s.eq_ignore_ascii_case(status.trim())),
+                        "inactive status {status:?} in the pool"
+                    );
+                }
+                assert!(d.rules.is_empty(), "profile default keeps no rule");
+            }
+            Family::Mneme => {
+                for r in &d.rules {
+                    assert!(!python_strip(&r.value).is_empty(), "a rule without a value in the pool");
+                    assert!(r.include_paths.as_ref().is_none_or(|p| !p.is_empty()), "an empty include_paths");
+                    assert!(r.include_paths.is_some() || r.exclude_paths.is_empty(), "exclude_paths alone");
+                }
+                if memory.decision_index {
+                    assert_eq!(d.kind, RecordKind::DecisionRecord, "an item in a pool read from decision_index");
+                }
+            }
         }
         if let RecordKind::Item(t) = &d.kind {
             let eligible = match family {
@@ -99,7 +118,7 @@ fn check_diagnostics(memory: &Memory, text: &str) {
 
 /// What must not depend on which reader ran.
 fn view(d: &Decision) -> PoolView<'_> {
-    (&d.id, &d.title, &d.tags, &d.constraint, &d.anti_patterns, &d.content, &d.paths, &d.status, &d.kind)
+    (&d.id, &d.title, &d.tags, &d.constraint, &d.anti_patterns, &d.content, &d.paths, &d.status, &d.kind, &d.rules)
 }
 
 type PoolView<'m> = (
@@ -112,6 +131,7 @@ type PoolView<'m> = (
     &'m [String],
     &'m Option<String>,
     &'m RecordKind,
+    &'m [Rule],
 );
 
 fn pool_view(m: &Memory) -> Vec<PoolView<'_>> {

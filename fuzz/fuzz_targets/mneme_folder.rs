@@ -1,7 +1,7 @@
 //! A Mneme benchmark folder (scenarios.md §2): the input is split by
 //! `arbitrary` into `scenario.json`, `query.txt` and the four response files
-//! (see `MnemeFolder`), written into a scratch folder, loaded with
-//! `Suite::load` and judged with `verdict::judge`.
+//! (see `MnemeFolder`), written into a scratch folder, loaded for each
+//! profile (`Suite::load_for`) and judged (`verdict::judge_with`).
 //!
 //! Invariants checked beyond "never panics":
 //!
@@ -9,7 +9,10 @@
 //! - a loaded folder is one scenario with an id, its responses are files of
 //!   the folder, `.json` preferred over `.txt`;
 //! - a verdict's explanation is one line, and the ids said to be missed are
-//!   the ones given.
+//!   the ones given;
+//! - under profile `default` no scenario is benign and none is
+//!   FALSE_POSITIVE; under `mneme` only a benign one can be, and a benign
+//!   scenario's control answer is never judged.
 
 #![no_main]
 
@@ -18,7 +21,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use mneme_gate::scenarios::{ResponseRef, Suite};
+use mneme_gate::profile::Family;
+use mneme_gate::scenarios::{ResponseRef, ScenarioType, Suite, SuiteLimits};
 use mneme_gate::verdict;
 use mneme_gate_fuzz::MnemeFolder;
 
@@ -42,7 +46,13 @@ fuzz_target!(|input: MnemeFolder<'_>| {
             let _ = fs::remove_file(dir.join(name));
         }
     }
-    match Suite::load(&[dir]) {
+    for family in [Family::Default, Family::Mneme] {
+        check(dir, &input, family);
+    }
+});
+
+fn check(dir: &Path, input: &MnemeFolder<'_>, family: Family) {
+    match Suite::load_for(&[dir], &SuiteLimits::default(), family) {
         Err(errors) => {
             assert!(!errors.is_empty());
             for e in &errors {
@@ -72,9 +82,16 @@ fuzz_target!(|input: MnemeFolder<'_>| {
                 .filter(|(i, _)| *i < 8 && input.missed >> i & 1 == 1)
                 .map(|(_, id)| id.clone())
                 .collect();
-            let v = verdict::judge(s, &missed);
+            let retrieved: Vec<&str> = s.expect.iter().filter(|id| !missed.contains(id)).map(String::as_str).collect();
+            let v = verdict::judge_with(s, &missed, &verdict::Judging { family, retrieved: &retrieved, scope: &[] });
             assert!(!v.explanation.contains(['\n', '\r']), "explanation on several lines: {:?}", v.explanation);
             assert_eq!(v.missing, missed);
+            let benign = s.scenario_type == ScenarioType::Benign;
+            assert!(!benign || family == Family::Mneme, "a benign scenario under profile default");
+            assert!(v.verdict != verdict::Verdict::FalsePositive || benign, "FALSE_POSITIVE for a violation scenario");
+            if benign {
+                assert!(v.control_triggers.is_empty() && v.control_violations == 0, "a benign control answer judged");
+            }
         }
     }
-});
+}

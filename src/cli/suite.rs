@@ -45,7 +45,8 @@ pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Err
     let memory_bytes = memory.text().as_bytes().to_vec();
 
     let pool = thread_pool(settings.jobs)?;
-    let suite = pool.install(|| Suite::load_with(&settings.roots, &settings.limits)).map_err(Error::Suite)?;
+    let family = settings.memory.profile.family;
+    let suite = pool.install(|| Suite::load_for(&settings.roots, &settings.limits, family)).map_err(Error::Suite)?;
     for w in &suite.warnings {
         output::note(&format!("warning: {w}"));
     }

@@ -14,8 +14,8 @@ column) are the ones users see. It gives up on *anything unusual*:
 - anything that makes the tolerant path report an error or a warning other
   than a duplicate id: a missing, empty or mistyped field the record's shape
   reads, a non-object record, `meta` that is not an object, neither
-  `decisions` nor `items`, `rules` that are not all `FORBID_LITERAL`, an
-  invalid scope glob.
+  `decisions` nor `items`, a rule that is not a well-formed `FORBID_LITERAL`
+  rule (`memory::rules`), an invalid scope glob, a `decision_index`.
 
 What remains (well-formed records, ineligible types, inactive statuses,
 duplicate ids) goes through the same `build_pool` as the tolerant path. The
@@ -54,7 +54,8 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use super::glob::compile_glob;
 use super::migrate::migrate;
 use super::pool::Candidate;
-use super::{Decision, RecordKind};
+use super::rules::{python_strip, selector_problem, FORBID_LITERAL};
+use super::{Decision, RecordKind, Rule};
 use crate::profile::Family;
 
 /// Nesting (root = 0) beyond which the fast path gives up; the tolerant
@@ -123,14 +124,19 @@ enum Val {
     Null,
     Str(String),
     List(Vec<String>),
-    /// Any other type (an array holding a non-string included).
+    /// An array holding something other than a string.
+    MixedList,
+    /// Any other type.
     Other,
 }
 
-/// `rules`: null, an array of `FORBID_LITERAL` objects, or anything else.
+/// `rules`: null, an array of well-formed rules (each as Mneme reads it),
+/// an array of rules that only profile `default` accepts without a word (of
+/// type `FORBID_LITERAL`, path lists that are lists), or anything else.
 enum Rules {
     Null,
-    Ok,
+    Ok(Vec<Rule>),
+    DefaultOnly,
     Other,
 }
 
@@ -212,9 +218,12 @@ fn map(r: Raw, in_decisions: bool, family: Family) -> Result<Candidate, Bail> {
         let constraint = list(r.constraints, false)?;
         let anti_patterns = list(r.anti_patterns, false)?;
         let status = optional(r.status)?;
-        if matches!(r.rules, Some(Rules::Other)) {
-            return Err(Bail);
-        }
+        let rules = match (r.rules, family) {
+            (None | Some(Rules::Null), _) => Vec::new(),
+            (Some(Rules::Ok(rules)), Family::Mneme) => rules,
+            (Some(Rules::Ok(_) | Rules::DefaultOnly), Family::Default) => Vec::new(),
+            (Some(Rules::DefaultOnly | Rules::Other), _) => return Err(Bail),
+        };
         Decision {
             id,
             title,
@@ -227,6 +236,7 @@ fn map(r: Raw, in_decisions: bool, family: Family) -> Result<Candidate, Bail> {
             kind: RecordKind::DecisionRecord,
             offset: r.offset,
             globs: Vec::new(),
+            rules,
         }
     } else {
         if in_decisions && r.title.is_none() {
@@ -253,6 +263,7 @@ fn map(r: Raw, in_decisions: bool, family: Family) -> Result<Candidate, Bail> {
             kind: RecordKind::Item(String::new()),
             offset: r.offset,
             globs: Vec::new(),
+            rules: Vec::new(),
         };
         match family {
             Family::Default => {
@@ -316,6 +327,8 @@ impl<'de> Visitor<'de> for RootSeed<'_> {
                         in_decisions: key == "decisions",
                     }))?);
                 }
+                // A persisted decision index: the tolerant path reads it.
+                "decision_index" => return Err(de::Error::custom(Bail)),
                 "meta" => {
                     if std::mem::replace(&mut meta, true) {
                         return Err(de::Error::custom(Bail));
@@ -541,7 +554,7 @@ impl<'de> Visitor<'de> for ValSeed {
                 _ => all_strings = false,
             }
         }
-        Ok(if all_strings { Val::List(out) } else { Val::Other })
+        Ok(if all_strings { Val::List(out) } else { Val::MixedList })
     }
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Val, A::Error> {
         Ignore(self.0).visit_map(map)?;
@@ -571,11 +584,20 @@ impl<'de> Visitor<'de> for RulesSeed {
         if self.0 >= MAX_DEPTH {
             return Err(de::Error::custom(Bail));
         }
-        let mut ok = true;
-        while let Some(forbid_literal) = seq.next_element_seed(RuleSeed(self.0 + 1))? {
-            ok &= forbid_literal;
+        let mut rules = Vec::new();
+        let (mut strict, mut loose) = (true, true);
+        while let Some(read) = seq.next_element_seed(RuleSeed(self.0 + 1))? {
+            loose &= read.default_ok;
+            match read.rule {
+                Some(rule) if strict => rules.push(rule),
+                _ => strict = false,
+            }
         }
-        Ok(if ok { Rules::Ok } else { Rules::Other })
+        Ok(match (strict, loose) {
+            (true, _) => Rules::Ok(rules),
+            (false, true) => Rules::DefaultOnly,
+            (false, false) => Rules::Other,
+        })
     }
     fn visit_bool<E: de::Error>(self, _: bool) -> Result<Rules, E> {
         Ok(Rules::Other)
@@ -598,60 +620,107 @@ impl<'de> Visitor<'de> for RulesSeed {
     }
 }
 
-/// One element of `rules` at depth `.0`: is it an object whose `type` is
-/// `FORBID_LITERAL`?
+/// One element of `rules`, as each profile sees it.
+struct RuleRead {
+    /// Profile `default` has nothing to say about it: an object of type
+    /// `FORBID_LITERAL` whose `include_paths` / `exclude_paths`, if any, are
+    /// lists.
+    default_ok: bool,
+    /// The rule, when profile `mneme` has nothing to say about it either: a
+    /// non-empty `value` and well-formed path selectors (`memory::rules`).
+    rule: Option<Rule>,
+}
+
+impl RuleRead {
+    const BAD: RuleRead = RuleRead { default_ok: false, rule: None };
+}
+
+/// One element of `rules` at depth `.0`.
 struct RuleSeed(usize);
 
 impl<'de> DeserializeSeed<'de> for RuleSeed {
-    type Value = bool;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+    type Value = RuleRead;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<RuleRead, D::Error> {
         d.deserialize_any(self)
     }
 }
 
 impl<'de> Visitor<'de> for RuleSeed {
-    type Value = bool;
+    type Value = RuleRead;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a rule")
     }
-    fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
-        Ok(false)
+    fn visit_unit<E: de::Error>(self) -> Result<RuleRead, E> {
+        Ok(RuleRead::BAD)
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<bool, E> {
-        Ok(false)
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<RuleRead, E> {
+        Ok(RuleRead::BAD)
     }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<bool, E> {
-        Ok(false)
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<RuleRead, E> {
+        Ok(RuleRead::BAD)
     }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<bool, E> {
-        Ok(false)
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<RuleRead, E> {
+        Ok(RuleRead::BAD)
     }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<bool, E> {
-        Ok(false)
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<RuleRead, E> {
+        Ok(RuleRead::BAD)
     }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<bool, E> {
-        Ok(false)
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<RuleRead, E> {
+        Ok(RuleRead::BAD)
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<RuleRead, A::Error> {
         Ignore(self.0).visit_seq(seq)?;
-        Ok(false)
+        Ok(RuleRead::BAD)
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RuleRead, A::Error> {
         if self.0 >= MAX_DEPTH {
             return Err(de::Error::custom(Bail));
         }
-        let mut forbid_literal = false;
+        let (mut kind, mut value, mut include, mut exclude) = (None, None, None, None);
         let mut names = Names::new();
         while let Some(key) = map.next_key::<&'de str>()? {
             names.insert(key)?;
-            if key == "type" {
-                forbid_literal =
-                    matches!(map.next_value_seed(ValSeed(self.0 + 1))?, Val::Str(t) if t == "FORBID_LITERAL");
-            } else {
-                map.next_value_seed(Ignore(self.0 + 1))?;
-            }
+            let slot = match key {
+                "type" => &mut kind,
+                "value" => &mut value,
+                "include_paths" => &mut include,
+                "exclude_paths" => &mut exclude,
+                _ => {
+                    map.next_value_seed(Ignore(self.0 + 1))?;
+                    continue;
+                }
+            };
+            *slot = Some(map.next_value_seed(ValSeed(self.0 + 1))?);
         }
-        Ok(forbid_literal)
+        let is_list = |v: &Option<Val>| matches!(v, None | Some(Val::List(_) | Val::MixedList));
+        let default_ok =
+            matches!(kind, Some(Val::Str(ref t)) if t == FORBID_LITERAL) && is_list(&include) && is_list(&exclude);
+        let selectors = |v: Val| match v {
+            Val::List(l) if l.iter().all(|p| selector_problem(p).is_none()) => Some(l),
+            _ => None,
+        };
+        let rule = (|| {
+            if !default_ok {
+                return None;
+            }
+            let Some(Val::Str(value)) = value else { return None };
+            if python_strip(&value).is_empty() {
+                return None;
+            }
+            let include_paths = match include {
+                None => None,
+                Some(v) => Some(selectors(v).filter(|l| !l.is_empty())?),
+            };
+            let exclude_paths = match exclude {
+                None => Vec::new(),
+                Some(v) => selectors(v)?,
+            };
+            if include_paths.is_none() && !exclude_paths.is_empty() {
+                return None;
+            }
+            Some(Rule { value, include_paths, exclude_paths })
+        })();
+        Ok(RuleRead { default_ok, rule })
     }
 }
 

@@ -41,6 +41,24 @@ pub struct Decision {
     /// The compiled globs, in `paths` order (a trailing `/` already expanded).
     #[serde(skip)]
     pub globs: Vec<Glob>,
+    /// The typed rules of a decision record, read under profile `mneme` only
+    /// (its prompt enforcer checks them); empty under `default`, which never
+    /// uses them.
+    #[serde(skip)]
+    pub rules: Vec<Rule>,
+}
+
+/// A typed rule of a decision record (`rules[]`), as Mneme 0.10.0 reads it.
+/// Its type is always `FORBID_LITERAL`, the only one Mneme defines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    /// The literal the rule forbids, as written.
+    pub value: String,
+    /// `include_paths`: `None` when absent (the rule applies everywhere);
+    /// otherwise a non-empty list of path selectors.
+    pub include_paths: Option<Vec<String>>,
+    /// `exclude_paths` (only with `include_paths`).
+    pub exclude_paths: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -65,9 +83,24 @@ impl fmt::Display for RecordKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum Exclusion {
-    NotEligibleType { item_type: String },
-    InactiveStatus { status: String },
-    DuplicateId { kept_line: usize },
+    NotEligibleType {
+        item_type: String,
+    },
+    InactiveStatus {
+        status: String,
+    },
+    DuplicateId {
+        kept_line: usize,
+    },
+    /// Profile `mneme`, a file with a `decision_index`: Mneme reads the
+    /// decisions from the index and no longer migrates items.
+    NotMigrated,
+    /// Profile `default`, a file with a `decision_index`: an item that
+    /// `mneme decision-index migrate` copied into `decisions[]`, where the
+    /// copy (at `kept_line`) is the one in the pool.
+    MigratedCopy {
+        kept_line: usize,
+    },
 }
 
 impl Exclusion {
@@ -75,7 +108,8 @@ impl Exclusion {
         match self {
             Exclusion::NotEligibleType { .. } => "not_eligible_type",
             Exclusion::InactiveStatus { .. } => "inactive_status",
-            Exclusion::DuplicateId { .. } => "duplicate_id",
+            Exclusion::DuplicateId { .. } | Exclusion::MigratedCopy { .. } => "duplicate_id",
+            Exclusion::NotMigrated => "not_migrated",
         }
     }
 }
@@ -88,6 +122,13 @@ impl fmt::Display for Exclusion {
             }
             Exclusion::InactiveStatus { status } => write!(f, "status `{status}` is inactive"),
             Exclusion::DuplicateId { kept_line } => write!(f, "duplicate id: the record at line {kept_line} wins"),
+            Exclusion::NotMigrated => f.write_str(
+                "the file has a `decision_index`: profile mneme reads the decisions from it, as Mneme 0.10.0 does, and no longer migrates items",
+            ),
+            Exclusion::MigratedCopy { kept_line } => write!(
+                f,
+                "`mneme decision-index migrate` copied this item into decisions[] (line {kept_line}), and that copy is the one in the pool"
+            ),
         }
     }
 }
@@ -146,6 +187,9 @@ pub struct Memory {
     pub diagnostics: Vec<Diagnostic>,
     /// Records seen, well-formed or not.
     pub records: usize,
+    /// Profile `mneme` read the pool from the file's persisted
+    /// `decision_index` (its `decisions[]` verified against it).
+    pub decision_index: bool,
     /// The memory text, for lines and columns.
     pub(super) text: String,
     /// Its line starts, computed on the first [`Memory::line_col`].
@@ -162,6 +206,7 @@ impl Memory {
             excluded: Vec::new(),
             diagnostics,
             records: 0,
+            decision_index: false,
             text: String::new(),
             lines: OnceLock::new(),
         }

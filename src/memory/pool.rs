@@ -20,6 +20,12 @@ use rustc_hash::FxBuildHasher as FxBuild;
 /// The statuses that keep a record out of the pool (compared ignoring case).
 pub const INACTIVE_STATUSES: [&str; 4] = ["superseded", "deprecated", "rejected", "retired"];
 
+/// Whether a status is one of [`INACTIVE_STATUSES`] (ignoring case and
+/// surrounding white space).
+pub fn is_inactive(status: &str) -> bool {
+    INACTIVE_STATUSES.iter().any(|x| x.eq_ignore_ascii_case(status.trim()))
+}
+
 /// A record that passed shape checks, before eligibility and dedup.
 pub(super) struct Candidate {
     pub(super) decision: Decision,
@@ -37,8 +43,10 @@ fn eligible(kind: &RecordKind, family: Family) -> bool {
 }
 
 /// Builds the pool of `memory` from the candidates, read segment after
-/// segment, and records what is kept out and why.
-pub(super) fn build_pool(memory: &mut Memory, segments: Vec<Vec<Candidate>>) {
+/// segment, and records what is kept out and why. `has_index`: the file has a
+/// `decision_index` section (what that changes depends on the profile, see
+/// `memory::decision_index`).
+pub(super) fn build_pool(memory: &mut Memory, segments: Vec<Vec<Candidate>>, has_index: bool) {
     let family = memory.family;
     let count = segments.iter().map(Vec::len).sum();
     // First every reason (and its diagnostics, in record order), with ids
@@ -47,24 +55,52 @@ pub(super) fn build_pool(memory: &mut Memory, segments: Vec<Vec<Candidate>>) {
     // Record offsets are nearly sorted: a cursor counts lines between
     // them instead of indexing every line start of the file.
     let mut cursor = LineCursor::new();
-    let mut seen: HashMap<&str, usize, FxBuild> = HashMap::default();
+    // The first pool record of each id: its offset, and whether it is a
+    // decision record.
+    let mut seen: HashMap<&str, (usize, bool), FxBuild> = HashMap::default();
     seen.reserve(count);
     for Candidate { decision, glob_errors } in segments.iter().flatten() {
-        let inactive =
-            decision.status.as_deref().filter(|s| INACTIVE_STATUSES.iter().any(|x| x.eq_ignore_ascii_case(s.trim())));
-        let reason = if !eligible(&decision.kind, family) {
+        let is_item = matches!(decision.kind, RecordKind::Item(_));
+        // Profile `mneme` follows Mneme 0.10.0, whose retriever ignores
+        // `status`; `default` keeps inactive records out.
+        let inactive = match family {
+            Family::Default => decision.status.as_deref().filter(|s| is_inactive(s)),
+            Family::Mneme => None,
+        };
+        let reason = if family == Family::Mneme && has_index && is_item {
+            Some(Exclusion::NotMigrated)
+        } else if !eligible(&decision.kind, family) {
             let RecordKind::Item(t) = &decision.kind else { unreachable!("decision records are eligible") };
             Some(Exclusion::NotEligibleType { item_type: t.clone() })
         } else if let Some(status) = inactive {
             Some(Exclusion::InactiveStatus { status: status.to_string() })
-        } else if let Some(&first) = seen.get(decision.id.as_str()) {
+        } else if let Some(&(first, first_is_record)) = seen.get(decision.id.as_str()) {
             let (kept_line, _) = cursor.line_col(&memory.text, first);
-            let msg = format!(
-                "duplicate id \"{}\": the record at line {kept_line} wins and this one is dropped; give it a unique id",
-                decision.id
-            );
-            memory.push(Severity::Warning, decision.offset, Some(&decision.id), msg);
-            Some(Exclusion::DuplicateId { kept_line })
+            match family {
+                // What `mneme decision-index migrate` writes: the item and its
+                // copy in decisions[]. The copy wins, as any first record does.
+                Family::Default if has_index && is_item && first_is_record => {
+                    Some(Exclusion::MigratedCopy { kept_line })
+                }
+                Family::Default => {
+                    let msg = format!(
+                        "duplicate id \"{}\": the record at line {kept_line} wins and this one is dropped; give it a unique id",
+                        decision.id
+                    );
+                    memory.push(Severity::Warning, decision.offset, Some(&decision.id), msg);
+                    Some(Exclusion::DuplicateId { kept_line })
+                }
+                // Mneme keeps every copy and ranks them all; the best-ranked
+                // copy of an id is the one retrieved.
+                Family::Mneme => {
+                    let msg = format!(
+                        "duplicate id \"{}\" (also at line {kept_line}): profile mneme keeps every copy in the pool, as Mneme 0.10.0 does, and retrieves the best-ranked one; give it a unique id",
+                        decision.id
+                    );
+                    memory.push(Severity::Warning, decision.offset, Some(&decision.id), msg);
+                    None
+                }
+            }
         } else {
             None
         };
@@ -82,7 +118,7 @@ pub(super) fn build_pool(memory: &mut Memory, segments: Vec<Vec<Candidate>>) {
             }
         }
         if reason.is_none() {
-            seen.insert(&decision.id, decision.offset);
+            seen.entry(&decision.id).or_insert((decision.offset, !is_item));
         }
         reasons.push(reason);
     }

@@ -204,7 +204,8 @@ fn pool_order_is_decision_records_then_items_and_maps_fields() {
 fn mneme_profile_migrates_rules_and_anti_patterns_only() {
     let m = parse(MIXED, Family::Mneme);
     assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics);
-    assert_eq!(ids(&m), ["D1", "R1", "A1"]);
+    // Mneme's retriever ignores `status`: the superseded rule is in the pool.
+    assert_eq!(ids(&m), ["D1", "R1", "A1", "S1"]);
     let r1 = &m.pool[1];
     assert_eq!(r1.title, "A rule");
     assert_eq!(r1.tags, ["general"]);
@@ -215,7 +216,94 @@ fn mneme_profile_migrates_rules_and_anti_patterns_only() {
     assert_eq!(a1.anti_patterns, ["Global state"]);
     assert_eq!(a1.constraint, ["No singletons"]);
     let excluded: Vec<_> = m.excluded.iter().map(|e| e.id.as_str()).collect();
-    assert_eq!(excluded, ["D2", "I1", "P1", "F1", "S1"]);
+    assert_eq!(excluded, ["D2", "I1", "P1", "F1"]);
+}
+
+/// The reproduction of issue 13: Mneme keeps every copy of a repeated id in
+/// the pool (and warns here); `default` keeps the first.
+#[test]
+fn repeated_ids_stay_in_the_mneme_pool() {
+    let text = r#"{"decisions": [
+{"id": "dupe_id", "decision": "First copy", "scope": ["frontend"]},
+{"id": "other", "decision": "Storage backend notes", "scope": ["docs"]},
+{"id": "dupe_id", "decision": "Second copy about storage", "scope": ["storage", "backend"]}
+]}"#;
+    let m = parse(text, Family::Mneme);
+    assert_eq!(ids(&m), ["dupe_id", "other", "dupe_id"]);
+    assert_eq!(m.diagnostics.len(), 1);
+    assert!(m.diagnostics[0].message.contains("keeps every copy"), "{:?}", m.diagnostics);
+    let m = parse(text, Family::Default);
+    assert_eq!(ids(&m), ["dupe_id", "other"]);
+    assert_eq!(m.excluded[0].reason, Exclusion::DuplicateId { kept_line: 2 });
+}
+
+/// Rules as Mneme reads them: kept under `mneme`, every rule Mneme refuses
+/// an error there; under `default` an unknown type or a path list that is not
+/// a list is a warning, and the rules are not kept.
+#[test]
+fn rules_are_read_under_mneme_and_checked_under_default() {
+    let good = r#"{"decisions": [{"id": "a", "decision": "A", "rules": [
+{"type": "FORBID_LITERAL", "value": "psycopg2"},
+{"type": "FORBID_LITERAL", "value": "mongo", "include_paths": ["src/**"], "exclude_paths": ["src/legacy/*.py"], "note": 1}
+]}]}"#;
+    for text in [good.to_string(), good.replace('\n', " ")] {
+        let m = parse(&text, Family::Mneme);
+        assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics);
+        let rules = &m.pool[0].rules;
+        assert_eq!(rules.len(), 2);
+        assert_eq!((rules[0].value.as_str(), rules[0].include_paths.is_none()), ("psycopg2", true));
+        assert_eq!(rules[1].include_paths.as_deref(), Some(&["src/**".to_string()][..]));
+        assert_eq!(rules[1].exclude_paths, ["src/legacy/*.py"]);
+        assert!(parse(&text, Family::Default).pool[0].rules.is_empty());
+    }
+    let refused = [
+        (r#"{"type": "FORBID_REGEX", "value": "x"}"#, "defines only `FORBID_LITERAL`"),
+        (r#"{"type": "FORBID_LITERAL", "value": "x", "include_paths": "src/**"}"#, "must be a list"),
+        (r#"{"type": "FORBID_LITERAL", "value": "x", "exclude_paths": {"a": 1}}"#, "must be a list"),
+        (r#"{"type": "FORBID_LITERAL", "value": " \u001c "}"#, "needs a `value`"),
+        (r#"{"type": "FORBID_LITERAL"}"#, "needs a `value`"),
+        (r#"{"type": "FORBID_LITERAL", "value": "x", "include_paths": []}"#, "is empty"),
+        (r#"{"type": "FORBID_LITERAL", "value": "x", "include_paths": ["/abs"]}"#, "not absolute"),
+        (r#"{"type": "FORBID_LITERAL", "value": "x", "include_paths": ["src/[ab]"]}"#, "no `?`"),
+        (r#"{"type": "FORBID_LITERAL", "value": "x", "exclude_paths": ["src/**"]}"#, "needs include_paths"),
+    ];
+    for (rule, why) in refused {
+        let text = format!(r#"{{"decisions": [{{"id": "a", "decision": "A", "rules": [{rule}]}}]}}"#);
+        let m = parse(&text, Family::Mneme);
+        assert!(m.has_errors(), "{rule}");
+        assert!(m.diagnostics.iter().any(|d| d.message.contains(why)), "{rule}: {:?}", m.diagnostics);
+        let d = parse(&text, Family::Default);
+        assert!(!d.has_errors(), "{rule}: {:?}", d.diagnostics);
+        let warned = d.diagnostics.iter().any(|d| d.severity == Severity::Warning);
+        assert_eq!(warned, why == "must be a list" || why.contains("FORBID_LITERAL"), "{rule}: {:?}", d.diagnostics);
+    }
+}
+
+/// A file as `mneme decision-index migrate` writes it: under `default` the
+/// migrated items' copies in decisions[] win without a warning; under
+/// `mneme` the pool is the verified decisions[] and items are not migrated.
+#[test]
+fn a_persisted_decision_index_is_read_as_mneme_reads_it() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/mneme/migrated/project_memory.json"),
+    )
+    .unwrap();
+    let m = parse(&text, Family::Default);
+    assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics);
+    assert!(m.excluded.iter().any(|e| matches!(e.reason, Exclusion::MigratedCopy { .. })));
+    let m = parse(&text, Family::Mneme);
+    assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics);
+    assert!(m.decision_index);
+    assert_eq!(m.pool.len(), 11);
+    assert!(m.pool.iter().all(|d| d.kind == RecordKind::DecisionRecord));
+    assert!(m.excluded.iter().all(|e| e.reason == Exclusion::NotMigrated));
+    // decisions[] that no longer matches the index is refused, naming why.
+    let edited = text.replacen("\"no postgres\"", "\"no mysql\"", 1);
+    let m = parse(&edited, Family::Mneme);
+    assert!(m.has_errors());
+    let e = &m.diagnostics[0];
+    assert!(e.message.contains("diverges from the decision_index") && e.message.contains("`constraints`"), "{e:?}");
+    assert!(!parse(&edited, Family::Default).has_errors());
 }
 
 #[test]
@@ -340,11 +428,20 @@ fn memory_error_messages_list_the_errors_only() {
     let text = "[{\"type\": \"rule\", \"title\": \"T\"}, 5,\n {\"id\": \"a\", \"type\": \"rule\", \"title\": \"T\"},\n {\"id\": \"a\", \"type\": \"rule\", \"title\": \"T\"}]";
     let memory = parse(text, Family::Default);
     assert_eq!(memory.warnings().count(), 1);
-    let invalid = MemoryError::Invalid { path: path.to_path_buf(), diagnostics: memory.diagnostics };
+    let invalid = MemoryError::Invalid {
+        path: path.to_path_buf(),
+        diagnostics: memory.diagnostics.clone(),
+        family: Family::Default,
+    };
     assert_eq!(
         invalid.to_string(),
         "the memory file m.json has 2 error(s):\n  m.json:1:2: error: missing required field `id` (a unique string id)\n  m.json:1:34: error: [1] must be an object (a record), found a number\nrun `mneme-gate validate --memory m.json` to see every problem"
     );
+    let mneme =
+        MemoryError::Invalid { path: path.to_path_buf(), diagnostics: memory.diagnostics, family: Family::Mneme };
+    assert!(mneme
+        .to_string()
+        .ends_with("run `mneme-gate validate --memory m.json --profile mneme` to see every problem"));
     assert!(std::error::Error::source(&invalid).is_none());
 }
 

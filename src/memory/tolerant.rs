@@ -16,11 +16,13 @@ path's do.
 
 use std::path::Path;
 
+use super::decision_index;
 use super::glob::{compile_glob, quoted};
 use super::located_json::{self, Member, Node, Value};
 use super::migrate::migrate;
 use super::pool::{build_pool, Candidate};
-use super::{Decision, Memory, RecordKind, Severity};
+use super::rules::{python_strip, selector_problem, FORBID_LITERAL};
+use super::{Decision, Memory, RecordKind, Rule, Severity};
 use crate::profile::Family;
 
 /// Parses memory text, reporting every problem with its line and column.
@@ -171,6 +173,16 @@ impl Loader<'_> {
                 return;
             }
         };
+        // A persisted `decision_index`: profile mneme reads it as Mneme does
+        // (`memory::decision_index`); under both profiles it marks the items
+        // that Mneme's migration copied into decisions[] (`memory::pool`).
+        let index = if matches!(root.value, Value::Object(_)) { root.get("decision_index") } else { None };
+        if let (Some(section), Family::Mneme) = (index, self.family) {
+            match decision_index::check(section, root.get("decisions"), &self.memory.path.clone()) {
+                Ok(()) => self.memory.decision_index = true,
+                Err(e) => self.error(e.offset, e.record.as_deref(), e.message),
+            }
+        }
         let mut decision_records = Vec::new();
         let mut item_records = Vec::new();
         if let Some(Node { value: Value::Array(elements), .. }) = decisions {
@@ -194,7 +206,7 @@ impl Loader<'_> {
         }
         let usable: Vec<(String, usize)> =
             decision_records.iter().chain(&item_records).map(|c| (c.decision.id.clone(), c.decision.offset)).collect();
-        build_pool(self.memory, vec![decision_records, item_records]);
+        build_pool(self.memory, vec![decision_records, item_records], index.is_some());
         self.duplicates_of_broken(usable);
     }
 
@@ -336,7 +348,7 @@ impl Loader<'_> {
             let constraint = f.str_list("constraints", false);
             let anti_patterns = f.str_list("anti_patterns", false);
             let status = f.opt_str("status");
-            self.check_rules(&mut f);
+            let rules = self.check_rules(&mut f);
             Decision {
                 id: id.clone().unwrap_or_default(),
                 title: title.unwrap_or_default(),
@@ -349,6 +361,7 @@ impl Loader<'_> {
                 kind: RecordKind::DecisionRecord,
                 offset: node.offset,
                 globs: Vec::new(),
+                rules,
             }
         } else {
             let has_title = node.get("title").is_some();
@@ -383,6 +396,7 @@ impl Loader<'_> {
                 kind: RecordKind::Item(item_type.clone()),
                 offset: node.offset,
                 globs: Vec::new(),
+                rules: Vec::new(),
             };
             match self.family {
                 Family::Default => {
@@ -415,23 +429,108 @@ impl Loader<'_> {
         None
     }
 
-    /// `rules` is not used for retrieval; check its shape so typos surface.
-    fn check_rules(&mut self, f: &mut Fields<'_>) {
-        let Some(rules) = f.member("rules") else { return };
+    /// `rules[]` of a decision record. Profile `default` never uses rules and
+    /// checks only their shape, so that typos surface (an unknown type, or
+    /// path lists that are not lists, are warnings); profile `mneme` reads
+    /// them for its prompt enforcer and refuses, as Mneme 0.10.0 does, every
+    /// rule Mneme refuses. Returns the rules read (none under `default`).
+    fn check_rules(&mut self, f: &mut Fields<'_>) -> Vec<Rule> {
+        let mneme = self.family == Family::Mneme;
+        let mut out = Vec::new();
+        let Some(rules) = f.member("rules") else { return out };
         let Value::Array(items) = &rules.value else {
             f.problems.push((rules.offset, format!("field `rules` must be a list, found {}", rules.value.type_name())));
-            return;
+            return out;
         };
+        let id = f.node.get("id").and_then(Node::as_str).map(str::to_string);
         for (i, rule) in items.iter().enumerate().filter(|(_, r)| r.value != Value::Unreadable) {
             match rule.get("type").map(|n| &n.value) {
-                Some(Value::String(t)) if t == "FORBID_LITERAL" => {}
+                Some(Value::String(t)) if t == FORBID_LITERAL => {}
+                Some(Value::String(t)) if mneme => {
+                    f.problems.push((
+                        rule.offset,
+                        format!("rules[{i}] has type `{t}`: Mneme 0.10.0 defines only `FORBID_LITERAL` and refuses any other type (profile mneme follows it)"),
+                    ));
+                }
                 Some(Value::String(t)) => {
-                    let id = f.node.get("id").and_then(Node::as_str).map(str::to_string);
                     self.warning(rule.offset, id.as_deref(), format!("rules[{i}] has type `{t}`; only `FORBID_LITERAL` is defined and it is ignored by retrieval"));
                 }
-                _ => f.problems.push((rule.offset, format!("rules[{i}] must be an object with a string `type`"))),
+                _ => {
+                    f.problems.push((rule.offset, format!("rules[{i}] must be an object with a string `type`")));
+                    continue;
+                }
+            }
+            let mut bad = false;
+            let mut lists = [None, None];
+            for (slot, key) in ["include_paths", "exclude_paths"].into_iter().enumerate() {
+                let Some(n) = rule.get(key) else { continue };
+                let Value::Array(entries) = &n.value else {
+                    let message =
+                        format!("rules[{i}].{key} must be a list of path selectors, found {}", n.value.type_name());
+                    if mneme {
+                        f.problems.push((n.offset, format!("{message} (Mneme 0.10.0 refuses it)")));
+                        bad = true;
+                    } else {
+                        self.warning(
+                            n.offset,
+                            id.as_deref(),
+                            format!("{message}; Mneme 0.10.0 refuses such a file, and so does profile mneme"),
+                        );
+                    }
+                    continue;
+                };
+                lists[slot] = Some((n, entries));
+            }
+            if !mneme {
+                continue;
+            }
+            let value = match rule.get("value").map(|n| &n.value) {
+                Some(Value::String(v)) if !python_strip(v).is_empty() => Some(v.clone()),
+                _ => {
+                    f.problems.push((
+                        rule.offset,
+                        format!("rules[{i}] needs a `value`: the literal it forbids, a non-empty string"),
+                    ));
+                    None
+                }
+            };
+            let selectors = |key: &str, list: Option<(&Node, &Vec<Node>)>, problems: &mut Vec<(usize, String)>| {
+                let (_, entries) = list?;
+                let mut out = Vec::with_capacity(entries.len());
+                for (j, e) in entries.iter().enumerate() {
+                    match &e.value {
+                        Value::String(p) => match selector_problem(p) {
+                            None => out.push(p.clone()),
+                            Some(why) => {
+                                problems.push((e.offset, format!("rules[{i}].{key}[{j}] {}: {why}", quoted(p))))
+                            }
+                        },
+                        other => problems.push((
+                            e.offset,
+                            format!("rules[{i}].{key}[{j}] must be a string, found {}", other.type_name()),
+                        )),
+                    }
+                }
+                Some(out)
+            };
+            let before = f.problems.len();
+            let include = selectors("include_paths", lists[0], &mut f.problems);
+            let exclude = selectors("exclude_paths", lists[1], &mut f.problems).unwrap_or_default();
+            if let (Some(include), Some((n, _))) = (&include, lists[0]) {
+                if include.is_empty() && f.problems.len() == before {
+                    f.problems.push((n.offset, format!("rules[{i}].include_paths is empty: give at least one path selector, or leave it out for a rule that applies everywhere")));
+                }
+            }
+            if rule.get("include_paths").is_none() && !exclude.is_empty() {
+                let (n, _) = lists[1].expect("exclude_paths was read");
+                f.problems.push((n.offset, format!("rules[{i}].exclude_paths needs include_paths: an exclusion narrows the paths a rule is limited to")));
+            }
+            bad |= f.problems.len() > before;
+            if let (Some(value), false) = (value, bad) {
+                out.push(Rule { value, include_paths: include, exclude_paths: exclude });
             }
         }
+        out
     }
 }
 

@@ -27,6 +27,12 @@ pub trait Outcome {
     fn layer2_evaluated(&self) -> bool {
         matches!(self.verdict_name(), "FAIL" | "WEAK")
     }
+    /// Whether the scenario is a benign control of Mneme's
+    /// enforcement-quality benchmark (profile `mneme`): it is counted apart,
+    /// in [`SuiteMetrics::benign`], never in the verdict counts.
+    fn benign(&self) -> bool {
+        false
+    }
 }
 
 impl Outcome for (&str, &ScenarioMetrics, &str) {
@@ -82,6 +88,9 @@ impl<T: Outcome + ?Sized> Outcome for &T {
     fn layer2_evaluated(&self) -> bool {
         (**self).layer2_evaluated()
     }
+    fn benign(&self) -> bool {
+        (**self).benign()
+    }
 }
 
 /// Verdict counts of a suite or of one category.
@@ -129,8 +138,26 @@ impl VerdictCounts {
     }
 }
 
+/// The benign scenarios of a suite (Mneme's enforcement-quality benchmark,
+/// profile `mneme`), counted as Mneme counts them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct BenignCounts {
+    /// Benign scenarios.
+    pub total: usize,
+    /// PASS: the governed answer triggered nothing, its exposure contract met.
+    pub pass: usize,
+    /// FALSE_POSITIVE: the governed answer triggered a violation.
+    pub false_positive: usize,
+    /// WEAK_RETRIEVAL or MALFORMED: the scenario could not be checked.
+    pub uncheckable: usize,
+    /// `false_positive / (pass + false_positive)`; `null` when both are 0.
+    pub false_positive_rate: Option<f64>,
+}
+
 /// Suite figures: Layer 1 means over governed scenarios, the ungoverned
-/// injection rate, and verdict counts over all scenarios.
+/// injection rate, and verdict counts over all scenarios (benign scenarios,
+/// profile `mneme`, counted apart).
 ///
 /// A mean over zero scenarios is `None` and serialises as `null`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -164,6 +191,12 @@ pub struct SuiteMetrics {
     pub layer2_evaluated: bool,
     /// Verdict counts per category, in category order.
     pub by_category: BTreeMap<String, VerdictCounts>,
+    /// The benign scenarios (profile `mneme`), when the suite has any. They
+    /// are in `total` and in the Layer 1 figures, but not in the verdict
+    /// counts, `pass_rate`, `layer2_evaluated` or `by_category`, which are
+    /// Mneme's figures of violation scenarios.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub benign: Option<BenignCounts>,
 }
 
 impl SuiteMetrics {
@@ -183,16 +216,28 @@ impl SuiteMetrics {
         let mut counts = VerdictCounts::default();
         let mut by_category: BTreeMap<String, VerdictCounts> = BTreeMap::new();
         let mut layer2_evaluated = false;
-        let mut recall_at_k = Vec::new();
-        let mut recall_at_1 = Vec::new();
-        let mut precision_at_k = Vec::new();
-        let mut reciprocal_rank = Vec::new();
-        let mut ndcg_at_k = Vec::new();
-        let mut irrelevant = Vec::new();
+        // recall@k, recall@1, precision@k, reciprocal rank, nDCG@k and
+        // irrelevant injection of the governed scenarios.
+        let mut governed: [Vec<f64>; 6] = Default::default();
         let mut ungoverned = Vec::new();
+        let mut total = 0;
+        let mut benign: Option<BenignCounts> = None;
 
         for outcome in scenarios {
+            total += 1;
             let verdict = outcome.verdict_name();
+            if outcome.benign() {
+                let b = benign.get_or_insert_with(BenignCounts::default);
+                b.total += 1;
+                match verdict {
+                    "PASS" => b.pass += 1,
+                    "FALSE_POSITIVE" => b.false_positive += 1,
+                    "WEAK_RETRIEVAL" | "MALFORMED" => b.uncheckable += 1,
+                    _ => {}
+                }
+                layer1(outcome.metrics(), &mut ungoverned, &mut governed);
+                continue;
+            }
             counts.add(verdict);
             match by_category.get_mut(outcome.category()) {
                 Some(c) => c.add(verdict),
@@ -203,27 +248,16 @@ impl SuiteMetrics {
                 }
             }
             layer2_evaluated |= outcome.layer2_evaluated();
-
-            let m = outcome.metrics();
-            if let Some(flag) = m.ungoverned_injection {
-                ungoverned.push(indicator(flag));
-            }
-            // A governed scenario has every governed figure; reading them
-            // together keeps all means over the same scenarios.
-            if let (Some(rk), Some(r1), Some(p), Some(rr), Some(n), Some(irr)) =
-                (m.recall_at_k, m.recall_at_1, m.precision_at_k, m.reciprocal_rank, m.ndcg_at_k, m.irrelevant_injection)
-            {
-                recall_at_k.push(rk);
-                recall_at_1.push(r1);
-                precision_at_k.push(p);
-                reciprocal_rank.push(rr);
-                ndcg_at_k.push(n);
-                irrelevant.push(indicator(irr));
-            }
+            layer1(outcome.metrics(), &mut ungoverned, &mut governed);
         }
+        if let Some(b) = &mut benign {
+            let checkable = b.pass + b.false_positive;
+            b.false_positive_rate = (checkable > 0).then(|| b.false_positive as f64 / checkable as f64);
+        }
+        let [recall_at_k, recall_at_1, precision_at_k, reciprocal_rank, ndcg_at_k, irrelevant] = governed;
 
         SuiteMetrics {
-            total: counts.total,
+            total,
             governed: recall_at_k.len(),
             ungoverned: ungoverned.len(),
             mean_recall_at_k: mean(recall_at_k),
@@ -241,18 +275,35 @@ impl SuiteMetrics {
             pass_rate: counts.pass_rate(),
             layer2_evaluated,
             by_category,
+            benign,
         }
     }
 
-    /// The suite's verdict counts as one value.
+    /// The suite's verdict counts as one value (benign scenarios apart).
     pub fn counts(&self) -> VerdictCounts {
         VerdictCounts {
-            total: self.total,
+            total: self.total - self.benign.map_or(0, |b| b.total),
             pass: self.pass,
             fail: self.fail,
             weak: self.weak,
             weak_retrieval: self.weak_retrieval,
             malformed: self.malformed,
+        }
+    }
+}
+
+/// Adds one scenario's Layer 1 figures: its ungoverned injection, or its
+/// governed figures (a governed scenario has all of them; reading them
+/// together keeps every mean over the same scenarios).
+fn layer1(m: &ScenarioMetrics, ungoverned: &mut Vec<f64>, governed: &mut [Vec<f64>; 6]) {
+    if let Some(flag) = m.ungoverned_injection {
+        ungoverned.push(indicator(flag));
+    }
+    if let (Some(rk), Some(r1), Some(p), Some(rr), Some(n), Some(irr)) =
+        (m.recall_at_k, m.recall_at_1, m.precision_at_k, m.reciprocal_rank, m.ndcg_at_k, m.irrelevant_injection)
+    {
+        for (list, value) in governed.iter_mut().zip([rk, r1, p, rr, n, indicator(irr)]) {
+            list.push(value);
         }
     }
 }

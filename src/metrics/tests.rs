@@ -500,3 +500,53 @@ proptest! {
         prop_assert_eq!(suite_of(&shuffled), s);
     }
 }
+
+/// A benign scenario (profile `mneme`) as the run hands it over.
+struct Benign<'a>(ScenarioMetrics, &'a str);
+
+impl Outcome for Benign<'_> {
+    fn category(&self) -> &str {
+        "benign"
+    }
+    fn metrics(&self) -> &ScenarioMetrics {
+        &self.0
+    }
+    fn verdict_name(&self) -> &str {
+        self.1
+    }
+    fn layer2_evaluated(&self) -> bool {
+        true
+    }
+    fn benign(&self) -> bool {
+        true
+    }
+}
+
+/// Mneme counts benign scenarios apart: not in the verdict counts, the pass
+/// rate, `layer2_evaluated` or the categories, but in the total and in the
+/// Layer 1 means; FALSE_POSITIVE over PASS + FALSE_POSITIVE is the rate.
+#[test]
+fn benign_scenarios_are_counted_apart() {
+    let hit = m(&["a"], &["a"], &[], 3);
+    let miss = m(&["b"], &["a"], &[], 3);
+    let violation = ScenarioOutcome { category: "c", metrics: &hit, verdict: "PASS", layer2: false };
+    let benign = [Benign(hit.clone(), "PASS"), Benign(miss, "FALSE_POSITIVE"), Benign(hit.clone(), "FALSE_POSITIVE")];
+    let uncheckable = [Benign(hit.clone(), "WEAK_RETRIEVAL"), Benign(hit.clone(), "MALFORMED")];
+    let all: Vec<&dyn Outcome> = std::iter::once(&violation as &dyn Outcome)
+        .chain(benign.iter().chain(&uncheckable).map(|b| b as &dyn Outcome))
+        .collect();
+    let s = SuiteMetrics::aggregate(all);
+    assert_eq!((s.total, s.pass, s.fail, s.pass_rate), (6, 1, 0, 1.0));
+    assert!(!s.layer2_evaluated, "a benign answer is not a governed answer for pass_rate");
+    assert_eq!(s.by_category.keys().collect::<Vec<_>>(), ["c"]);
+    assert_eq!(s.counts().total, 1);
+    let b = s.benign.unwrap();
+    assert_eq!((b.total, b.pass, b.false_positive, b.uncheckable), (5, 1, 2, 2));
+    assert!(close(b.false_positive_rate.unwrap(), 2.0 / 3.0));
+    assert_eq!(s.governed, 6);
+    assert!(close(s.mean_recall_at_k.unwrap(), 5.0 / 6.0));
+    // Without benign scenarios the report has no `benign` key.
+    let plain = suite_of(&[("c", hit, "PASS")]);
+    assert!(plain.benign.is_none());
+    assert!(!serde_json::to_string(&plain).unwrap().contains("benign"));
+}

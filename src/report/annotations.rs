@@ -82,7 +82,7 @@ pub fn github(report: &Report, limit: usize) -> String {
         let regression = regressed.contains(&s.id.as_str());
         let (level, rank) = match s.verdict {
             Verdict::Malformed => (0, 0),
-            Verdict::Fail => (0, 1),
+            Verdict::Fail | Verdict::FalsePositive => (0, 1),
             Verdict::WeakRetrieval => (0, 2),
             _ if regression => (0, 3),
             Verdict::Weak => (1, 0),
@@ -93,7 +93,10 @@ pub fn github(report: &Report, limit: usize) -> String {
     for rule in &report.gate.rules {
         // Scenario-level rules are already on their scenarios' lines.
         if !rule.violated
-            || matches!(rule.rule.as_str(), "recall" | "weak_retrieval" | "malformed" | "verdict_regression")
+            || matches!(
+                rule.rule.as_str(),
+                "recall" | "weak_retrieval" | "malformed" | "verdict_regression" | "false_positive"
+            )
         {
             continue;
         }

@@ -172,7 +172,8 @@ fn matches(r: &ExplainedRecord) -> String {
 
 fn outcome(r: &ExplainedRecord) -> String {
     match (&r.rank, &r.reason, &r.detail) {
-        (Some(_), _, _) => "retrieved".to_string(),
+        (Some(_), _, Some(detail)) => format!("retrieved\n{}", printable(detail)),
+        (Some(_), _, None) => "retrieved".to_string(),
         (None, Some(reason), Some(detail)) => format!("{}\n{}", printable(reason), printable(detail)),
         (None, Some(reason), None) => printable(reason).into_owned(),
         (None, None, _) => String::new(),

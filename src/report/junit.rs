@@ -138,7 +138,7 @@ fn test_case(s: &ScenarioReport) -> TestCase {
             st.set_type("WEAK").set_message(printable(&s.explanation));
             st
         }
-        Verdict::Fail | Verdict::WeakRetrieval | Verdict::Malformed => {
+        Verdict::Fail | Verdict::FalsePositive | Verdict::WeakRetrieval | Verdict::Malformed => {
             let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
             st.set_type(s.verdict.as_str()).set_message(printable(&s.explanation)).set_description(body(s));
             st

@@ -673,6 +673,19 @@ fn place_html(source: &Source, links: &Links) -> String {
 /// line.
 fn categories(report: &Report, doc: &mut Doc) {
     let m = &report.summary;
+    if let Some(b) = &m.benign {
+        doc.item(
+            Kind::Category,
+            &format!(
+                "Benign scenarios: {} ({} PASS, {} FALSE_POSITIVE, {} uncheckable); false-positive rate {}.\n\n",
+                b.total,
+                b.pass,
+                b.false_positive,
+                b.uncheckable,
+                figure(b.false_positive_rate)
+            ),
+        );
+    }
     let all = m.counts();
     if all.pass == all.total {
         let each: Vec<String> = m.by_category.iter().map(|(n, c)| format!("{} {}", inline(n), c.total)).collect();

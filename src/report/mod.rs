@@ -41,7 +41,7 @@ use crate::metrics::{ScenarioMetrics, SuiteMetrics, METRICS_VERSION};
 use crate::profile::Profile;
 use crate::retrieval::Index;
 use crate::run::{RunResult, ScenarioRun};
-use crate::scenarios::{ResponseRef, Scenario, SuiteFormat};
+use crate::scenarios::{ResponseRef, Scenario, ScenarioType, SuiteFormat};
 use crate::verdict::Verdict;
 
 // Defined beside the pipeline, where it is read from the repository.
@@ -250,6 +250,14 @@ pub struct ScenarioReport {
     /// What the model stage did, when a model answered this scenario.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<model::ScenarioModel>,
+    /// `benign` for a benign scenario of Mneme's enforcement-quality
+    /// benchmark (profile `mneme`); absent for every other scenario.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario_type: Option<ScenarioType>,
+    /// The exposure contract (Mneme's `expected_exposed_decision_ids`,
+    /// profile `mneme`): ids that had to be retrieved; absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exposed: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -317,13 +325,13 @@ impl Report {
         warnings.sort();
         warnings.dedup();
         let mut decisions = BTreeMap::new();
-        let by_id: std::collections::HashMap<&str, &crate::memory::Decision> =
-            inputs.index.decisions().iter().map(|d| (d.id.as_str(), d)).collect();
         for r in run.scenarios.iter().flat_map(|s| &s.retrieved) {
             if decisions.contains_key(&r.id) {
                 continue;
             }
-            if let Some(d) = by_id.get(r.id.as_str()) {
+            // The copy retrieved (profile `mneme` may keep several copies of
+            // an id; the first one retrieved describes the id).
+            if let Some(d) = inputs.index.decisions().get(r.pool) {
                 decisions.insert(
                     r.id.clone(),
                     DecisionSnapshot {
@@ -425,6 +433,8 @@ fn scenario_report(run: ScenarioRun) -> ScenarioReport {
         layer2: run.layer2,
         warnings: run.warnings,
         model: None,
+        scenario_type: (s.scenario_type == ScenarioType::Benign).then_some(ScenarioType::Benign),
+        exposed: s.exposed,
     }
 }
 

@@ -303,6 +303,19 @@ fn summary(report: &Report, out: &mut Out) {
         ),
         2,
     );
+    if let Some(b) = &m.benign {
+        out.line(
+            &format!(
+                "{} benign scenario(s): {} PASS, {} FALSE_POSITIVE, {} uncheckable; false-positive rate {}",
+                b.total,
+                b.pass,
+                b.false_positive,
+                b.uncheckable,
+                figure(b.false_positive_rate)
+            ),
+            2,
+        );
+    }
     let p = &report.fingerprint.profile;
     out.line(
         &format!(

@@ -10,7 +10,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::describe::printable;
-use crate::memory::{Diagnostic, Excluded, Memory, Severity};
+use crate::memory::{is_inactive, Diagnostic, Excluded, Memory, Severity};
 
 /// What `validate` found in one memory file.
 pub struct Findings<'a> {
@@ -40,6 +40,36 @@ struct ValidateJson<'a> {
     warnings: usize,
     diagnostics: &'a [Diagnostic],
     excluded: &'a [Excluded],
+    /// Profile `mneme`: pool records whose status is inactive (Mneme ignores
+    /// status, so they are retrieved).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    inactive_in_pool: Vec<InactiveInPool<'a>>,
+    /// Profile `mneme`: the pool is decisions[], verified against the file's
+    /// persisted `decision_index`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    decision_index: bool,
+}
+
+#[derive(Serialize)]
+struct InactiveInPool<'a> {
+    id: &'a str,
+    line: usize,
+    column: usize,
+    status: &'a str,
+}
+
+/// Pool records that carry an inactive status: only profile `mneme` keeps
+/// them in the pool.
+fn inactive_in_pool(memory: &Memory) -> Vec<InactiveInPool<'_>> {
+    memory
+        .pool
+        .iter()
+        .filter_map(|d| {
+            let status = d.status.as_deref().filter(|s| is_inactive(s))?;
+            let (line, column) = memory.line_col(d.offset);
+            Some(InactiveInPool { id: &d.id, line, column, status })
+        })
+        .collect()
 }
 
 /// The JSON document, with a final newline.
@@ -54,6 +84,8 @@ pub fn json(f: &Findings<'_>) -> String {
         warnings: f.warnings(),
         diagnostics: &f.memory.diagnostics,
         excluded: &f.memory.excluded,
+        inactive_in_pool: inactive_in_pool(f.memory),
+        decision_index: f.memory.decision_index,
     })
 }
 
@@ -82,6 +114,22 @@ pub fn text(f: &Findings<'_>) -> String {
     // Every record read is in the pool, kept out, or unusable for its
     // errors; the counts add up.
     let unusable = memory.records.saturating_sub(memory.pool.len() + memory.excluded.len());
+    for r in inactive_in_pool(memory) {
+        let _ = writeln!(
+            t,
+            "{path}:{}:{}: note: \"{}\" is in the pool although its status `{}` is inactive: profile mneme ignores status, as Mneme 0.10.0 does",
+            r.line,
+            r.column,
+            printable(r.id),
+            printable(r.status)
+        );
+    }
+    if memory.decision_index {
+        let _ = writeln!(
+            t,
+            "{path}: note: the pool is decisions[], verified against the file's decision_index (Mneme 0.10.0 reads decisions from it and migrates no item)"
+        );
+    }
     let _ = writeln!(
         t,
         "{path}: {} record(s), {} in the retrieval pool (profile {}), {} kept out{}; {} error(s), {} warning(s)",

@@ -55,6 +55,7 @@ impl Index {
             tag_posting_start: Vec::new(),
             scopes: Scopes { set: None, owner: Vec::new(), globs: Vec::new(), filters: Vec::new() },
             has_scope: Vec::with_capacity(n),
+            copies: copies(&memory.pool),
             only: None,
             only_lengths: 0,
             profile,
@@ -191,6 +192,16 @@ impl Index {
         });
         all
     }
+}
+
+/// Per decision, the pool position of the first decision with its id, when
+/// some id is repeated (see `Index::copies`); `None` when all are unique.
+fn copies(pool: &[Decision]) -> Option<Vec<u32>> {
+    let mut first: FxHashMap<&str, u32> = FxHashMap::default();
+    first.reserve(pool.len());
+    let groups: Vec<u32> =
+        pool.iter().enumerate().map(|(d, x)| *first.entry(x.id.as_str()).or_insert(d as u32)).collect();
+    (first.len() < pool.len()).then_some(groups)
 }
 
 /// Appends the ids of `text`'s tokens that are in the fixed vocabulary of a

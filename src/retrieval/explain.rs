@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::{Index, Query, Scratch};
+use crate::memory::is_inactive;
 use crate::profile::{Family, Field, Milli, Profile};
 use crate::tokenize::normalise_path;
 
@@ -40,6 +41,8 @@ impl Index {
         let in_q = |t: &u32| q.binary_search(t).is_ok();
 
         let rank_of: HashMap<usize, usize> = full.hits.iter().enumerate().map(|(i, h)| (h.pool, i + 1)).collect();
+        // Copies of a repeated id (profile `mneme`): the one ranked, by id group.
+        let ranked_copy: HashMap<usize, usize> = full.hits.iter().map(|h| (self.copy_group(h.pool), h.pool)).collect();
         let retrieved: HashMap<usize, usize> =
             retrieval.hits.iter().enumerate().map(|(i, h)| (h.pool, i + 1)).collect();
 
@@ -78,14 +81,21 @@ impl Index {
                 .map(|t| decision.tags[t.position as usize].clone())
                 .collect();
             let tag_boost = Milli(self.profile.tag_boost.0 * tag_hits.len() as i64);
+            let mut detail = None;
             total += tag_boost.0;
             let mut score = Milli(total);
             if retrieval.empty_query && self.profile.family == Family::Mneme {
                 score = Milli(1000);
             }
             let rank = retrieved.get(&d).copied();
+            let better_copy = ranked_copy.get(&self.copy_group(d)).copied().filter(|&c| c != d);
             let reason = if rank.is_some() {
                 None
+            } else if let Some(c) = better_copy {
+                detail = Some(format!(
+                    "the copy of this id at pool {c} ranks higher; profile mneme keeps the best-ranked copy of an id, as Mneme 0.10.0 does"
+                ));
+                Some("duplicate_id")
             } else if scope == ScopeCheck::OutOfScope {
                 Some("out_of_scope")
             } else if rank_of.contains_key(&d) || (retrieval.empty_query && self.profile.family == Family::Mneme) {
@@ -93,6 +103,12 @@ impl Index {
             } else {
                 Some("below_min_score")
             };
+            if detail.is_none() && self.profile.family == Family::Mneme {
+                detail =
+                    decision.status.as_deref().filter(|s| is_inactive(s)).map(|s| {
+                        format!("status `{s}` is inactive; profile mneme ignores status, as Mneme 0.10.0 does")
+                    });
+            }
             records.push(ExplainedRecord {
                 id: decision.id.clone(),
                 title: decision.title.clone(),
@@ -104,7 +120,7 @@ impl Index {
                 score: Some(score),
                 rank,
                 reason: reason.map(str::to_string),
-                detail: None,
+                detail,
             });
         }
         for ex in &self.excluded {

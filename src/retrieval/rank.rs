@@ -28,14 +28,70 @@ impl Index {
         let mut hits: Vec<Hit> = Vec::new();
         if !has_tokens {
             if self.profile.family == Family::Mneme {
+                let mut seen = rustc_hash::FxHashSet::default();
                 hits.extend(
-                    (0..n).filter(|&d| in_candidates(d, scratch)).take(k).map(|pool| Hit { pool, score: Milli(1000) }),
+                    (0..n)
+                        .filter(|&d| in_candidates(d, scratch) && seen.insert(self.copy_group(d)))
+                        .take(k)
+                        .map(|pool| Hit { pool, score: Milli(1000) }),
                 );
             }
             self.clear_scope(scratch);
             return Retrieval { hits, empty_query: true };
         }
 
+        self.accumulate(scratch);
+        let min = self.profile.min_score.0;
+        if min < 0 {
+            // Untouched decisions score 0, which passes a negative floor.
+            hits.extend(
+                (0..n)
+                    .filter(|&d| in_candidates(d, scratch) && scratch.score[d] > min)
+                    .map(|d| Hit { pool: d, score: Milli(scratch.score[d]) }),
+            );
+        } else {
+            hits.extend(
+                scratch
+                    .touched
+                    .iter()
+                    .map(|&d| d as usize)
+                    .filter(|&d| in_candidates(d, scratch) && scratch.score[d] > min)
+                    .map(|d| Hit { pool: d, score: Milli(scratch.score[d]) }),
+            );
+        }
+        self.rank_copies(&mut hits, k);
+        self.reset(scratch);
+        self.clear_scope(scratch);
+        Retrieval { hits, empty_query: false }
+    }
+
+    /// The scores of the pool decisions `decisions` for a query, scope
+    /// ignored (the prompt enforcer of profile `mneme` ranks decisions that
+    /// retrieval did not return). A query without tokens gives every
+    /// decision 1.0 under `mneme`, as Mneme's fallback does, and 0 under
+    /// `default`.
+    pub fn scores_of(&self, query: Query<'_>, decisions: &[usize], scratch: &mut Scratch) -> Vec<Milli> {
+        self.check_query(query);
+        let n = self.decisions.len();
+        if scratch.score.len() != n {
+            scratch.score = vec![0; n];
+            scratch.seen = vec![false; n];
+            scratch.in_scope = vec![false; n];
+        }
+        let path = query.file.map(normalise_path).filter(|p| !p.is_empty());
+        if !self.query_tokens(query.task, path.as_deref(), &mut scratch.query) {
+            let empty = if self.profile.family == Family::Mneme { Milli(1000) } else { Milli::ZERO };
+            return vec![empty; decisions.len()];
+        }
+        self.accumulate(scratch);
+        let scores = decisions.iter().map(|&d| Milli(scratch.score[d])).collect();
+        self.reset(scratch);
+        scores
+    }
+
+    /// Adds up, into `scratch.score`, the postings of the query tokens in
+    /// `scratch.query` and the boosts of the tags they complete.
+    fn accumulate(&self, scratch: &mut Scratch) {
         for &t in &scratch.query {
             for &(d, w) in self.posting(t) {
                 let d = d as usize;
@@ -61,33 +117,35 @@ impl Index {
                 }
             }
         }
-        let min = self.profile.min_score.0;
-        if min < 0 {
-            // Untouched decisions score 0, which passes a negative floor.
-            hits.extend(
-                (0..n)
-                    .filter(|&d| in_candidates(d, scratch) && scratch.score[d] > min)
-                    .map(|d| Hit { pool: d, score: Milli(scratch.score[d]) }),
-            );
-        } else {
-            hits.extend(
-                scratch
-                    .touched
-                    .iter()
-                    .map(|&d| d as usize)
-                    .filter(|&d| in_candidates(d, scratch) && scratch.score[d] > min)
-                    .map(|d| Hit { pool: d, score: Milli(scratch.score[d]) }),
-            );
-        }
-        rank(&mut hits, k);
+    }
+
+    /// Clears what [`Index::accumulate`] wrote.
+    fn reset(&self, scratch: &mut Scratch) {
         for &d in &scratch.touched {
             scratch.score[d as usize] = 0;
             scratch.seen[d as usize] = false;
         }
         scratch.touched.clear();
         scratch.tag_count.clear();
-        self.clear_scope(scratch);
-        Retrieval { hits, empty_query: false }
+    }
+
+    /// The pool position of the first decision with the id of `d` (`d`
+    /// itself unless profile `mneme` keeps several copies of its id).
+    pub fn copy_group(&self, d: usize) -> usize {
+        self.copies.as_ref().map_or(d, |c| c[d] as usize)
+    }
+
+    /// [`rank`], keeping only the best-ranked copy of an id that several
+    /// pool decisions hold (Mneme's ranking keeps the first occurrence of
+    /// each id; a later copy does not take a slot).
+    fn rank_copies(&self, hits: &mut Vec<Hit>, k: usize) {
+        if self.copies.is_none() {
+            return rank(hits, k);
+        }
+        rank(hits, usize::MAX);
+        let mut seen = rustc_hash::FxHashSet::default();
+        hits.retain(|h| seen.insert(self.copy_group(h.pool)));
+        hits.truncate(k);
     }
 
     /// Fills `out` with the sorted, unique ids of the query's known tokens;

@@ -24,6 +24,7 @@ use super::model::{LoadedRoot, Scenario, Suite};
 use super::native::load_native_file;
 use super::read::{SuiteLimits, SuiteRoot};
 use super::root::canonical_root;
+use crate::profile::Family;
 
 impl Suite {
     /// Loads every suite root, in the order given. A root is a folder (walked
@@ -37,6 +38,18 @@ impl Suite {
     /// [`Suite::load`], reading files within `limits` (and checking each
     /// response against `limits.max_response_bytes`).
     pub fn load_with<P: AsRef<Path>>(roots: &[P], limits: &SuiteLimits) -> Result<Suite, Vec<SuiteError>> {
+        Suite::load_for(roots, limits, Family::Default)
+    }
+
+    /// [`Suite::load_with`] for a run under the profile family `family`:
+    /// under `mneme`, Mneme benchmark folders are read exactly as Mneme
+    /// 0.10.0 reads them (its enforcement-quality keys, its assertion types,
+    /// its structured answers).
+    pub fn load_for<P: AsRef<Path>>(
+        roots: &[P],
+        limits: &SuiteLimits,
+        family: Family,
+    ) -> Result<Suite, Vec<SuiteError>> {
         let mut suite = Suite { roots: Vec::new(), scenarios: Vec::new(), warnings: Vec::new() };
         let mut errors = Vec::new();
         let mut seen_roots: Vec<PathBuf> = Vec::new();
@@ -48,7 +61,7 @@ impl Suite {
                 continue;
             }
             seen_roots.push(key);
-            let (loaded, mut errs) = read_root(root, limits);
+            let (loaded, mut errs) = read_root(root, limits, family);
             suite.roots.push(loaded.root);
             suite.scenarios.extend(loaded.scenarios);
             suite.warnings.extend(loaded.warnings);
@@ -71,7 +84,7 @@ pub fn load_root(root: &Path) -> Result<LoadedRoot, Vec<SuiteError>> {
 
 /// [`load_root`], reading files within `limits`.
 pub fn load_root_with(root: &Path, limits: &SuiteLimits) -> Result<LoadedRoot, Vec<SuiteError>> {
-    let (loaded, mut errors) = read_root(root, limits);
+    let (loaded, mut errors) = read_root(root, limits, Family::Default);
     check_unique_ids(&loaded.scenarios, &mut errors);
     if errors.is_empty() {
         Ok(loaded)
@@ -82,7 +95,7 @@ pub fn load_root_with(root: &Path, limits: &SuiteLimits) -> Result<LoadedRoot, V
 
 /// Reads one suite root: the valid scenarios and every error (ids not
 /// checked).
-fn read_root(root: &Path, limits: &SuiteLimits) -> (LoadedRoot, Vec<SuiteError>) {
+fn read_root(root: &Path, limits: &SuiteLimits, family: Family) -> (LoadedRoot, Vec<SuiteError>) {
     let mut errors = Vec::new();
     let mut loaded = LoadedRoot { root: root.to_path_buf(), scenarios: Vec::new(), warnings: Vec::new() };
     let meta = match fs::metadata(root) {
@@ -116,7 +129,7 @@ fn read_root(root: &Path, limits: &SuiteLimits) -> (LoadedRoot, Vec<SuiteError>)
             return (loaded, errors);
         }
     };
-    let suite_root = SuiteRoot { path: &dir, canonical: &canonical, limits };
+    let suite_root = SuiteRoot { path: &dir, canonical: &canonical, limits, family };
     match file {
         None if names_a_file(&dir.join("scenario.json")) => {
             load_mneme_dir(&dir, &suite_root, false, &mut loaded, &mut errors)
@@ -297,7 +310,7 @@ mod tests {
 
     #[test]
     fn loads_the_mneme_sample() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/mneme");
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/mneme/benchmarks");
         let suite = Suite::load(&[&root]).expect("loads");
         assert_eq!(suite.scenarios.len(), 7);
         let ids: Vec<_> = suite.scenarios.iter().map(|s| s.id.as_str()).collect();
@@ -328,9 +341,9 @@ mod tests {
         assert_eq!(s.expected_failure_terms.len(), 4);
         assert!(suite.warnings.is_empty(), "{:?}", suite.warnings);
         // A single Mneme folder, or its scenario.json, is a root too.
-        let single = Suite::load(&[root.join("benchmarks/openai_provider_violation")]).unwrap();
+        let single = Suite::load(&[root.join("openai_provider_violation")]).unwrap();
         assert_eq!(single.scenarios[0].id, "openai_provider_violation");
-        let file = Suite::load(&[root.join("benchmarks/openai_provider_violation/scenario.json")]).unwrap();
+        let file = Suite::load(&[root.join("openai_provider_violation/scenario.json")]).unwrap();
         assert_eq!(file.scenarios[0].id, "openai_provider_violation");
     }
 

@@ -4,7 +4,12 @@ the `without_mneme` / `with_mneme` responses (scenarios.md §2), read as Mneme
 writes them so that its benchmarks run unchanged.
 
 Keys that mneme-gate does not use are warnings, not errors, and the id falls
-back to the folder name, as in Mneme. It does not walk folders (`load` does)
+back to the folder name, as in Mneme. Under profile `mneme` a folder is read
+as Mneme 0.10.0 reads it: `scenario_type` and
+`expected_exposed_decision_ids` are read, assertions are Mneme's two types,
+a `.json` answer is read leniently as Mneme does, and
+`expected_failure_terms` is not read (Mneme judges a text side with its
+prompt enforcer, see `crate::verdict`). It does not walk folders (`load` does)
 and never opens a response file: it only picks `.json` over `.txt`, and
 checks the one picked without opening it (inside the suite root, a regular
 file, not too large). Every file of the folder is read inside the suite
@@ -15,14 +20,16 @@ use std::fs;
 use std::path::Path;
 
 use crate::describe::{json_error, json_type};
+use crate::profile::Family;
 
-use super::assertions::{assertion_spec, AssertionSpec, ParsedAssertion};
+use super::assertions::{assertion_spec, Assertion, AssertionKind, AssertionSpec, Matcher, ParsedAssertion, Severity};
 use super::error::SuiteError;
-use super::model::{LoadedRoot, ResponseFormat, ResponseRef, Scenario, SuiteFormat, DEFAULT_CATEGORY};
+use super::model::{LoadedRoot, ResponseFormat, ResponseRef, Scenario, ScenarioType, SuiteFormat, DEFAULT_CATEGORY};
 use super::node::Node;
 use super::read::{SuiteRoot, Unreadable};
 
-/// scenario.json keys that Mneme knows but mneme-gate does not use.
+/// scenario.json keys of Mneme's enforcement-quality benchmark, which only
+/// profile `mneme` reads (profile `default` ignores them with a warning).
 const MNEME_IGNORED_KEYS: &[&str] = &["scenario_type", "expected_exposed_decision_ids"];
 
 const MNEME_KEYS: &[&str] = &[
@@ -150,9 +157,13 @@ fn parse_mneme(
     };
     let expect = get_list("expected_protected_decision_ids");
     let acceptable = get_list("acceptable_decision_ids");
-    let failure_terms = get_list("expected_failure_terms");
+    let mneme = root.family == Family::Mneme;
+    // Profile mneme judges a text side as Mneme does, without these terms
+    // (Mneme never reads them).
+    let failure_terms = if mneme { Vec::new() } else { get_list("expected_failure_terms") };
     let assertions = match obj.get("assertions") {
         None | Some(serde_json::Value::Null) => Vec::new(),
+        Some(serde_json::Value::Array(items)) if mneme => mneme_assertions(items),
         Some(serde_json::Value::Array(items)) => {
             items.iter().enumerate().map(|(i, a)| assertion_spec(i + 1, &Node::from_json(a))).collect()
         }
@@ -165,8 +176,10 @@ fn parse_mneme(
             },
         }],
     };
+    let mut problems = Vec::new();
+    let (scenario_type, exposed) = if mneme { quality_keys(obj, &mut problems) } else { Default::default() };
     for key in obj.keys() {
-        if MNEME_KEYS.contains(&key.as_str()) {
+        if MNEME_KEYS.contains(&key.as_str()) || (mneme && MNEME_IGNORED_KEYS.contains(&key.as_str())) {
             continue;
         }
         let what = if MNEME_IGNORED_KEYS.contains(&key.as_str()) {
@@ -205,7 +218,8 @@ fn parse_mneme(
         let json = dir.join(format!("{stem}.json"));
         let txt = dir.join(format!("{stem}.txt"));
         if json.exists() {
-            Some(root.response(format!("{stem}.json"), json, ResponseFormat::Structured))
+            let format = if mneme { ResponseFormat::MnemeStructured } else { ResponseFormat::Structured };
+            Some(root.response(format!("{stem}.json"), json, format))
         } else if txt.exists() {
             Some(root.response(format!("{stem}.txt"), txt, ResponseFormat::MnemeText))
         } else {
@@ -224,6 +238,9 @@ fn parse_mneme(
         governed: side("with_mneme"),
         assertions,
         expected_failure_terms: failure_terms,
+        scenario_type,
+        exposed,
+        problems,
         source: json_path.to_path_buf(),
         line: 1,
         column: 1,
@@ -231,6 +248,80 @@ fn parse_mneme(
         format: SuiteFormat::Mneme,
     };
     (Some(scenario), errors, warnings)
+}
+
+/// Mneme's assertions (profile `mneme`): objects whose `type` is
+/// `forbidden_dependency` or `forbidden_path_pattern` and whose `value` is a
+/// non-empty string, other keys ignored. Like Mneme, the first entry that is
+/// not one makes the scenario MALFORMED, with that entry's reason.
+fn mneme_assertions(items: &[serde_json::Value]) -> Vec<AssertionSpec> {
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let spec = |parsed| AssertionSpec { index: i + 1, line: None, column: None, parsed };
+        let reason = match item {
+            serde_json::Value::Object(map) => {
+                let kind = match map.get("type").and_then(serde_json::Value::as_str) {
+                    Some("forbidden_dependency") => Some(AssertionKind::ForbiddenDependency),
+                    Some("forbidden_path_pattern") => Some(AssertionKind::ForbiddenPath),
+                    _ => None,
+                };
+                match (kind, map.get("value")) {
+                    (None, _) => {
+                        let found = map.get("type").map_or_else(|| "none".to_string(), found);
+                        format!(
+                            "scenario.json assertions[{i}]: unknown assertion type ({found}); Mneme 0.10.0 knows \
+                             forbidden_dependency and forbidden_path_pattern"
+                        )
+                    }
+                    (Some(kind), Some(serde_json::Value::String(v))) if !v.is_empty() => {
+                        let matcher = Matcher::Substring(v.clone());
+                        out.push(spec(ParsedAssertion::Valid(Assertion { kind, matcher, severity: Severity::Hard })));
+                        continue;
+                    }
+                    (Some(_), _) => format!("scenario.json assertions[{i}]: `value` must be a non-empty string"),
+                }
+            }
+            other => format!("scenario.json assertions[{i}] must be an object, found {}", found(other)),
+        };
+        return vec![spec(ParsedAssertion::Invalid { reason })];
+    }
+    out
+}
+
+/// Mneme's enforcement-quality keys (profile `mneme`): `scenario_type`
+/// (`violation` when absent or `null`, or `benign`; anything else makes the
+/// scenario MALFORMED and leaves it a violation scenario, as in Mneme) and
+/// `expected_exposed_decision_ids` (a list of strings).
+fn quality_keys(
+    obj: &serde_json::Map<String, serde_json::Value>,
+    problems: &mut Vec<String>,
+) -> (ScenarioType, Vec<String>) {
+    let scenario_type = match obj.get("scenario_type") {
+        None | Some(serde_json::Value::Null) => ScenarioType::Violation,
+        Some(serde_json::Value::String(t)) if t == "violation" => ScenarioType::Violation,
+        Some(serde_json::Value::String(t)) if t == "benign" => ScenarioType::Benign,
+        Some(other) => {
+            problems.push(format!(
+                "scenario.json `scenario_type` must be \"violation\" or \"benign\", found {}",
+                match other {
+                    serde_json::Value::String(t) => format!("{t:?}"),
+                    other => found(other),
+                }
+            ));
+            ScenarioType::Violation
+        }
+    };
+    let exposed = match obj.get("expected_exposed_decision_ids") {
+        None | Some(serde_json::Value::Null) => Vec::new(),
+        Some(serde_json::Value::Array(items)) if items.iter().all(serde_json::Value::is_string) => {
+            items.iter().filter_map(|i| i.as_str().map(str::to_string)).collect()
+        }
+        Some(_) => {
+            problems.push("scenario.json `expected_exposed_decision_ids` must be a list of strings".to_string());
+            Vec::new()
+        }
+    };
+    (scenario_type, exposed)
 }
 
 /// What a wrong value is, for "found ...": a boolean or a number is quoted,
@@ -321,5 +412,44 @@ mod tests {
         );
         let (_, e, _) = load("{\"name\": \"a\"} x");
         assert_eq!(e[0].to_string(), "s.json:1:15: syntax error: trailing characters; fix the file and load it again");
+    }
+
+    #[test]
+    fn profile_mneme_reads_mnemes_enforcement_quality_keys() {
+        let mut root = SuiteRoot::for_tests(".");
+        root.family = Family::Mneme;
+        let load = |text: &str| parse_mneme(text, Path::new("d/scenario.json"), "d", Some("q".into()), &root);
+        let (s, e, w) = load(
+            r#"{"scenario_type": "benign", "expected_exposed_decision_ids": ["A"], "expected_failure_terms": 3,
+               "assertions": [{"type": "forbidden_dependency", "value": "crewai", "severity": "soft"}]}"#,
+        );
+        let s = s.unwrap();
+        assert!(e.is_empty() && w.is_empty(), "{e:?} {w:?}");
+        assert_eq!(
+            (s.scenario_type, s.exposed.as_slice(), s.problems.len()),
+            (ScenarioType::Benign, &["A".to_string()][..], 0)
+        );
+        let a = s.assertions[0].valid().unwrap();
+        assert_eq!((a.kind, a.severity), (AssertionKind::ForbiddenDependency, Severity::Hard));
+        let (s, _, _) = load(r#"{"scenario_type": "bening", "expected_exposed_decision_ids": "A"}"#);
+        let s = s.unwrap();
+        assert_eq!(s.scenario_type, ScenarioType::Violation);
+        assert_eq!(s.problems.len(), 2, "{:?}", s.problems);
+        let (s, _, _) = load(r#"{"scenario_type": null, "assertions": [{"type": "forbidden_text", "value": "x"}]}"#);
+        let s = s.unwrap();
+        assert!(s.problems.is_empty());
+        assert!(
+            matches!(&s.assertions[0].parsed, ParsedAssertion::Invalid { reason } if reason.contains("unknown assertion type"))
+        );
+        // Profile default keeps today's rules: the keys are ignored, with a warning.
+        let (s, _, w) = parse_mneme(
+            r#"{"scenario_type": "benign"}"#,
+            Path::new("d/scenario.json"),
+            "d",
+            Some("q".into()),
+            &SuiteRoot::for_tests("."),
+        );
+        assert_eq!(s.unwrap().scenario_type, ScenarioType::Violation);
+        assert!(w[0].contains("not supported by mneme-gate"), "{w:?}");
     }
 }

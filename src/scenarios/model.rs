@@ -74,8 +74,18 @@ pub struct Scenario {
     /// The assertions, each parsed or kept with the reason it is invalid.
     pub assertions: Vec<AssertionSpec>,
     /// Mneme's `expected_failure_terms` (empty for native scenarios): the
-    /// forbidden text of a Mneme `.txt` side that has no `.json` sibling.
+    /// forbidden text of a Mneme `.txt` side that has no `.json` sibling,
+    /// under profile `default`.
     pub expected_failure_terms: Vec<String>,
+    /// Mneme's `scenario_type` (read under profile `mneme` only; a
+    /// violation scenario otherwise).
+    pub scenario_type: ScenarioType,
+    /// Mneme's `expected_exposed_decision_ids` (profile `mneme` only): ids
+    /// that must be retrieved before a clean governed answer counts.
+    pub exposed: Vec<String>,
+    /// Why the scenario is MALFORMED, found when it was loaded (profile
+    /// `mneme`: an unknown `scenario_type`, say); empty for most scenarios.
+    pub problems: Vec<String>,
     /// The suite file (YAML) or the `scenario.json` the scenario comes from.
     pub source: PathBuf,
     /// 1-based line where the scenario starts (its `- id:` mapping in YAML;
@@ -100,6 +110,20 @@ impl Scenario {
     }
 }
 
+/// Mneme's `scenario_type` (its enforcement-quality benchmark).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ScenarioType {
+    /// The answers are checked for violations (the control answer must break
+    /// a decision, the governed one must not).
+    #[default]
+    Violation,
+    /// A control case of benign content: the governed answer must trigger
+    /// nothing, and a violation is a FALSE_POSITIVE.
+    Benign,
+}
+
 /// A place in a suite file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SourceLocation {
@@ -120,11 +144,17 @@ impl fmt::Display for SourceLocation {
 pub enum ResponseFormat {
     /// A `.json` file: `{refused, files_changed, dependencies_added, text}`.
     Structured,
+    /// A Mneme `without_mneme.json` / `with_mneme.json` under profile
+    /// `mneme`, read as Mneme reads it: `refused`, `files_changed` and
+    /// `dependencies_added` (`null` is a wrong type), any other key ignored,
+    /// a byte-order mark refused.
+    MnemeStructured,
     /// Any other file: its text, checked by the text assertions.
     Text,
     /// A Mneme `without_mneme.txt` / `with_mneme.txt` with no `.json`
-    /// sibling: checked only with `expected_failure_terms` as
-    /// case-insensitive forbidden text, and the run warns.
+    /// sibling: under profile `default`, checked only with
+    /// `expected_failure_terms` as case-insensitive forbidden text, and the
+    /// run warns; under `mneme`, checked with Mneme's prompt enforcer.
     MnemeText,
 }
 

@@ -51,6 +51,7 @@ use super::model::{ResponseFormat, ResponseRef};
 use super::node::Node;
 use super::root::{check_inside, read_inside, read_regular, Cap, Refusal};
 use super::text::one_line;
+use crate::profile::Family;
 
 /// Limits on what a suite may make the loader read: the size of each file
 /// (suite files, Mneme files, responses) and what YAML aliases may add.
@@ -114,6 +115,9 @@ pub(super) struct SuiteRoot<'a> {
     /// Its canonical form: every file read must resolve inside it.
     pub canonical: &'a Path,
     pub limits: &'a SuiteLimits,
+    /// The profile the suite is run with: profile `mneme` reads Mneme's
+    /// benchmark folders exactly as Mneme 0.10.0 does (`mneme`).
+    pub family: Family,
 }
 
 impl SuiteRoot<'_> {
@@ -212,6 +216,7 @@ impl SuiteRoot<'static> {
             path: Path::new(path),
             canonical: Path::new("/nonexistent-suite-root"),
             limits: Box::leak(Box::default()),
+            family: Family::Default,
         }
     }
 }

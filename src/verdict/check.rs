@@ -108,6 +108,27 @@ pub fn check_response(assertions: &[&Assertion], response: &Response) -> SideChe
     check
 }
 
+/// Checks every assertion against one answer as Mneme 0.10.0 counts it
+/// (profile `mneme`, a Mneme `.json` answer): one violation per assertion
+/// that triggers, and every trigger of every assertion, in order, repeats
+/// kept. A refused answer has no violations.
+pub fn check_every_trigger(assertions: &[&Assertion], response: &Response) -> SideCheck {
+    let mut check = SideCheck::default();
+    if response.refused() {
+        return check;
+    }
+    for a in assertions {
+        let triggers = triggers_of(a, response);
+        if triggers.is_empty() {
+            continue;
+        }
+        check.hard_violations += 1;
+        check.hard_triggers.extend(triggers.iter().cloned());
+        check.triggers.extend(triggers);
+    }
+    check
+}
+
 /// Checks a Mneme `.txt` side with `expected_failure_terms` as hard,
 /// case-insensitive forbidden text (each term found is one violation).
 pub fn check_failure_terms(terms: &[String], text: &str) -> SideCheck {

@@ -107,6 +107,34 @@ pub fn parse_structured(src: &str) -> Result<StructuredResponse, String> {
     }
 }
 
+/// Parses a Mneme `.json` answer as Mneme 0.10.0 does (profile `mneme`):
+/// an object whose `refused` is a boolean and whose `files_changed` and
+/// `dependencies_added` are lists of strings, each optional (`null` is a
+/// wrong type, not an absent field); any other key is ignored (`text`
+/// included); a byte-order mark is invalid JSON, as for Python's `json`.
+pub fn parse_mneme_structured(src: &str) -> Result<StructuredResponse, String> {
+    let value: serde_json::Value = serde_json::from_str(src)
+        .map_err(|e| format!("invalid JSON at line {}, column {}: {}", e.line(), e.column().max(1), json_error(&e)))?;
+    let serde_json::Value::Object(map) = value else {
+        return Err(format!("a structured response must be a JSON object; found {}", json_kind(&value)));
+    };
+    let mut out = StructuredResponse::default();
+    if let Some(v) = map.get("refused") {
+        out.refused = v.as_bool().ok_or_else(|| format!("`refused` must be true or false, found {}", json_kind(v)))?;
+    }
+    for (key, slot) in [("files_changed", &mut out.files_changed), ("dependencies_added", &mut out.dependencies_added)]
+    {
+        let Some(v) = map.get(key) else { continue };
+        match v.as_array() {
+            Some(items) if items.iter().all(serde_json::Value::is_string) => {
+                *slot = items.iter().filter_map(|i| i.as_str().map(str::to_string)).collect();
+            }
+            _ => return Err(format!("`{key}` must be a list of strings, found {}", json_kind(v))),
+        }
+    }
+    Ok(out)
+}
+
 /// A value as these messages name it: its type, but a boolean or a number
 /// as itself (`true`, the number 1), which says more.
 fn json_kind(v: &serde_json::Value) -> String {
@@ -145,6 +173,9 @@ fn parse_answer(declared: &str, format: ResponseFormat, text: String) -> Result<
     match format {
         ResponseFormat::Structured => {
             parse_structured(&text).map(Response::Structured).map_err(|e| format!("`{declared}`: {e}"))
+        }
+        ResponseFormat::MnemeStructured => {
+            parse_mneme_structured(&text).map(Response::Structured).map_err(|e| format!("`{declared}`: {e}"))
         }
         ResponseFormat::Text | ResponseFormat::MnemeText => {
             Ok(Response::Text(text.strip_prefix('\u{feff}').unwrap_or(&text).to_string()))

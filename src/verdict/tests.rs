@@ -58,6 +58,9 @@ impl Fixture {
                 })
                 .collect(),
             expected_failure_terms: Vec::new(),
+            scenario_type: Default::default(),
+            exposed: Vec::new(),
+            problems: Vec::new(),
             source: dir.path().join("suite.yaml"),
             line: 1,
             column: 1,
@@ -124,11 +127,17 @@ const CLEAN: &str = r#"{"refused": false, "files_changed": ["src/ok.py"], "depen
 
 #[test]
 fn verdict_names_ranks_and_parsing() {
-    assert_eq!(serde_json::to_string(&Verdict::ALL).unwrap(), r#"["PASS","WEAK","WEAK_RETRIEVAL","FAIL","MALFORMED"]"#);
+    assert_eq!(
+        serde_json::to_string(&Verdict::ALL).unwrap(),
+        r#"["PASS","WEAK","WEAK_RETRIEVAL","FAIL","FALSE_POSITIVE","MALFORMED"]"#
+    );
     for pair in Verdict::ALL.windows(2) {
-        assert!(pair[0].severity_rank() > pair[1].severity_rank());
-        assert!(pair[1].is_worse_than(pair[0]));
+        assert!(pair[0].severity_rank() >= pair[1].severity_rank());
+        assert!(!pair[0].is_worse_than(pair[1]));
     }
+    // A FALSE_POSITIVE ranks with FAIL: each fails the gate.
+    assert_eq!(Verdict::FalsePositive.severity_rank(), Verdict::Fail.severity_rank());
+    assert!(Verdict::FalsePositive.is_worse_than(Verdict::WeakRetrieval));
     for v in Verdict::ALL {
         assert_eq!(v.as_str().parse::<Verdict>(), Ok(v));
         assert_eq!(v.to_string(), v.as_str());
@@ -447,4 +456,124 @@ fn mneme_sample_matches_published_triggers() {
         assert!(r.explanation.contains(&format!("({quoted})")), "{}", r.explanation);
         assert!(r.warnings.is_empty());
     }
+}
+
+// ---------------------------------------------------------------------------
+// Profile `mneme`: Mneme 0.10.0's own rules for Mneme benchmark folders.
+
+impl Fixture {
+    /// A Mneme folder side as profile `mneme` reads it.
+    fn mneme_side(&self, name: &str, content: &str) -> ResponseRef {
+        let format = if name.ends_with(".json") { ResponseFormat::MnemeStructured } else { ResponseFormat::MnemeText };
+        self.response(name, content, format)
+    }
+
+    fn judge_mneme(&self, missed: &[&str], retrieved: &[&str], scope: &[Scoped<'_>]) -> VerdictResult {
+        let missed: Vec<String> = missed.iter().map(|s| s.to_string()).collect();
+        judge_with(&self.scenario, &missed, &Judging { family: Family::Mneme, retrieved, scope })
+    }
+}
+
+fn decision(id: &str, anti: &[&str]) -> crate::memory::Decision {
+    crate::memory::Decision {
+        id: id.into(),
+        title: id.into(),
+        tags: vec![],
+        constraint: vec!["no postgres".into()],
+        anti_patterns: anti.iter().map(|s| s.to_string()).collect(),
+        content: String::new(),
+        paths: vec![],
+        status: None,
+        kind: crate::memory::RecordKind::DecisionRecord,
+        offset: 0,
+        globs: vec![],
+        rules: vec![],
+    }
+}
+
+#[test]
+fn mneme_text_sides_are_judged_by_the_prompt_enforcer() {
+    let d = Checks::of(&decision("ADR-1", &["sqlalchemy", "introduce ORM"]));
+    let scope = [Scoped { checks: &d, literal_only: false }];
+    let mut f = Fixture::new(vec![]);
+    f.scenario.expected_failure_terms = vec!["Postgres".into()];
+    f.scenario.control = Some(f.mneme_side("without_mneme.txt", "Use Postgres and SQLAlchemy; introduce an ORM."));
+    f.scenario.governed = Some(f.mneme_side("with_mneme.txt", "Keep JSON files; no ORM needed, just introduce-ORM."));
+    let r = f.judge_mneme(&[], &["ADR-1"], &scope);
+    // The control: the literal anti-pattern and the `no X` constraint; the
+    // phrase does not match across "an". The governed: the phrase matches.
+    assert_eq!(r.control_triggers, ["sqlalchemy", "postgres"]);
+    assert_eq!(r.governed_triggers, ["introduce ORM"]);
+    assert_eq!((r.control_violations, r.governed_violations), (2, 1));
+    assert_eq!(r.verdict, Verdict::Fail);
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    // Under `default` the same sides are checked with the failure terms.
+    let d = f.judge(&[]);
+    assert_eq!((d.control_triggers.as_slice(), d.verdict), (&["Postgres".to_string()][..], Verdict::Pass));
+}
+
+#[test]
+fn benign_scenarios_follow_mnemes_enforcement_quality_rules() {
+    let d = Checks::of(&decision("ADR-1", &["sqlalchemy"]));
+    let scope = [Scoped { checks: &d, literal_only: false }];
+    let benign = |governed: &str, exposed: &[&str]| {
+        let mut f = Fixture::new(vec![]);
+        f.scenario.scenario_type = ScenarioType::Benign;
+        f.scenario.exposed = exposed.iter().map(|s| s.to_string()).collect();
+        f.scenario.control = Some(f.mneme_side("without_mneme.txt", "Use SQLAlchemy."));
+        f.scenario.governed = Some(f.mneme_side("with_mneme.txt", governed));
+        f
+    };
+    // Clean, exposure met: PASS; the control side is not judged at all.
+    let r = benign("Keep JSON files.", &["ADR-1"]).judge_mneme(&["ADR-1"], &["ADR-1"], &scope);
+    assert_eq!((r.verdict, r.control_violations, r.control_triggers.len()), (Verdict::Pass, 0, 0));
+    // A violation in benign content: FALSE_POSITIVE, whatever was missed.
+    let r = benign("We removed SQLAlchemy.", &["ADR-1"]).judge_mneme(&["ADR-1"], &["ADR-1"], &scope);
+    assert_eq!((r.verdict, r.governed_triggers.as_slice()), (Verdict::FalsePositive, &["sqlalchemy".to_string()][..]));
+    // No contract, or one retrieval did not meet: uncheckable, before any violation.
+    for exposed in [&[][..], &["ADR-2"][..]] {
+        let r = benign("We removed SQLAlchemy.", exposed).judge_mneme(&[], &["ADR-1"], &scope);
+        assert_eq!(r.verdict, Verdict::WeakRetrieval, "{exposed:?}");
+    }
+}
+
+#[test]
+fn an_unmet_exposure_contract_makes_a_clean_answer_weak_retrieval() {
+    let mut f = Fixture::new(deps_and_paths());
+    f.scenario.exposed = vec!["ADR-9".into()];
+    f.scenario.control = Some(f.mneme_side("without_mneme.json", VIOLATING));
+    f.scenario.governed = Some(f.mneme_side("with_mneme.json", CLEAN));
+    assert_eq!(f.judge_mneme(&[], &["ADR-1"], &[]).verdict, Verdict::WeakRetrieval);
+    assert_eq!(f.judge_mneme(&[], &["ADR-1", "ADR-9"], &[]).verdict, Verdict::Pass);
+    // Missed expected ids come first, as in Mneme.
+    let r = f.judge_mneme(&["ADR-1"], &[], &[]);
+    assert!(r.explanation.contains("ADR-1") && !r.explanation.contains("ADR-9"), "{}", r.explanation);
+}
+
+#[test]
+fn mneme_json_answers_and_problems_found_at_load() {
+    // Mneme ignores unknown keys, lists every trigger (repeats kept), and a
+    // `null` field is a wrong type.
+    let f = Fixture::new(deps_and_paths());
+    let lenient = f.mneme_side("a.json", r#"{"dependencies_added": ["crewai", "crewai"], "text": 5, "notes": []}"#);
+    let mut g = Fixture::new(deps_and_paths());
+    g.scenario.control = Some(lenient);
+    g.scenario.governed = Some(g.mneme_side("with_mneme.json", CLEAN));
+    let r = g.judge_mneme(&[], &[], &[]);
+    assert_eq!(
+        (r.control_violations, r.control_triggers.as_slice()),
+        (1, &["crewai".to_string(), "crewai".to_string()][..])
+    );
+    g.scenario.governed = Some(g.mneme_side("with_mneme.json", r#"{"files_changed": null}"#));
+    let r = g.judge_mneme(&[], &[], &[]);
+    assert_eq!(r.verdict, Verdict::Malformed);
+    assert!(r.explanation.contains("`files_changed` must be a list of strings, found null"), "{}", r.explanation);
+    g.scenario.governed = Some(g.mneme_side("with_mneme.json", "\u{feff}{}"));
+    assert_eq!(g.judge_mneme(&[], &[], &[]).verdict, Verdict::Malformed);
+    // A problem of scenario.json found at load makes the scenario MALFORMED.
+    g.scenario.governed = Some(g.mneme_side("with_mneme.json", CLEAN));
+    g.scenario.problems = vec!["scenario.json `scenario_type` must be \"violation\" or \"benign\", found \"x\"".into()];
+    let r = g.judge_mneme(&[], &[], &[]);
+    assert_eq!(r.verdict, Verdict::Malformed);
+    assert!(r.explanation.contains("scenario_type"), "{}", r.explanation);
 }

@@ -28,11 +28,16 @@ step with the project's docs):
 * Pool: decision records of `decisions[]` in file order, then item records:
   the item-shaped elements of `decisions[]` first, then `items[]` (or the
   top-level array), each in file order. `examples[]` is never read.
-* The type/status filters are applied first; duplicate ids are then resolved
-  among the surviving pool records (the first in pool order wins). So an
-  inactive or non-eligible record does not "use up" its id.
-* `type` is compared exactly (case-sensitive); `status` case-insensitively,
-  after trimming surrounding whitespace (" Superseded\n" is inactive).
+* Profile `default`: the type/status filters are applied first; duplicate
+  ids are then resolved among the surviving pool records (the first in pool
+  order wins). So an inactive or non-eligible record does not "use up" its
+  id. `status` is compared case-insensitively, after trimming surrounding
+  whitespace (" Superseded\n" is inactive).
+* Profile `mneme` follows Mneme 0.10.0 (the contract's revised section 9):
+  `status` is ignored, and every copy of a repeated id stays in the pool; a
+  ranking keeps the first occurrence of each id (the highest-scoring copy,
+  among equal scores the earliest), also for a query without tokens.
+* `type` is compared exactly (case-sensitive).
 * Profile `mneme` ignores every other field of a migrated `rule` /
   `anti_pattern` item, including `scope`: those items have no paths and are
   never scope-filtered. Decision records never have paths.
@@ -555,6 +560,8 @@ def load_pool(data, profile: str) -> list[Canonical]:
             continue
         candidates.append(_map_item_record(rec, item_type, profile))
 
+    if profile == "mneme":
+        return candidates
     pool: list[Canonical] = []
     seen: set[str] = set()
     for cand in candidates:
@@ -612,7 +619,7 @@ def retrieve(pool: list[Canonical], task: str, path: str | None, profile: str, k
 
     if not query:
         if profile == "mneme":
-            return [Hit(rec.id, 1000, order) for order, rec in candidates][:k]
+            return _first_of_each_id([Hit(rec.id, 1000, order) for order, rec in candidates])[:k]
         return []  # profile default: an empty query retrieves nothing
 
     min_score = PROFILES[profile]["min_score"]
@@ -622,7 +629,18 @@ def retrieve(pool: list[Canonical], task: str, path: str | None, profile: str, k
         if s > min_score:
             hits.append(Hit(rec.id, s, order))
     hits.sort(key=lambda h: (-h.score, h.pool_order))
-    return hits[:k]
+    return _first_of_each_id(hits)[:k]
+
+
+def _first_of_each_id(hits: list[Hit]) -> list[Hit]:
+    """The first hit of each id (only profile mneme's pool repeats ids)."""
+    seen: set[str] = set()
+    out = []
+    for h in hits:
+        if h.id not in seen:
+            seen.add(h.id)
+            out.append(h)
+    return out
 
 
 def format_score(thousandths: int) -> float:

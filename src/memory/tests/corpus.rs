@@ -217,8 +217,20 @@ impl Gen<'_> {
                 };
             }
             let mut members = vec![("\"type\"".to_string(), raw("\"FORBID_LITERAL\""))];
-            if g.rng.one_in(2) {
+            // Profile mneme refuses a rule without a value, as Mneme does.
+            if !g.flaw(2) {
                 members.push(("\"value\"".into(), J::Raw(g.text())));
+            }
+            if !g.clean && g.rng.one_in(4) {
+                // Path selectors, well-formed or not, lists or not.
+                let key = g.rng.pick(&["\"include_paths\"", "\"exclude_paths\""]);
+                let value = match g.rng.below(5) {
+                    0 => raw("\"src/**\""),
+                    1 => raw("[]"),
+                    2 => raw("[\"/abs\", \"a/../b\"]"),
+                    _ => raw("[\"src/**\", \"services/*.py\"]"),
+                };
+                members.push((key.to_string(), value));
             }
             if g.flaw(4) {
                 // A repeated `type`: the last one counts, with a warning.
