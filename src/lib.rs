@@ -16,6 +16,7 @@ floor, the report's JSON Schema) live in the `mneme-gate-dev` crate
 
 mod atomic;
 pub mod baseline;
+pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod context;
