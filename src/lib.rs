@@ -24,6 +24,7 @@ mod describe;
 pub mod error;
 pub mod gate;
 pub mod git;
+pub mod hook;
 pub mod init;
 pub mod memory;
 pub mod metrics;
