@@ -47,6 +47,9 @@ pub(crate) enum Command {
     /// Set up a repository that has a memory file: configuration, a starter suite, a pinned baseline and a
     /// GitHub Actions workflow.
     Init(InitArgs),
+    /// An agent's hook: reads the hook's JSON on standard input and prints the context block as the hook's
+    /// output (never blocks the agent: every failure is one line on standard error and exit 0).
+    Hook(HookArgs),
 }
 
 /// A scoring profile, as named on the command line.
@@ -207,6 +210,27 @@ pub(crate) struct InitArgs {
     /// Overwrite files that already exist.
     #[arg(long)]
     pub force: bool,
+    /// Also install the hook of this agent (`claude`: in .claude/settings.json, keeping what is there).
+    #[arg(long, value_name = "AGENT")]
+    pub hook: Option<HookAgent>,
+}
+
+/// The agent whose hook input and output formats `hook` reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum HookAgent {
+    /// Claude Code: UserPromptSubmit, and PreToolUse of Edit, Write, MultiEdit and NotebookEdit.
+    Claude,
+    /// Gemini CLI: BeforeAgent.
+    Gemini,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct HookArgs {
+    /// The agent whose hook format is read and written.
+    #[arg(value_name = "AGENT")]
+    pub agent: HookAgent,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
 }
 
 #[derive(Debug, Args)]

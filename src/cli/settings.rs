@@ -24,6 +24,9 @@ use crate::report::layout;
 use crate::report::markdown::Links;
 use crate::scenarios::SuiteLimits;
 
+mod agent;
+pub(crate) use agent::{hook_memory, index_dir, sessions_dir, HookSettings};
+
 /// What one invocation does, with everything it needs.
 #[derive(Debug)]
 pub(crate) enum Settings {
@@ -35,6 +38,7 @@ pub(crate) enum Settings {
     Baseline(PinSettings),
     Diff(DiffSettings),
     Init(InitSettings),
+    Hook(HookSettings),
 }
 
 /// The memory file and the profile it is read and scored under.
@@ -52,6 +56,8 @@ pub(crate) struct QuerySettings {
     pub json: bool,
     /// The columns text for people is laid out to ([`text_width`]).
     pub width: Option<usize>,
+    /// The folder of the caches (`None`: nothing is cached).
+    pub cache: Option<PathBuf>,
 }
 
 /// Where a file's text comes from.
@@ -189,6 +195,8 @@ pub(crate) struct DiffSettings {
 pub(crate) struct InitSettings {
     pub memory: PathBuf,
     pub force: bool,
+    /// Also install the Claude Code hook.
+    pub hook: bool,
 }
 
 /// The baseline path when neither a flag nor the configuration names one
@@ -200,9 +208,14 @@ pub(crate) const MAX_JOBS: usize = 1024;
 
 /// Resolves the command line against the configuration file.
 pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
+    let command = match cli.command {
+        // The hook fails open: it resolves its flags itself, when it runs.
+        Command::Hook(args) => return Ok(Settings::Hook(agent::hook(cli.config, args))),
+        command => command,
+    };
     let config = Config::discover(cli.config.as_deref())?;
     let colour = colour_stdout();
-    Ok(match cli.command {
+    Ok(match command {
         Command::Context(args) => Settings::Context(query(&config, args)?),
         Command::Explain(args) => Settings::Explain(query(&config, args)?),
         Command::Retrieve(args) => Settings::Retrieve(retrieve(&config, args)?),
@@ -211,6 +224,7 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
         Command::Baseline(args) => Settings::Baseline(pin(&config, args, colour)?),
         Command::Diff(args) => Settings::Diff(diff(&config, args, colour)?),
         Command::Init(args) => Settings::Init(init(args)?),
+        Command::Hook(_) => unreachable!("resolved above"),
     })
 }
 
@@ -242,6 +256,7 @@ fn query(config: &Config, args: QueryArgs) -> Result<QuerySettings, Error> {
         file: args.file,
         json: args.json,
         width: text_width(Stream::Stdout),
+        cache: agent::cache_dir().map(|c| index_dir(&c)),
     })
 }
 
@@ -412,7 +427,16 @@ fn init(args: InitArgs) -> Result<InitSettings, Error> {
                 .into(),
         )
     })?;
-    Ok(InitSettings { memory, force: args.force })
+    let hook = match args.hook {
+        None => false,
+        Some(super::args::HookAgent::Claude) => true,
+        Some(super::args::HookAgent::Gemini) => {
+            return Err(Error::Usage(
+                "init --hook installs the Claude Code hook only (--hook claude); docs/agents.md shows Gemini CLI's settings".into(),
+            ))
+        }
+    };
+    Ok(InitSettings { memory, force: args.force, hook })
 }
 
 /// The stream a command's text for people goes to.

@@ -6,6 +6,7 @@ mod baseline;
 mod context;
 mod diff;
 mod explain;
+mod hook;
 mod init;
 mod retrieve;
 mod run;
@@ -25,5 +26,6 @@ pub(crate) fn execute(settings: Settings) -> Result<i32, Error> {
         Settings::Baseline(s) => baseline::execute(s),
         Settings::Diff(s) => diff::execute(s),
         Settings::Init(s) => init::execute(s),
+        Settings::Hook(s) => hook::execute(s),
     }
 }
