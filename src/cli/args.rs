@@ -50,6 +50,9 @@ pub(crate) enum Command {
     /// An agent's hook: reads the hook's JSON on standard input and prints the context block as the hook's
     /// output (never blocks the agent: every failure is one line on standard error and exit 0).
     Hook(HookArgs),
+    /// Serve the retriever to agents over MCP on standard input and output: memory_search, memory_context,
+    /// memory_explain, memory_health.
+    Mcp(McpArgs),
 }
 
 /// A scoring profile, as named on the command line.
@@ -229,6 +232,12 @@ pub(crate) struct HookArgs {
     /// The agent whose hook format is read and written.
     #[arg(value_name = "AGENT")]
     pub agent: HookAgent,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct McpArgs {
     #[command(flatten)]
     pub memory: MemoryArgs,
 }

@@ -25,7 +25,7 @@ use crate::report::markdown::Links;
 use crate::scenarios::SuiteLimits;
 
 mod agent;
-pub(crate) use agent::{hook_memory, index_dir, sessions_dir, HookSettings};
+pub(crate) use agent::{hook_memory, index_dir, sessions_dir, HookSettings, McpSettings};
 
 /// What one invocation does, with everything it needs.
 #[derive(Debug)]
@@ -39,6 +39,7 @@ pub(crate) enum Settings {
     Diff(DiffSettings),
     Init(InitSettings),
     Hook(HookSettings),
+    Mcp(McpSettings),
 }
 
 /// The memory file and the profile it is read and scored under.
@@ -224,6 +225,7 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
         Command::Baseline(args) => Settings::Baseline(pin(&config, args, colour)?),
         Command::Diff(args) => Settings::Diff(diff(&config, args, colour)?),
         Command::Init(args) => Settings::Init(init(args)?),
+        Command::Mcp(args) => Settings::Mcp(agent::mcp(&config, args)?),
         Command::Hook(_) => unreachable!("resolved above"),
     })
 }

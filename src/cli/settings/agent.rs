@@ -1,4 +1,4 @@
-//! The settings of the command an agent runs (`hook`) and the folder
+//! The settings of the commands an agent runs (`hook`, `mcp`) and the folder
 //! of the caches they and `context` share.
 //!
 //! The hook fails open, so nothing about it is resolved before it runs:
@@ -9,7 +9,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use super::super::args::{HookAgent, HookArgs, MemoryArgs};
+use super::super::args::{HookAgent, HookArgs, McpArgs, MemoryArgs};
 use super::MemorySettings;
 use crate::config::Config;
 use crate::error::Error;
@@ -24,6 +24,12 @@ pub(crate) struct HookSettings {
     pub memory: MemoryArgs,
     /// Where compiled indexes and session prompts are kept (`None`: nowhere).
     pub cache: Option<PathBuf>,
+}
+
+/// `mcp`: the memory file and profile it serves.
+#[derive(Debug)]
+pub(crate) struct McpSettings {
+    pub memory: MemorySettings,
 }
 
 pub(crate) fn agent(agent: HookAgent) -> Agent {
@@ -42,6 +48,16 @@ pub(crate) fn hook(config: Option<PathBuf>, args: HookArgs) -> HookSettings {
 pub(crate) fn hook_memory(s: &HookSettings) -> Result<MemorySettings, Error> {
     let config = Config::discover(s.config.as_deref())?;
     super::memory(&config, &s.memory)
+}
+
+pub(crate) fn mcp(config: &Config, args: McpArgs) -> Result<McpSettings, Error> {
+    let mut memory = super::memory(config, &args.memory)?;
+    // The server may be started from anywhere and runs for long: an
+    // absolute path keeps naming the same file.
+    if let Ok(cwd) = std::env::current_dir() {
+        memory.path = cwd.join(&memory.path);
+    }
+    Ok(McpSettings { memory })
 }
 
 /// The folder of mneme-gate's caches ([`cache_dir_from`] of the environment).
