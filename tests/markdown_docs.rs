@@ -146,7 +146,7 @@ fn the_readme_commands_table_is_one_table_with_a_row_per_command() {
     let tables: Vec<_> = root.descendants().filter(|n| matches!(n.data.borrow().value, NodeValue::Table(_))).collect();
     assert_eq!(tables.len(), 1, "{section}");
     let rows = tables[0].children().count();
-    let commands = ["context", "explain", "retrieve", "validate", "run", "baseline", "init", "diff"];
+    let commands = ["context", "explain", "retrieve", "validate", "run", "baseline", "init", "diff", "hook", "mcp"];
     assert_eq!(rows, 1 + commands.len(), "a header and a row per command");
     for c in commands {
         assert!(section.contains(&format!("| `mneme-gate {c} ")), "{c}");
