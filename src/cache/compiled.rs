@@ -28,7 +28,7 @@
 use std::borrow::Cow;
 
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::stamp::xxh64;
 use crate::memory::{Diagnostic, Memory, Severity};
@@ -128,10 +128,11 @@ pub fn compile(memory: &Memory, profile: &Profile) -> Option<Parts> {
     let tokens: Vec<DecisionTokens> = pool.par_iter().map(|d| DecisionTokens::of(&tokenizer, d)).collect();
 
     // The vocabulary, sorted by bytes.
-    let mut words: Vec<&str> = tokens.iter().flat_map(|t| t.fields.iter().map(|(w, _)| w.as_str())).collect();
+    let distinct: FxHashSet<&str> = tokens.iter().flat_map(|t| t.fields.iter().map(|(w, _)| w.as_str())).collect();
+    let mut words: Vec<&str> = distinct.into_iter().collect();
     words.sort_unstable();
-    words.dedup();
-    let id_of = |token: &str| words.binary_search(&token).expect("every token is in the vocabulary");
+    let ids: FxHashMap<&str, usize> = words.iter().enumerate().map(|(i, &w)| (w, i)).collect();
+    let id_of = |token: &str| ids[token];
 
     // Per token: postings (decision, mask) and tags (tag, decision, token count), in pool order.
     let mut postings: Vec<Vec<(u32, u8)>> = vec![Vec::new(); words.len()];
