@@ -26,6 +26,7 @@ pub const RACY: Duration = Duration::from_secs(2);
 
 /// A file's metadata, as far as a change of its bytes shows in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(unix), allow(dead_code))]
 pub struct Stamp {
     dev: u64,
     ino: u64,
