@@ -24,7 +24,7 @@ ORDER = [
     # leaves beside the pipeline: they import nothing from the crate
     "describe", "atomic", "profile", "tokenize", "git",
     # the pipeline
-    "memory", "retrieval", "context", "scenarios", "model", "verdict", "metrics",
+    "memory", "retrieval", "context", "cache", "hook", "scenarios", "model", "verdict", "metrics",
     "run", "gate", "report", "baseline",
     # beside it, gathering stages
     "config", "init", "error",

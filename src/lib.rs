@@ -16,6 +16,7 @@ floor, the report's JSON Schema) live in the `mneme-gate-dev` crate
 
 mod atomic;
 pub mod baseline;
+pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod context;
@@ -23,6 +24,7 @@ mod describe;
 pub mod error;
 pub mod gate;
 pub mod git;
+pub mod hook;
 pub mod init;
 pub mod memory;
 pub mod metrics;

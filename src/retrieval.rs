@@ -38,12 +38,14 @@ mod build;
 mod explain;
 mod rank;
 mod scope;
+mod scope_text;
 #[cfg(test)]
 mod tests;
 
 pub use explain::{ExplainedRecord, Explanation, FieldMatch, ScopeCheck};
 pub use rank::rank;
 use scope::Scopes;
+pub use scope_text::scope_matches;
 
 /// What the agent is doing: the task text and, optionally, the file it edits.
 #[derive(Debug, Clone, Copy)]

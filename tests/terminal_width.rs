@@ -115,7 +115,7 @@ fn explain_fits_80_columns_for_every_bundled_scenario() {
 
 #[test]
 fn every_help_fits_80_columns() {
-    let commands = ["", "context", "explain", "retrieve", "validate", "run", "baseline", "diff", "init"];
+    let commands = ["", "context", "explain", "retrieve", "validate", "run", "baseline", "diff", "init", "hook", "mcp"];
     for command in commands {
         for flag in ["--help", "-h"] {
             let args: Vec<&str> = [command, flag].into_iter().filter(|a| !a.is_empty()).collect();

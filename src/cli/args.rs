@@ -50,6 +50,12 @@ pub(crate) enum Command {
     /// The model stage's cassettes (docs/models.md).
     #[command(subcommand)]
     Cassettes(super::model::CassettesCommand),
+    /// An agent's hook: reads the hook's JSON on standard input and prints the context block as the hook's
+    /// output (never blocks the agent: every failure is one line on standard error and exit 0).
+    Hook(HookArgs),
+    /// Serve the retriever to agents over MCP on standard input and output: memory_search, memory_context,
+    /// memory_explain, memory_health.
+    Mcp(McpArgs),
 }
 
 /// A scoring profile, as named on the command line.
@@ -212,6 +218,33 @@ pub(crate) struct InitArgs {
     /// Overwrite files that already exist.
     #[arg(long)]
     pub force: bool,
+    /// Also install the hook of this agent (`claude`: in .claude/settings.json, keeping what is there).
+    #[arg(long, value_name = "AGENT")]
+    pub hook: Option<HookAgent>,
+}
+
+/// The agent whose hook input and output formats `hook` reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum HookAgent {
+    /// Claude Code: UserPromptSubmit, and PreToolUse of Edit, Write, MultiEdit and NotebookEdit.
+    Claude,
+    /// Gemini CLI: BeforeAgent.
+    Gemini,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct HookArgs {
+    /// The agent whose hook format is read and written.
+    #[arg(value_name = "AGENT")]
+    pub agent: HookAgent,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct McpArgs {
+    #[command(flatten)]
+    pub memory: MemoryArgs,
 }
 
 #[derive(Debug, Args)]

@@ -21,6 +21,14 @@ use crate::error::{exit, github_annotation, Error};
 pub fn run() -> i32 {
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
+        Err(e) if e.use_stderr() && names_the_hook(std::env::args_os()) => {
+            // The hook fails open even on flags it cannot parse: exit 2 would
+            // tell Claude Code to block the tool call.
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or_default();
+            output::note(&format!("hook: no context added: {}", first.strip_prefix("error: ").unwrap_or(first)));
+            return exit::OK;
+        }
         Err(e) => {
             // `--help` and `--version` are asked-for output: failing to write
             // them is exit 3, like any other output, unless the reader left.
@@ -50,6 +58,20 @@ pub fn run() -> i32 {
     }
 }
 
+/// Whether a command line runs `hook`: its first argument that is neither
+/// an option nor the value of `--config` (the only global option with one).
+fn names_the_hook(args: impl IntoIterator<Item = std::ffi::OsString>) -> bool {
+    let mut args = args.into_iter().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--config" {
+            args.next();
+        } else if !arg.as_encoded_bytes().starts_with(b"-") {
+            return arg == "hook";
+        }
+    }
+    false
+}
+
 /// Whether an error (exit 2 or 3) is also printed as a GitHub Actions
 /// `::error` annotation: in GitHub Actions (`GITHUB_ACTIONS=true`) unless
 /// `run --annotations off`, and with `run --annotations github` anywhere.
@@ -59,5 +81,21 @@ fn annotate_errors(command: Option<&args::Command>) -> bool {
             run.annotations == Some(args::AnnotationKind::Github)
         }
         _ => std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_the_hook;
+
+    #[test]
+    fn the_hook_is_told_apart_by_its_subcommand() {
+        let argv = |args: &[&str]| names_the_hook(args.iter().map(std::ffi::OsString::from));
+        assert!(argv(&["mneme-gate", "hook", "claude", "--bogus"]));
+        assert!(argv(&["mneme-gate", "--config", "c.yaml", "hook"]));
+        assert!(argv(&["mneme-gate", "--config=c.yaml", "hook"]));
+        assert!(!argv(&["mneme-gate", "--config", "hook", "context"]));
+        assert!(!argv(&["mneme-gate", "context", "--task", "hook"]));
+        assert!(!argv(&["mneme-gate"]));
     }
 }

@@ -24,6 +24,9 @@ use crate::report::layout;
 use crate::report::markdown::Links;
 use crate::scenarios::SuiteLimits;
 
+mod agent;
+pub(crate) use agent::{hook_memory, index_dir, sessions_dir, HookSettings, McpSettings};
+
 /// What one invocation does, with everything it needs.
 #[derive(Debug)]
 pub(crate) enum Settings {
@@ -36,6 +39,8 @@ pub(crate) enum Settings {
     Diff(DiffSettings),
     Init(InitSettings),
     Cassettes(super::model::PruneSettings),
+    Hook(HookSettings),
+    Mcp(McpSettings),
 }
 
 /// The memory file and the profile it is read and scored under.
@@ -53,6 +58,8 @@ pub(crate) struct QuerySettings {
     pub json: bool,
     /// The columns text for people is laid out to ([`text_width`]).
     pub width: Option<usize>,
+    /// The folder of the caches (`None`: nothing is cached).
+    pub cache: Option<PathBuf>,
 }
 
 /// Where a file's text comes from.
@@ -192,6 +199,8 @@ pub(crate) struct DiffSettings {
 pub(crate) struct InitSettings {
     pub memory: PathBuf,
     pub force: bool,
+    /// Also install the Claude Code hook.
+    pub hook: bool,
 }
 
 /// The baseline path when neither a flag nor the configuration names one
@@ -203,9 +212,14 @@ pub(crate) const MAX_JOBS: usize = 1024;
 
 /// Resolves the command line against the configuration file.
 pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
+    let command = match cli.command {
+        // The hook fails open: it resolves its flags itself, when it runs.
+        Command::Hook(args) => return Ok(Settings::Hook(agent::hook(cli.config, args))),
+        command => command,
+    };
     let config = Config::discover(cli.config.as_deref())?;
     let colour = colour_stdout();
-    Ok(match cli.command {
+    Ok(match command {
         Command::Context(args) => Settings::Context(query(&config, args)?),
         Command::Explain(args) => Settings::Explain(query(&config, args)?),
         Command::Retrieve(args) => Settings::Retrieve(retrieve(&config, args)?),
@@ -217,6 +231,8 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
         Command::Cassettes(super::model::CassettesCommand::Prune(args)) => {
             Settings::Cassettes(super::model::prune_settings(&config, *args)?)
         }
+        Command::Mcp(args) => Settings::Mcp(agent::mcp(&config, args)?),
+        Command::Hook(_) => unreachable!("resolved above"),
     })
 }
 
@@ -248,6 +264,7 @@ fn query(config: &Config, args: QueryArgs) -> Result<QuerySettings, Error> {
         file: args.file,
         json: args.json,
         width: text_width(Stream::Stdout),
+        cache: agent::cache_dir().map(|c| index_dir(&c)),
     })
 }
 
@@ -420,7 +437,16 @@ fn init(args: InitArgs) -> Result<InitSettings, Error> {
                 .into(),
         )
     })?;
-    Ok(InitSettings { memory, force: args.force })
+    let hook = match args.hook {
+        None => false,
+        Some(super::args::HookAgent::Claude) => true,
+        Some(super::args::HookAgent::Gemini) => {
+            return Err(Error::Usage(
+                "init --hook installs the Claude Code hook only (--hook claude); docs/agents.md shows Gemini CLI's settings".into(),
+            ))
+        }
+    };
+    Ok(InitSettings { memory, force: args.force, hook })
 }
 
 /// The stream a command's text for people goes to.

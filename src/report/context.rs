@@ -6,7 +6,7 @@ agent's context block was built from, and the block itself.
 use serde::Serialize;
 
 use crate::profile::{Milli, Profile};
-use crate::retrieval::{Index, Retrieval};
+use crate::retrieval::Retrieval;
 
 #[derive(Serialize)]
 struct RetrievedJson<'a> {
@@ -27,24 +27,30 @@ struct ContextJson<'a> {
     context: &'a str,
 }
 
-/// The document for one query, with a final newline.
-pub fn json(index: &Index, task: &str, file: Option<&str>, retrieval: &Retrieval, block: &str) -> String {
+/// The document for one query, with a final newline; `shown` holds the id
+/// and title of each retrieved decision, in rank order.
+pub fn json(
+    profile: &Profile,
+    task: &str,
+    file: Option<&str>,
+    retrieval: &Retrieval,
+    shown: &[(&str, &str)],
+    block: &str,
+) -> String {
     let retrieved = retrieval
         .hits
         .iter()
+        .zip(shown)
         .enumerate()
-        .map(|(i, h)| {
-            let d = index.decision(h.pool);
-            RetrievedJson { rank: i + 1, id: &d.id, title: &d.title, score: h.score }
-        })
+        .map(|(i, (h, &(id, title)))| RetrievedJson { rank: i + 1, id, title, score: h.score })
         .collect();
     super::json::pretty(&ContextJson {
         schema: "mneme-gate.context/v1",
         task,
         file,
-        profile: index.profile(),
+        profile,
         retrieved,
-        note: retrieval.why_empty(index.profile()),
+        note: retrieval.why_empty(profile),
         context: block,
     })
 }

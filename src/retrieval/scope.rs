@@ -159,7 +159,7 @@ impl LiteralFilter {
     }
 
     /// False only when no path without the runs in order can match.
-    fn may_match(&self, path: &str) -> bool {
+    pub(super) fn may_match(&self, path: &str) -> bool {
         let Some(runs) = &self.runs else { return path.starts_with(&*self.prefix) };
         let Some((first, others)) = runs.split_first() else { return true };
         let Some(mut rest) = path.strip_prefix(&**first) else { return false };

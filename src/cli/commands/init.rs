@@ -18,6 +18,7 @@ use crate::retrieval::Index;
 
 const BASELINE: &str = settings::DEFAULT_BASELINE;
 const GITIGNORE: &str = ".gitignore";
+const CLAUDE_SETTINGS: &str = ".claude/settings.json";
 
 pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
     let memory_shown = display_path(&s.memory);
@@ -30,9 +31,11 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
         ("scenarios/starter.yaml", suite),
         (".github/workflows/mneme-gate.yml", crate::init::workflow()),
     ];
-    for path in files.iter().map(|(p, _)| *p).chain([BASELINE, GITIGNORE]) {
+    for path in files.iter().map(|(p, _)| *p).chain([BASELINE, GITIGNORE, CLAUDE_SETTINGS]) {
         refuse_link(Path::new(path))?;
     }
+    // Checked before anything is written: a settings file init cannot edit stops it.
+    let hook = if s.hook { Some(claude_hook()?) } else { None };
     let mut text = String::new();
     let mut wrote = 0;
     for (path, content) in &files {
@@ -65,6 +68,18 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
         wrote += 1;
         text.push_str(&line);
     }
+    let hook_written = matches!(hook, Some(Some(_)));
+    match hook {
+        Some(Some((verb, settings))) => {
+            output::file(Path::new(CLAUDE_SETTINGS), &settings)?;
+            wrote += 1;
+            let _ = writeln!(text, "{verb:<11} {CLAUDE_SETTINGS} (the Claude Code hook: `mneme-gate hook claude`)");
+        }
+        Some(None) => {
+            let _ = writeln!(text, "left alone  {CLAUDE_SETTINGS} (the Claude Code hook is there)");
+        }
+        None => {}
+    }
     if wrote == 0 {
         text.push_str("\nNothing written: every file exists. `mneme-gate init --force` regenerates them.\n");
         output::text(&text, false)?;
@@ -84,6 +99,13 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
          3. Re-pin with `mneme-gate baseline` after each reviewed change, and commit mneme-gate.yaml,\n   \
          scenarios/, reports/baseline.json, .github/workflows/mneme-gate.yml and .gitignore.\n"
     );
+    if hook_written {
+        let _ = writeln!(
+            text,
+            "4. Commit {CLAUDE_SETTINGS} too: Claude Code then adds the governing decisions to every prompt and edit\n   \
+             (mneme-gate must be on the PATH; see docs/agents.md)."
+        );
+    }
     output::text(&text, false)?;
     Ok(exit::OK)
 }
@@ -106,6 +128,28 @@ fn gitignore() -> Result<Option<String>, Error> {
     output::file_bytes(path, &bytes)?;
     let verb = if existing.is_some() { "updated" } else { "wrote" };
     Ok(Some(format!("{verb:<11} {GITIGNORE} (the generated reports; never the pinned baseline)\n")))
+}
+
+/// The Claude Code settings with the hook installed and what was done to
+/// them (`wrote`, `updated`), or `None` when the hook is there already.
+fn claude_hook() -> Result<Option<(&'static str, String)>, Error> {
+    let path = Path::new(CLAUDE_SETTINGS);
+    let existing = match crate::memory::read_regular(path, 1024 * 1024) {
+        Ok(bytes) => Some(String::from_utf8(bytes).map_err(|_| {
+            Error::Usage(format!("{CLAUDE_SETTINGS} is not UTF-8: init cannot add the hook to it"))
+        })?),
+        Err(crate::memory::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(_) => {
+            return Err(Error::Usage(format!(
+                "{CLAUDE_SETTINGS} cannot be read as a settings file (a regular file of at most 1 MiB): init cannot add the hook to it"
+            )))
+        }
+    };
+    let verb = if existing.is_some() { "updated" } else { "wrote" };
+    let settings = crate::hook::claude_settings::install(existing.as_deref()).map_err(|e| {
+        Error::Usage(format!("{CLAUDE_SETTINGS} {e}: fix it, or add the hook by hand (docs/agents.md)"))
+    })?;
+    Ok(settings.map(|text| (verb, text)))
 }
 
 /// `init` writes new files inside the repository: a symbolic link where one

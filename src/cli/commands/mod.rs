@@ -7,7 +7,9 @@ mod cassettes;
 mod context;
 mod diff;
 mod explain;
+mod hook;
 mod init;
+mod mcp;
 mod retrieve;
 mod run;
 mod validate;
@@ -27,5 +29,7 @@ pub(crate) fn execute(settings: Settings) -> Result<i32, Error> {
         Settings::Diff(s) => diff::execute(s),
         Settings::Init(s) => init::execute(s),
         Settings::Cassettes(s) => cassettes::execute(s),
+        Settings::Hook(s) => hook::execute(s),
+        Settings::Mcp(s) => mcp::execute(s),
     }
 }
