@@ -15,7 +15,7 @@ cd "$root"
 command -v jq >/dev/null || { echo "make_seeds.sh: jq is needed" >&2; exit 1; }
 
 rm -rf "$seeds"
-mkdir -p "$seeds"/{memory,native_suite,mneme_folder,baseline,config}
+mkdir -p "$seeds"/{memory,native_suite,mneme_folder,baseline,config,hook,compiled_index}
 
 # memory: project_memory.json files, both shapes, good and broken.
 cp tests/fixtures/memory/small.json "$seeds/memory/small.json"
@@ -123,6 +123,31 @@ gate:
     irrelevant_injection_rate: 0.25
     ungoverned_injection_rate: 0.125
 EOF
+
+# hook: what Claude Code and Gemini CLI write on a hook's standard input.
+printf '%s' '{"session_id":"s1","cwd":"/repo","hook_event_name":"UserPromptSubmit","prompt":"Add a refund endpoint"}' \
+  >"$seeds/hook/prompt.json"
+printf '%s' '{"session_id":"s1","cwd":"/repo","hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"/repo/services/payments/refunds.py","old_string":"a","new_string":"ledger.refund(order)"}}' \
+  >"$seeds/hook/edit.json"
+printf '%s' '{"session_id":"s1","cwd":"/repo","hook_event_name":"PreToolUse","tool_name":"MultiEdit","tool_input":{"file_path":"../outside.py","edits":[{"old_string":"x","new_string":"y"}]}}' \
+  >"$seeds/hook/multiedit.json"
+printf '%s' '{"session_id":"s2","cwd":"C:\\repo","hook_event_name":"PreToolUse","tool_name":"NotebookEdit","tool_input":{"notebook_path":"C:\\repo\\nb\\a.ipynb","new_source":"import pandas"}}' \
+  >"$seeds/hook/notebook.json"
+printf '%s' '{"session_id":"g","cwd":"/r","hook_event_name":"BeforeAgent","prompt":"migrate the database"}' >"$seeds/hook/gemini.json"
+printf '%s' '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}' >"$seeds/hook/ignored.json"
+
+# compiled_index: the directory of the bundled example's compiled index, as
+# `context` caches it (the header is docs/agents.md's "The cache").
+MNEME_GATE_CACHE_DIR="$tmp/cache" "$gate" context --memory fixtures/project_memory.json --profile default \
+  --task "refund a payment" >/dev/null
+python3 - "$tmp"/cache/index/*.idx "$seeds/compiled_index/bundled-example-directory" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+at = 8 + 4 + 32 + 32 + 1 + 56  # magic, format, settings, content, stamped, stamp
+length = struct.unpack("<Q", data[at:at + 8])[0]
+start = at + 24  # directory length, its XXH64, records length
+open(sys.argv[2], "wb").write(data[start:start + length])
+PY
 
 # Every input kept as a regression (tests/fixtures/fuzz/<target>-<what>) is
 # a seed of its target too, so each run replays it first.
