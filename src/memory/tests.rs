@@ -234,7 +234,7 @@ fn repeated_ids_stay_in_the_mneme_pool() {
     assert!(m.diagnostics[0].message.contains("keeps every copy"), "{:?}", m.diagnostics);
     let m = parse(text, Family::Default);
     assert_eq!(ids(&m), ["dupe_id", "other"]);
-    assert_eq!(m.excluded[0].reason, Exclusion::DuplicateId { kept_line: 2 });
+    assert_eq!(m.excluded[0].reason, Exclusion::DuplicateId { kept_line: 2, kept_file: None });
 }
 
 /// Rules as Mneme reads them: kept under `mneme`, every rule Mneme refuses

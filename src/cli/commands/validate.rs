@@ -15,6 +15,7 @@ pub(crate) fn execute(s: ValidateSettings) -> Result<i32, Error> {
             let (line, column) = memory.line_col(offset);
             memory.diagnostics.push(Diagnostic {
                 severity: Severity::Warning,
+                file: None,
                 line,
                 column,
                 record_id: Some(id),
