@@ -125,7 +125,11 @@ impl Source {
     pub fn label(&self) -> String {
         match self.kind {
             SourceKind::Json => self.path.display().to_string(),
-            kind => format!("{}:{}", kind.name(), walk::shown(&self.path)),
+            kind => {
+                let shown = walk::shown(&self.path);
+                let shown = if shown.len() > 1 { shown.trim_end_matches('/') } else { &shown };
+                format!("{}:{shown}", kind.name())
+            }
         }
     }
 }

@@ -20,7 +20,7 @@
 
 use std::path::Path;
 
-use super::front_matter::{self, FrontMatter};
+use super::front_matter;
 use super::markdown::{self, heading_words, Block, Kind};
 use super::{FileRecords, Proposed, Record, Source};
 
@@ -30,6 +30,14 @@ pub(crate) fn number(file_name: &str) -> Option<&str> {
     (end > 0).then(|| &file_name[..end])
 }
 
+/// Whether a file number is a date (`20200926`, log4brains): then it is
+/// not a sequence number, several ADRs share it, and the id is the whole
+/// file name, as log4brains identifies its ADRs.
+pub(crate) fn is_date(n: &str) -> bool {
+    let ok = |s: &str, lo: u32, hi: u32| s.parse::<u32>().is_ok_and(|v| (lo..=hi).contains(&v));
+    n.len() == 8 && ok(&n[..4], 1970, 2999) && ok(&n[4..6], 1, 12) && ok(&n[6..], 1, 31)
+}
+
 /// Maps one ADR file.
 pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileRecords {
     let mut out = FileRecords::default();
@@ -37,6 +45,7 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
     let stem = name.strip_suffix(".md").or_else(|| name.strip_suffix(".markdown")).unwrap_or(&name).to_string();
     let prefix = source.id_prefix.as_deref().unwrap_or("ADR-");
     let id = match number(&stem) {
+        Some(n) if is_date(n) => format!("{prefix}{stem}"),
         Some(n) => format!("{prefix}{n}"),
         None => format!("{prefix}{}", super::slug(&stem)),
     };
@@ -137,7 +146,8 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
             continue;
         }
         let w = words(under[i]);
-        let anti = under[i].is_some() && super::is_anti_heading(&w);
+        // The title says what the ADR is about, not what its bullets are.
+        let anti = under[i].is_some() && under[i] != title_heading && super::is_anti_heading(&w);
         match b.kind {
             Kind::Item { .. } if anti => anti_patterns.push(b.text.clone()),
             Kind::Item { .. } if is_decision(&w) => constraint.push(b.text.clone()),
@@ -173,7 +183,6 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
         forced_inactive,
         file: shown.to_string(),
     });
-    let _: &FrontMatter = fm;
     out
 }
 
@@ -217,6 +226,11 @@ pub(crate) fn read_status(text: &str, links: &[String]) -> (String, Option<Strin
 pub(crate) fn reference(text: &str, prefix: &str) -> String {
     let file = text.rsplit('/').next().unwrap_or(text);
     if let Some(n) = number(file) {
+        if is_date(n) {
+            let stem = file.split(['#', '?']).next().unwrap_or(file);
+            let stem = stem.strip_suffix(".md").unwrap_or(stem);
+            return format!("{prefix}{stem}");
+        }
         return format!("{prefix}{n}");
     }
     let digits: String =
@@ -305,7 +319,14 @@ mod tests {
         );
         assert_eq!(reference("0015-dns-infrastructure.md", "ADR-"), "ADR-0015");
         assert_eq!(reference("ADR-0123", "ADR-"), "ADR-0123");
-        assert_eq!(reference("20201016-use-the-adr-slug-as-its-unique-id", "ADR-"), "ADR-20201016");
+        assert_eq!(
+            reference("20201016-use-the-adr-slug-as-its-unique-id.md", "ADR-"),
+            "ADR-20201016-use-the-adr-slug-as-its-unique-id"
+        );
+        assert_eq!(reference("0012-x.md#top", "ADR-"), "ADR-0012");
+        assert!(is_date("20200926"));
+        assert!(!is_date("00000001"));
+        assert!(!is_date("0001"));
         assert_eq!(reference("the new one", "ADR-"), "the new one");
         assert_eq!(inline_status("Status: accepted"), Some("accepted"));
         assert_eq!(inline_status("Date: 2020"), None);

@@ -282,14 +282,24 @@ fn read(yaml: &str) -> Result<FrontMatter, Problem> {
     })
 }
 
-/// serde-saphyr's message, first line only, without its own place.
+/// serde-saphyr's message, first line only, without its own place (given
+/// apart, as a line of the file).
 fn yaml_words(e: &serde_saphyr::Error) -> String {
     let text = e.to_string();
-    let first = text.lines().next().unwrap_or("invalid YAML");
-    let first = match first.rfind(" at line ") {
-        Some(i) if first[i..].contains(", column ") => &first[..i],
-        _ => first,
-    };
+    let mut first = text.lines().next().unwrap_or("invalid YAML").trim();
+    if let Some(i) = first.rfind(" at line ") {
+        if first[i..].contains(", column ") {
+            first = &first[..i];
+        }
+    }
+    // `error: line 2 column 1: message`
+    if let Some(rest) = first.strip_prefix("error: line ") {
+        if let Some((place, message)) = rest.split_once(": ") {
+            if place.split(" column ").all(|n| n.trim().chars().all(|c| c.is_ascii_digit())) {
+                first = message;
+            }
+        }
+    }
     first.to_string()
 }
 
@@ -337,8 +347,11 @@ fn repair_line(line: &str) -> String {
     }
     let first = value.chars().next().unwrap_or(' ');
     let glob_key = matches!(key, "globs" | "applyTo" | "paths");
-    let alias = first == '*';
-    let brace_glob = glob_key && first == '{';
+    // `*` (an alias), and the indicators YAML reserves (`` ` `` and `@`).
+    let alias = matches!(first, '*' | '`' | '@');
+    // `{src,lib}/**` as a glob, and `[link](url) text` as text: a bracket
+    // that closes before the end of the value is not a flow collection.
+    let brace_glob = (glob_key && first == '{') || (matches!(first, '[' | '{') && closes_early(value));
     // A plain scalar (not quoted, not a flow collection, a block scalar, an
     // anchor, a tag or a comment) that holds `: ` (or ends with `:`).
     let plain = !matches!(first, '"' | '\'' | '[' | '{' | '|' | '>' | '&' | '!' | '#' | '*' | '%' | '@' | '`');
@@ -348,6 +361,30 @@ fn repair_line(line: &str) -> String {
         return format!("{}{}{cr}", &line[..value_at], quote(value));
     }
     format!("{line}{cr}")
+}
+
+/// Whether the bracket that opens `value` closes before its end (other
+/// than before a comment): then it is text, not a flow collection.
+fn closes_early(value: &str) -> bool {
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    for (i, c) in value.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '[' | '{') => depth += 1,
+            (None, ']' | '}') => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    let rest = value[i + 1..].trim_start();
+                    return !rest.is_empty() && !rest.starts_with('#');
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// A value as a single-quoted YAML string.
@@ -480,6 +517,10 @@ mod tests {
         assert_eq!(f.globs.map(|g| g.value), Some(Value::List(vec![Value::Text("**/*".into())])));
         assert_eq!(split_list(&f.apply_to.unwrap().value).unwrap(), ["**/*.ts", "**/*.tsx"]);
         assert_eq!(repair("globs: **/*.go # all Go\r"), "globs: '**/*.go # all Go'\r");
+        let f = front("---\ndescription: `code` first\ntitle: [Beefree SDK](https://x) rules\ntags: [a, b]\n---\n");
+        assert_eq!(f.description.map(|d| d.value), Some(Value::Text("`code` first".into())));
+        assert_eq!(f.title.map(|d| d.value), Some(Value::Text("[Beefree SDK](https://x) rules".into())));
+        assert_eq!(f.tags.map(|d| d.value), Some(Value::List(vec![Value::Text("a".into()), Value::Text("b".into())])));
         assert_eq!(repair("a: b\n- *x\nkey: \"q: r\""), "a: b\n- '*x'\nkey: \"q: r\"");
     }
 

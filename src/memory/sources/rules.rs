@@ -12,7 +12,9 @@
 //! | `CLAUDE.md` | one per top-level section | `claude/` + heading | the heading | none |
 //! | `.claude/rules/*.md` | one per top-level section | `claude/rules/` + path + `/` + heading | the heading | `paths` |
 //!
-//! A file without sections is one record (its id without the heading part).
+//! A file without sections is one record (its id without the heading part);
+//! so is the text before the first section of a file that has sections,
+//! under the file's title.
 //! In every record, bullets are constraints, and bullets that start with
 //! "don't", "do not", "never" or "avoid", or that sit under a heading that says
 //! what not to do (`Forbidden`, `Don'ts`, `Anti-patterns`, …), are
@@ -97,8 +99,8 @@ pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) ->
     let description = out.text_field(&fm.description, "description", &base);
     let fm_title = out.text_field(&fm.title, "title", &base);
 
-    let record = |id: String, title: String, line: usize, blocks: &[Block]| {
-        let (constraint, anti_patterns, content) = body(blocks);
+    let record = |id: String, title: String, line: usize, blocks: &[Block], anti: bool| {
+        let (constraint, anti_patterns, content) = body(blocks, anti);
         Record {
             id,
             title,
@@ -123,7 +125,7 @@ pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) ->
                 Role::CursorRule => fm_title.or(description).unwrap_or(stem),
                 _ => fm_title.or(description).or_else(|| first_heading.map(|i| blocks[i].text.clone())).unwrap_or(stem),
             };
-            out.records.push(record(base, title, 1, &blocks));
+            out.records.push(record(base, title, 1, &blocks, false));
         }
         // One record per top-level section.
         _ => {
@@ -133,7 +135,7 @@ pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) ->
             let Some(level) = level else {
                 let from = title_at.map_or(0, |i| i + 1);
                 if blocks[from..].iter().any(|b| b.heading_level().is_none()) {
-                    out.records.push(record(base, doc_title, doc_line, &blocks[from..]));
+                    out.records.push(record(base, doc_title, doc_line, &blocks[from..], false));
                 }
                 return out;
             };
@@ -143,11 +145,12 @@ pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) ->
                 .filter(|&(i, b)| Some(i) != title_at && b.heading_level() == Some(level))
                 .map(|(i, _)| i)
                 .collect();
-            // The preamble: only when it holds bullets.
+            // The text before the first section: a record of its own, under
+            // the document's title.
             let from = title_at.map_or(0, |i| i + 1);
             let preamble = &blocks[from..starts.first().copied().unwrap_or(blocks.len())];
-            if preamble.iter().any(|b| matches!(b.kind, Kind::Item { .. })) {
-                out.records.push(record(base.clone(), doc_title, doc_line, preamble));
+            if !preamble.is_empty() {
+                out.records.push(record(base.clone(), doc_title, doc_line, preamble, false));
             }
             let mut used = HashSet::new();
             for (n, &at) in starts.iter().enumerate() {
@@ -169,21 +172,27 @@ pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) ->
                     id = format!("{id}-{k}");
                     used.insert(id.clone());
                 }
-                out.records.push(record(id, blocks[at].text.clone(), blocks[at].line, section));
+                let anti = is_anti_heading(&markdown::heading_words(&blocks[at].text));
+                out.records.push(record(id, blocks[at].text.clone(), blocks[at].line, section, anti));
             }
         }
     }
     out
 }
 
-/// Constraints, anti-patterns and content of some blocks (see the module).
-fn body(blocks: &[Block]) -> (Vec<String>, Vec<String>, String) {
+/// Constraints, anti-patterns and content of some blocks (see the module);
+/// `anti_start`: the blocks are under a heading that says what not to do.
+/// A level-1 heading (a document's title) says what the file is about, not
+/// what its bullets are.
+fn body(blocks: &[Block], anti_start: bool) -> (Vec<String>, Vec<String>, String) {
     let (mut constraint, mut anti, mut content) = (Vec::new(), Vec::new(), Vec::new());
-    let mut anti_heading = false;
+    let mut anti_heading = anti_start;
     for b in blocks {
         match b.kind {
-            Kind::Heading(_) => {
-                anti_heading = is_anti_heading(&markdown::heading_words(&b.text));
+            Kind::Heading(level) => {
+                if level > 1 {
+                    anti_heading = is_anti_heading(&markdown::heading_words(&b.text));
+                }
                 content.push(b.text.clone());
             }
             Kind::Item { .. } if anti_heading || negative(&b.text) => anti.push(b.text.clone()),

@@ -7,7 +7,8 @@ fn specs_name_a_kind_or_a_json_file() {
     assert_eq!(Source::parse_spec(Path::new("m.json")), Source::new(SourceKind::Json, "m.json"));
     assert_eq!(Source::parse_spec(Path::new("C:/m.json")), Source::new(SourceKind::Json, "C:/m.json"));
     assert_eq!(Source::parse_spec(Path::new("json:a:b.json")), Source::new(SourceKind::Json, "a:b.json"));
-    assert_eq!(Source::new(SourceKind::Cursor, "./.cursor/rules/").label(), "cursor:.cursor/rules/");
+    assert_eq!(Source::new(SourceKind::Cursor, "./.cursor/rules/").label(), "cursor:.cursor/rules");
+    assert_eq!(Source::new(SourceKind::Claude, "/").label(), "claude:/");
     assert_eq!(slug("Run it — now!"), "run-it-now");
     assert_eq!(slug("¿?"), "section");
     assert!(slug(&"x".repeat(100)).len() <= 64);

@@ -78,12 +78,18 @@ pub(crate) struct Walk {
 
 /// A path as shown: `/` separators, without a leading `./`.
 pub(crate) fn shown(path: &Path) -> String {
-    let text = path.to_string_lossy().replace('\\', "/");
+    let mut text = path.to_string_lossy().replace('\\', "/");
+    while text.contains("/./") {
+        text = text.replace("/./", "/");
+    }
     let mut t = text.as_str();
     while let Some(rest) = t.strip_prefix("./") {
         t = rest;
     }
-    if t.is_empty() {
+    while let Some(rest) = t.strip_suffix("/.") {
+        t = rest;
+    }
+    if t.is_empty() || t == "." {
         ".".to_string()
     } else {
         t.to_string()
@@ -367,6 +373,8 @@ mod tests {
         assert_eq!(shown(Path::new("./.claude/rules/a.md")), ".claude/rules/a.md");
         assert_eq!(shown(Path::new("docs/adr/0001.md")), "docs/adr/0001.md");
         assert_eq!(shown(Path::new(".")), ".");
+        assert_eq!(shown(Path::new("conf/.")), "conf");
+        assert_eq!(shown(Path::new("./a/./b")), "a/b");
         assert!(written_inside(Path::new("docs/adr"), Path::new(".")));
         assert!(!written_inside(Path::new("../x"), Path::new(".")));
         assert!(!written_inside(Path::new("/etc"), Path::new(".")));
