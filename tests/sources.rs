@@ -26,19 +26,29 @@ fn fixture(kind: SourceKind, path: &str) -> Sources {
 /// anti-patterns.
 type Want<'a> = (&'a str, &'a str, Option<&'a str>, &'a [&'a str], usize, usize);
 
+/// A record as compared: [`Want`] with owned strings.
+type Got = (String, String, Option<String>, Vec<String>, usize, usize);
+
 /// Every record read from `sources` (in the pool or not), as [`Want`]s,
 /// against `want`.
 fn check(sources: &Sources, want: &[Want<'_>]) -> Memory {
     let read = sources::read(sources, Family::Default).unwrap();
     assert!(!read.memory.has_errors(), "{:#?}", read.memory.diagnostics);
-    let got: Vec<(String, String, Option<String>, Vec<String>, usize, usize)> = read
+    let got: Vec<Got> = read
         .records
         .iter()
         .map(|(_, d)| {
-            (d.id.clone(), d.title.clone(), d.status.clone(), d.paths.clone(), d.constraint.len(), d.anti_patterns.len())
+            (
+                d.id.clone(),
+                d.title.clone(),
+                d.status.clone(),
+                d.paths.clone(),
+                d.constraint.len(),
+                d.anti_patterns.len(),
+            )
         })
         .collect();
-    let want: Vec<(String, String, Option<String>, Vec<String>, usize, usize)> = want
+    let want: Vec<Got> = want
         .iter()
         .map(|(id, title, status, scope, c, a)| {
             (
@@ -59,10 +69,7 @@ fn check(sources: &Sources, want: &[Want<'_>]) -> Memory {
 }
 
 fn ids(memory: &Memory) -> (Vec<&str>, Vec<&str>) {
-    (
-        memory.pool.iter().map(|d| d.id.as_str()).collect(),
-        memory.excluded.iter().map(|d| d.id.as_str()).collect(),
-    )
+    (memory.pool.iter().map(|d| d.id.as_str()).collect(), memory.excluded.iter().map(|d| d.id.as_str()).collect())
 }
 
 /// Nygard / adr-tools ADRs of GOV.UK's AWS platform: `Superseded by`,
@@ -97,8 +104,13 @@ fn nygard_adrs_of_govuk_aws() {
     assert_eq!(ex.line, 1);
     let adr10 = memory.pool.iter().find(|d| d.id == "ADR-0010").unwrap();
     assert_eq!(adr10.constraint[0], "The data directory contains a subdirectory per Terraform project, to store variable values that can be customised per environment.");
-    assert_eq!(adr10.constraint[5], "Those to deploy common infrastructure will have a `govuk` prefix (e.g. networking, DNS zones)");
-    assert!(adr10.content.starts_with("We should have a consistent directory structure for Terraform from the beginning."));
+    assert_eq!(
+        adr10.constraint[5],
+        "Those to deploy common infrastructure will have a `govuk` prefix (e.g. networking, DNS zones)"
+    );
+    assert!(adr10
+        .content
+        .starts_with("We should have a consistent directory structure for Terraform from the beginning."));
 
     // `proposed: inactive` keeps Pending and Proposed ADRs out.
     let mut strict = sources.clone();
@@ -151,7 +163,14 @@ fn madr_2_adrs_of_log4brains() {
                 0,
             ),
             ("ADR-20200927-avoid-default-exports", "Avoid default exports", Some("accepted"), none, 0, 0),
-            ("ADR-20201016-use-the-adr-slug-as-its-unique-id", "Use the ADR slug as its unique ID", Some("accepted"), none, 4, 0),
+            (
+                "ADR-20201016-use-the-adr-slug-as-its-unique-id",
+                "Use the ADR slug as its unique ID",
+                Some("accepted"),
+                none,
+                4,
+                0,
+            ),
             (
                 "ADR-20201026-the-core-api-is-responsible-for-enhancing-the-adr-markdown-body-with-mdx",
                 "The core API is responsible for enhancing the ADR markdown body with MDX",
@@ -293,7 +312,16 @@ fn cursor_rules_of_awesome_cursorrules() {
     );
     let go = memory.pool.iter().find(|d| d.id == "cursor/go").unwrap();
     assert_eq!(go.constraint[0], "Always handle errors — never assign to _");
-    assert_eq!(go.anti_patterns, ["No _ to ignore errors", "No init() for business logic", "No global mutable state", "No interface{} where generics work", "No goroutines without termination condition"]);
+    assert_eq!(
+        go.anti_patterns,
+        [
+            "No _ to ignore errors",
+            "No init() for business logic",
+            "No global mutable state",
+            "No interface{} where generics work",
+            "No goroutines without termination condition"
+        ]
+    );
 }
 
 /// Copilot `*.instructions.md` (`applyTo` quoted, comma-separated, `**`,
@@ -489,8 +517,12 @@ fn a_broken_front_matter_is_an_error_at_its_line() {
     assert!((3..=5).contains(&p.line), "{p:?}");
     assert!(p.message.starts_with("the front matter is not valid YAML"), "{p:?}");
     assert_eq!(decisions[0].constraint, ["wrap errors"]);
-    let (_, problems) =
-        sources::parse_file(SourceKind::Cursor, "x.mdc", "---\nglobs:\n  a: 1\nalwaysApply: maybe\n---\n", Family::Default);
+    let (_, problems) = sources::parse_file(
+        SourceKind::Cursor,
+        "x.mdc",
+        "---\nglobs:\n  a: 1\nalwaysApply: maybe\n---\n",
+        Family::Default,
+    );
     let lines: Vec<(usize, &str)> = problems.iter().map(|p| (p.line, p.message.as_str())).collect();
     assert_eq!(
         lines,
@@ -644,10 +676,15 @@ fn context_and_retrieve_agree_on_sources() {
     let out = expect(run(dir.path(), &["context", "--task", task, "--file", file, "--json"]), 0, "context");
     let c: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let context_ids: Vec<&str> = c["retrieved"].as_array().unwrap().iter().map(|d| d["id"].as_str().unwrap()).collect();
-    std::fs::write(dir.path().join("q.jsonl"), format!("{{\"id\": \"q\", \"task\": \"{task}\", \"file\": \"{file}\"}}\n")).unwrap();
+    std::fs::write(
+        dir.path().join("q.jsonl"),
+        format!("{{\"id\": \"q\", \"task\": \"{task}\", \"file\": \"{file}\"}}\n"),
+    )
+    .unwrap();
     let out = expect(run(dir.path(), &["retrieve", "--queries", "q.jsonl"]), 0, "retrieve");
     let r: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
-    let retrieve_ids: Vec<&str> = r["retrieved"].as_array().unwrap().iter().map(|d| d["id"].as_str().unwrap()).collect();
+    let retrieve_ids: Vec<&str> =
+        r["retrieved"].as_array().unwrap().iter().map(|d| d["id"].as_str().unwrap()).collect();
     assert_eq!(context_ids, retrieve_ids);
     assert_eq!(context_ids[0], "cursor/go");
 }
@@ -680,7 +717,11 @@ fn validate_reports_a_broken_front_matter_at_its_line() {
     );
     // The commands that retrieve refuse the sources, saying where.
     let out = expect(run(dir.path(), &["run"]), 2, "run refuses");
-    assert!(out.stderr.contains("the decision sources (adr:docs/adr, cursor:.cursor/rules) have 1 error(s):"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("the decision sources (adr:docs/adr, cursor:.cursor/rules) have 1 error(s):"),
+        "{}",
+        out.stderr
+    );
     assert!(out.stderr.contains(".cursor/rules/broken.mdc:3:1: error:"), "{}", out.stderr);
 }
 
@@ -768,7 +809,13 @@ mod property {
     fn adr() -> impl Strategy<Value = String> {
         (
             words(),
-            prop_oneof![Just("Accepted"), Just("Proposed"), Just("Superseded by [2. X](0002-x.md)"), Just("Deprecated"), Just("Weird")],
+            prop_oneof![
+                Just("Accepted"),
+                Just("Proposed"),
+                Just("Superseded by [2. X](0002-x.md)"),
+                Just("Deprecated"),
+                Just("Weird")
+            ],
             proptest::collection::vec(words(), 0..4),
             proptest::collection::vec(words(), 0..3),
             any::<bool>(),
@@ -778,7 +825,9 @@ mod property {
                 if front {
                     t.push_str(&format!("---\nstatus: {status}\ntags: [a, b]\n---\n"));
                 }
-                t.push_str(&format!("# 1. {title}\n\n## Status\n\n{status}\n\n## Context\n\n{title}\n\n## Decision\n\n"));
+                t.push_str(&format!(
+                    "# 1. {title}\n\n## Status\n\n{status}\n\n## Context\n\n{title}\n\n## Decision\n\n"
+                ));
                 for b in &bullets {
                     t.push_str(&format!("- {b}\n"));
                 }
@@ -800,7 +849,8 @@ mod property {
             proptest::collection::vec((words(), any::<bool>()), 0..5),
         )
             .prop_map(|(description, globs, always, bullets)| {
-                let mut t = format!("---\ndescription: {description}\nglobs: {globs}\nalwaysApply: {always}\n---\n# Rule\n\n");
+                let mut t =
+                    format!("---\ndescription: {description}\nglobs: {globs}\nalwaysApply: {always}\n---\n# Rule\n\n");
                 for (b, sub) in &bullets {
                     if *sub {
                         t.push_str(&format!("\n## {b}\n\n"));
@@ -875,10 +925,19 @@ fn links_out_of_a_source_special_files_and_large_files_are_refused() {
     std::fs::write(adr.join("0004-large.md"), "x".repeat(1024 * 1024 + 1)).unwrap();
     let out = expect(run(dir.path(), &["validate", "--memory", "adr:docs/adr"]), 2, "validate");
     let text = out.stdout;
-    assert!(text.contains("docs/adr/0002-link.md:1:1: error: a symbolic link that leads out of the source folder"), "{text}");
-    assert!(text.contains("docs/adr/linked-folder:1:1: warning: a symbolic link to a folder is not followed: skipped"), "{text}");
+    assert!(
+        text.contains("docs/adr/0002-link.md:1:1: error: a symbolic link that leads out of the source folder"),
+        "{text}"
+    );
+    assert!(
+        text.contains("docs/adr/linked-folder:1:1: warning: a symbolic link to a folder is not followed: skipped"),
+        "{text}"
+    );
     if made {
-        assert!(text.contains("docs/adr/0003-pipe.md:1:1: warning: a named pipe (FIFO), not a regular file: skipped"), "{text}");
+        assert!(
+            text.contains("docs/adr/0003-pipe.md:1:1: warning: a named pipe (FIFO), not a regular file: skipped"),
+            "{text}"
+        );
     }
     assert!(text.contains("docs/adr/0004-large.md:1:1: error: the file is larger than 1 MiB"), "{text}");
     assert!(!text.contains("Secret"), "{text}");
@@ -887,7 +946,13 @@ fn links_out_of_a_source_special_files_and_large_files_are_refused() {
     // A source folder that is itself a link out of the repository.
     std::os::unix::fs::symlink(outside.path(), dir.path().join("rules")).unwrap();
     let out = expect(run(dir.path(), &["validate", "--memory", "claude:rules"]), 2, "a linked source");
-    assert!(out.stderr.contains("cannot read the decision source claude:rules: rules leads out of the repository through a symbolic link"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "cannot read the decision source claude:rules: rules leads out of the repository through a symbolic link"
+        ),
+        "{}",
+        out.stderr
+    );
     let out = expect(run(dir.path(), &["validate", "--memory", "adr:missing"]), 2, "a missing source");
     assert!(out.stderr.contains("cannot read the decision source adr:missing: cannot read missing:"), "{}", out.stderr);
 }

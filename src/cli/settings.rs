@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use globset::GlobMatcher;
 
 use super::args::{
-    AnnotationKind, BaselineArgs, Cli, Command, DiffArgs, ImportArgs, InitArgs, MemoryArgs, PinArgs, ProfileName, QueryArgs,
-    RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
+    AnnotationKind, BaselineArgs, Cli, Command, DiffArgs, ImportArgs, InitArgs, MemoryArgs, PinArgs, ProfileName,
+    QueryArgs, RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
 };
 use crate::config::Config;
 use crate::error::Error;

@@ -118,9 +118,9 @@ impl<'de> Visitor<'de> for EntryVisitor {
         let mut proposed = None;
         while let Some(key) = map.next_key::<String>()? {
             if let Some(k) = SourceKind::parse(&key) {
-                let path: String = map.next_value().map_err(|_: A::Error| {
-                    de::Error::custom(format!("`{key}` takes a path (a folder or a file)"))
-                })?;
+                let path: String = map
+                    .next_value()
+                    .map_err(|_: A::Error| de::Error::custom(format!("`{key}` takes a path (a folder or a file)")))?;
                 if let Some((first, _)) = &kind {
                     return Err(de::Error::custom(format!(
                         "a source has one kind; `{}` and `{key}` are two: write them as two list elements",
@@ -195,7 +195,10 @@ mod tests {
         // Flags win, each `KIND:PATH` or a JSON file, relative to the working folder.
         let flags = [PathBuf::from("adr:x"), PathBuf::from("y.json")];
         let s = c.memory_sources(&flags).unwrap();
-        assert_eq!((s.list[0].kind, s.list[1].kind, s.root.as_path()), (SourceKind::Adr, SourceKind::Json, Path::new(".")));
+        assert_eq!(
+            (s.list[0].kind, s.list[1].kind, s.root.as_path()),
+            (SourceKind::Adr, SourceKind::Json, Path::new("."))
+        );
     }
 
     #[test]

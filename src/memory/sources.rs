@@ -385,9 +385,13 @@ fn resolve_superseding(records: &mut [Record], prefix: &str) {
     }
 }
 
-/// A record as a canonical decision under `family`, and its glob problems
-/// (line, message).
-fn decision(r: Record, family: Family) -> (Decision, Vec<(usize, String)>, bool) {
+/// A record to admit to the pool: the decision, its glob problems (line,
+/// message), and whether its source's options keep it out whatever its
+/// status says.
+type Admission = (Decision, Vec<(usize, String)>, bool);
+
+/// A record as a canonical decision under `family`, with its glob problems.
+fn decision(r: Record, family: Family) -> Admission {
     let mut globs = Vec::new();
     let mut paths = Vec::new();
     let mut errors = Vec::new();
@@ -400,7 +404,9 @@ fn decision(r: Record, family: Family) -> (Decision, Vec<(usize, String)>, bool)
                     globs.push(g);
                     paths.push(pattern);
                 }
-                Err(msg) => errors.push((r.globs_line, format!("invalid scope glob {}: {msg}", glob::quoted(&pattern)))),
+                Err(msg) => {
+                    errors.push((r.globs_line, format!("invalid scope glob {}: {msg}", glob::quoted(&pattern))))
+                }
             }
         }
     }
@@ -476,8 +482,7 @@ pub fn read(sources: &Sources, family: Family) -> Result<Read, MemoryError> {
                 }
                 memory.diagnostics.extend(diagnostics);
                 memory.records += records.len();
-                let batch: Vec<(Decision, Vec<(usize, String)>, bool)> =
-                    records.into_iter().map(|r| decision(r, family)).collect();
+                let batch: Vec<Admission> = records.into_iter().map(|r| decision(r, family)).collect();
                 all.extend(batch.iter().map(|(d, _, _)| (source.kind, d.clone())));
                 admit.batch(&mut memory, batch, true);
             }
@@ -506,7 +511,7 @@ impl Admit {
     /// Admits the records of one source: `within`, whether two records of
     /// the batch with one id are duplicates (a JSON file's were settled by
     /// its own pool).
-    fn batch(&mut self, memory: &mut Memory, batch: Vec<(Decision, Vec<(usize, String)>, bool)>, within: bool) {
+    fn batch(&mut self, memory: &mut Memory, batch: Vec<Admission>, within: bool) {
         let family = memory.family;
         let mut added: Vec<(String, Origin)> = Vec::new();
         for (d, glob_errors, forced) in batch {
@@ -576,7 +581,14 @@ impl Admit {
 }
 
 fn diag(severity: Severity, at: &Origin, id: Option<&str>, message: String) -> Diagnostic {
-    Diagnostic { severity, file: Some(at.file.clone()), line: at.line, column: 1, record_id: id.map(str::to_string), message }
+    Diagnostic {
+        severity,
+        file: Some(at.file.clone()),
+        line: at.line,
+        column: 1,
+        record_id: id.map(str::to_string),
+        message,
+    }
 }
 
 /// The decisions of one Markdown file of a source of `kind` named `name`,

@@ -359,7 +359,9 @@ impl Loader<'_> {
                             paths.push(pattern);
                             globs.push(glob);
                         }
-                        Err(msg) => glob_errors.push((offset, format!("invalid scope glob {}: {msg}", quoted(&pattern)))),
+                        Err(msg) => {
+                            glob_errors.push((offset, format!("invalid scope glob {}: {msg}", quoted(&pattern))))
+                        }
                     }
                 }
             }

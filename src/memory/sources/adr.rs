@@ -102,10 +102,8 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
             .collect();
         // adr-tools rewrites the status line itself; a later "Superseded by"
         // line wins over an earlier one all the same.
-        let pick = in_section
-            .iter()
-            .find(|b| b.text.to_lowercase().starts_with("superseded"))
-            .or_else(|| in_section.first());
+        let pick =
+            in_section.iter().find(|b| b.text.to_lowercase().starts_with("superseded")).or_else(|| in_section.first());
         status_text = pick.map(|b| (b.text.clone(), b.links.clone()));
     }
     if status_text.is_none() {
@@ -129,15 +127,18 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
     let superseded_by = superseded_by.map(|r| reference(&r, prefix));
 
     // Sections.
-    let is_context = |w: &str| {
-        w.starts_with("context") || w.contains("problem statement") || w == "background" || w == "motivation"
-    };
+    let is_context =
+        |w: &str| w.starts_with("context") || w.contains("problem statement") || w == "background" || w == "motivation";
     let is_decision = |w: &str| {
         matches!(w, "decision" | "decisions" | "the decision" | "decision outcome" | "decision record")
             || w.starts_with("decision outcome")
     };
-    let has_sections =
-        blocks.iter().any(|b| b.heading_level().is_some() && { let w = heading_words(&b.text); is_context(&w) || is_decision(&w) });
+    let has_sections = blocks.iter().any(|b| {
+        b.heading_level().is_some() && {
+            let w = heading_words(&b.text);
+            is_context(&w) || is_decision(&w)
+        }
+    });
     let mut content = Vec::new();
     let mut constraint = Vec::new();
     let mut anti_patterns = Vec::new();
@@ -151,7 +152,9 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
         match b.kind {
             Kind::Item { .. } if anti => anti_patterns.push(b.text.clone()),
             Kind::Item { .. } if is_decision(&w) => constraint.push(b.text.clone()),
-            Kind::Text | Kind::Row if has_sections && (is_context(&w) || is_decision(&w)) => content.push(b.text.clone()),
+            Kind::Text | Kind::Row if has_sections && (is_context(&w) || is_decision(&w)) => {
+                content.push(b.text.clone())
+            }
             Kind::Text | Kind::Row if !has_sections && w != "status" && inline_status(&b.text).is_none() => {
                 content.push(b.text.clone())
             }
@@ -233,8 +236,7 @@ pub(crate) fn reference(text: &str, prefix: &str) -> String {
         }
         return format!("{prefix}{n}");
     }
-    let digits: String =
-        text.chars().skip_while(|c| !c.is_ascii_digit()).take_while(|c| c.is_ascii_digit()).collect();
+    let digits: String = text.chars().skip_while(|c| !c.is_ascii_digit()).take_while(|c| c.is_ascii_digit()).collect();
     if !digits.is_empty() {
         return format!("{prefix}{digits}");
     }
@@ -258,7 +260,9 @@ pub(crate) fn strip_number(title: &str) -> String {
     let after = &rest[digits..];
     let after_sep = after.trim_start_matches(']').trim_start();
     let stripped = match after_sep.chars().next() {
-        Some('.' | ':' | ')' | '-' | '–' | '—') => after_sep[after_sep.chars().next().map_or(0, char::len_utf8)..].trim_start(),
+        Some('.' | ':' | ')' | '-' | '–' | '—') => {
+            after_sep[after_sep.chars().next().map_or(0, char::len_utf8)..].trim_start()
+        }
         Some(_) if after.starts_with(char::is_whitespace) || after.starts_with(']') => after_sep,
         _ => return t.to_string(),
     };

@@ -177,7 +177,12 @@ const MAX_FRONT_MATTER_BYTES: usize = 64 * 1024;
 /// front matter. A file without front matter is all body.
 pub(crate) fn split(text: &str) -> Split<'_> {
     let bom = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
-    let whole = |problem: Option<Problem>| Split { front: FrontMatter::default(), problem, body_start: bom, body: &text[bom..] };
+    let whole = |problem: Option<Problem>| Split {
+        front: FrontMatter::default(),
+        problem,
+        body_start: bom,
+        body: &text[bom..],
+    };
     let rest = &text[bom..];
     let Some(first_end) = line_end(rest, 0) else { return whole(None) };
     if rest[..first_end].trim_end() != "---" {
@@ -203,7 +208,12 @@ pub(crate) fn split(text: &str) -> Split<'_> {
             message: "the front matter opened here (`---`) is never closed: end it with a line `---`".into(),
         };
         let body_at = next_line(rest, first_end);
-        return Split { front: FrontMatter::default(), problem: Some(problem), body_start: bom + body_at, body: &rest[body_at..] };
+        return Split {
+            front: FrontMatter::default(),
+            problem: Some(problem),
+            body_start: bom + body_at,
+            body: &rest[body_at..],
+        };
     };
     let yaml = &rest[next_line(rest, first_end)..yaml_end];
     let (front, problem) = match read(yaml) {
@@ -249,22 +259,27 @@ fn read(yaml: &str) -> Result<FrontMatter, Problem> {
         let loc = e.location();
         let line = loc.map(|l| l.line() as usize).filter(|&l| l > 0).unwrap_or(1);
         let column = loc.map(|l| l.column() as usize).filter(|&c| c > 0).unwrap_or(1);
-        Problem { line: FIRST_LINE + line - 1, column, message: format!("the front matter is not valid YAML: {}", yaml_words(&e)) }
+        Problem {
+            line: FIRST_LINE + line - 1,
+            column,
+            message: format!("the front matter is not valid YAML: {}", yaml_words(&e)),
+        }
     })?;
     if !matches!(keys.value, Value::Map | Value::Null) {
         return Err(Problem {
             line: FIRST_LINE + (keys.referenced.line() as usize).max(1) - 1,
             column: 1,
-            message: format!(
-                "the front matter must be `key: value` lines, found {}",
-                keys.value.type_name()
-            ),
+            message: format!("the front matter must be `key: value` lines, found {}", keys.value.type_name()),
         });
     }
     let keys: Keys = serde_saphyr::from_str(&repaired).map_err(|e| {
         let loc = e.location();
         let line = loc.map(|l| l.line() as usize).filter(|&l| l > 0).unwrap_or(1);
-        Problem { line: FIRST_LINE + line - 1, column: 1, message: format!("the front matter cannot be read: {}", yaml_words(&e)) }
+        Problem {
+            line: FIRST_LINE + line - 1,
+            column: 1,
+            message: format!("the front matter cannot be read: {}", yaml_words(&e)),
+        }
     })?;
     let field = |v: Option<Spanned<Value>>| {
         v.map(|s| Field { value: s.value, line: FIRST_LINE + (s.referenced.line() as usize).max(1) - 1 })

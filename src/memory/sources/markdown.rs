@@ -125,7 +125,8 @@ pub(crate) fn blocks(body: &str, body_start: usize, line_starts: &[usize]) -> Ve
             }
             Event::End(TagEnd::TableRow | TagEnd::TableHead) => {
                 if let Some((line, cells)) = row_cells.take() {
-                    let text = cells.iter().map(|c| squash(c)).filter(|c| !c.is_empty()).collect::<Vec<_>>().join(" | ");
+                    let text =
+                        cells.iter().map(|c| squash(c)).filter(|c| !c.is_empty()).collect::<Vec<_>>().join(" | ");
                     if !text.is_empty() {
                         out.push(Block { kind: Kind::Row, text, line, links: std::mem::take(&mut links) });
                     }

@@ -69,7 +69,12 @@ pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) ->
                 Some(f) => match front_matter::boolean(&f.value) {
                     Ok(b) => b.unwrap_or(false),
                     Err(found) => {
-                        out.error(f.line, 1, Some(&base), format!("`alwaysApply` must be true or false, found {found}"));
+                        out.error(
+                            f.line,
+                            1,
+                            Some(&base),
+                            format!("`alwaysApply` must be true or false, found {found}"),
+                        );
                         false
                     }
                 },
@@ -130,7 +135,8 @@ pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) ->
         // One record per top-level section.
         _ => {
             let (title_at, level) = section_level(&blocks);
-            let doc_title = fm_title.or(description).or_else(|| title_at.map(|i| blocks[i].text.clone())).unwrap_or(stem);
+            let doc_title =
+                fm_title.or(description).or_else(|| title_at.map(|i| blocks[i].text.clone())).unwrap_or(stem);
             let doc_line = title_at.map_or(1, |i| blocks[i].line);
             let Some(level) = level else {
                 let from = title_at.map_or(0, |i| i + 1);
@@ -240,13 +246,10 @@ mod tests {
     #[test]
     fn globs_are_read_as_the_tools_read_them() {
         let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(scope_globs(v(&["*.ts", "src/**/*.rs", "./a/b", "/c/**", "Dockerfile"])), [
-            "**/*.ts",
-            "src/**/*.rs",
-            "a/b",
-            "c/**",
-            "**/Dockerfile"
-        ]);
+        assert_eq!(
+            scope_globs(v(&["*.ts", "src/**/*.rs", "./a/b", "/c/**", "Dockerfile"])),
+            ["**/*.ts", "src/**/*.rs", "a/b", "c/**", "**/Dockerfile"]
+        );
         assert!(scope_globs(v(&["src/**", "**"])).is_empty());
         assert!(scope_globs(v(&["**/*"])).is_empty());
         assert!(scope_globs(v(&["*"])).is_empty());

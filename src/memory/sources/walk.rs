@@ -148,7 +148,13 @@ pub(crate) fn find(source: &Source, root: &Path) -> Result<Walk, String> {
             let instructions = base.join("instructions");
             let keep = |name: &str| name.ends_with(".instructions.md").then_some(Role::CopilotInstructions);
             if repository.is_file() {
-                push_file(&repository, PathBuf::from("copilot-instructions.md"), Role::CopilotRepository, &canonical, &mut walk);
+                push_file(
+                    &repository,
+                    PathBuf::from("copilot-instructions.md"),
+                    Role::CopilotRepository,
+                    &canonical,
+                    &mut walk,
+                );
             }
             if instructions.is_dir() {
                 walk_under(&instructions, &canonical, &mut walk, &keep);
@@ -286,7 +292,11 @@ fn walk_under(dir: &Path, root: &Path, walk: &mut Walk, keep: &dyn Fn(&str) -> O
                 c.display()
             ),
         }),
-        Err(e) => walk.problems.push(WalkProblem { shown: shown(dir), error: false, message: format!("cannot be read ({e}): skipped") }),
+        Err(e) => walk.problems.push(WalkProblem {
+            shown: shown(dir),
+            error: false,
+            message: format!("cannot be read ({e}): skipped"),
+        }),
     }
 }
 
@@ -322,7 +332,8 @@ fn walk_from(
         let text = name.to_string_lossy().into_owned();
         let path = dir.join(&name);
         let rel_path = rel.join(&name);
-        let is_dir = if file_type.is_symlink() { fs::metadata(&path).is_ok_and(|m| m.is_dir()) } else { file_type.is_dir() };
+        let is_dir =
+            if file_type.is_symlink() { fs::metadata(&path).is_ok_and(|m| m.is_dir()) } else { file_type.is_dir() };
         if is_dir {
             if text.starts_with('.') || text == "node_modules" {
                 continue;
@@ -363,7 +374,9 @@ mod tests {
         for yes in ["0001-use-postgres.md", "20200926-use-x.md", "12-x.markdown", "0001_x.md"] {
             assert!(adr_file(yes), "{yes}");
         }
-        for no in ["README.md", "index.md", "template.md", "0000-template.md", "adr-template.md", "notes.md", "0001.png"] {
+        for no in
+            ["README.md", "index.md", "template.md", "0000-template.md", "adr-template.md", "notes.md", "0001.png"]
+        {
             assert!(!adr_file(no), "{no}");
         }
     }
