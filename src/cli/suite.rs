@@ -28,7 +28,7 @@ pub(crate) struct SuiteRun {
 /// Loads the memory under the settings' profile; warnings go to standard
 /// error.
 pub(crate) fn load_memory(settings: &MemorySettings) -> Result<Memory, Error> {
-    let memory = Memory::load(&settings.path, settings.profile.family)?;
+    let memory = Memory::load_sources(&settings.sources, settings.profile.family)?;
     for w in memory.warnings() {
         output::note(&w.render(&memory.path));
     }
@@ -40,7 +40,7 @@ pub(crate) fn load_memory(settings: &MemorySettings) -> Result<Memory, Error> {
 pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Error> {
     let started = Instant::now();
     let memory = load_memory(&settings.memory)?;
-    let memory_path = &settings.memory.path;
+    let memory_path = &settings.memory.label();
     // Hashed as loaded (type-checked and capped), not read a second time.
     let memory_bytes = memory.text().as_bytes().to_vec();
 
