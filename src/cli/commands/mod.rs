@@ -10,6 +10,7 @@ mod explain;
 mod hook;
 mod init;
 mod mcp;
+mod merge;
 mod retrieve;
 mod run;
 mod validate;
@@ -25,6 +26,7 @@ pub(crate) fn execute(settings: Settings) -> Result<i32, Error> {
         Settings::Retrieve(s) => retrieve::execute(s),
         Settings::Validate(s) => validate::execute(s),
         Settings::Run(s) => run::execute(*s),
+        Settings::Merge(s) => merge::execute(*s),
         Settings::Baseline(s) => baseline::execute(s),
         Settings::Diff(s) => diff::execute(s),
         Settings::Init(s) => init::execute(s),
