@@ -15,7 +15,7 @@ cd "$root"
 command -v jq >/dev/null || { echo "make_seeds.sh: jq is needed" >&2; exit 1; }
 
 rm -rf "$seeds"
-mkdir -p "$seeds"/{memory,native_suite,mneme_folder,baseline,config,hook,compiled_index,markdown_source}
+mkdir -p "$seeds"/{memory,native_suite,mneme_folder,baseline,config,hook,compiled_index,markdown_source,partial}
 
 # memory: project_memory.json files, both shapes, good and broken.
 cp tests/fixtures/memory/small.json "$seeds/memory/small.json"
@@ -89,6 +89,18 @@ cut "$tmp/broken.json" '["fail-governed-hard", "malformed-invalid-json", "weak-r
   >"$seeds/baseline/broken-verdicts.json"
 cut reports/baseline.json "$(jq -c '[.scenarios[0, 5].id]' reports/baseline.json)" -c >"$seeds/baseline/example.json"
 printf '{"schema": "mneme-gate.report/v2"}\n' >"$seeds/baseline/future-schema.json"
+
+# partial: the partial reports of `run --partition K/N` on the small example suites, compact.
+for k in 1 2 3; do
+  (cd "$tmp" && "$gate" run "${conformance[@]}" --partition "$k/3" --json "part-$k.json" >/dev/null 2>&1)
+  jq -c . "$tmp/part-$k.json" | sed "s#$root/##g; s#$tmp/##g" >"$seeds/partial/mneme-conformance-$k-of-3.json"
+done
+for k in 2 8; do
+  (cd "$tmp" && "$gate" run --memory "$root/tests/fixtures/suites/broken/project_memory.json" \
+    --scenarios "$root/tests/fixtures/suites/broken" --quiet --partition "$k/8" --json "broken-$k.json" >/dev/null 2>&1)
+  jq -c . "$tmp/broken-$k.json" | sed "s#$root/##g; s#$tmp/##g" >"$seeds/partial/broken-$k-of-8.json"
+done
+printf '{"schema": "mneme-gate.partial/v2"}\n' >"$seeds/partial/future-schema.json"
 
 # config: mneme-gate.yaml files, one with a list of decision sources, and one that sets every key.
 cp mneme-gate.yaml "$seeds/config/example.yaml"

@@ -16,6 +16,7 @@ use crate::git::GitError;
 use crate::memory::MemoryError;
 use crate::model::ModelError;
 use crate::report::annotations::escape_data;
+use crate::report::partition::PartitionError;
 use crate::scenarios::SuiteError;
 
 /// Exit codes, as documented in `docs/exit-codes.md`.
@@ -42,6 +43,9 @@ pub enum Error {
     /// The baseline (or a saved report) cannot be used.
     #[error(transparent)]
     Baseline(#[from] BaselineError),
+    /// Partial reports (`merge`) that cannot be read or do not make a run.
+    #[error(transparent)]
+    Partition(#[from] PartitionError),
     /// The baseline was made with another k, profile or metric definitions.
     #[error("the baseline {path} is not comparable with this run:{}\nre-pin it with `mneme-gate baseline` (a reviewed change), or compare anyway with --allow-incompatible-baseline", Lines(differences))]
     IncompatibleBaseline { path: String, differences: Vec<String> },
@@ -85,6 +89,7 @@ impl Error {
             | Error::Memory(_)
             | Error::Suite(_)
             | Error::Baseline(_)
+            | Error::Partition(_)
             | Error::IncompatibleBaseline { .. }
             | Error::Input { .. }
             | Error::Read { .. } => exit::INPUT,

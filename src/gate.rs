@@ -10,6 +10,7 @@ baseline stage.
 
 use serde::{Deserialize, Serialize};
 
+use crate::metrics::{ScenarioMetrics, SuiteMetrics};
 use crate::run::RunResult;
 use crate::verdict::Verdict;
 
@@ -152,25 +153,62 @@ impl GateSettings {
     }
 }
 
+/// What the absolute rules read of one scenario: a run's scenario, or one
+/// carried through a partial report (`merge`).
+#[derive(Debug, Clone, Copy)]
+pub struct Judged<'a> {
+    pub id: &'a str,
+    pub metrics: &'a ScenarioMetrics,
+    pub verdict: Verdict,
+    /// The verdict's explanation as judged (its triggers not yet cut to an
+    /// excerpt, as the report cuts them).
+    pub explanation: &'a str,
+    pub governed_violations: usize,
+}
+
+impl<'a> Judged<'a> {
+    /// A scenario of a run.
+    pub fn of(s: &'a crate::run::ScenarioRun) -> Judged<'a> {
+        Judged {
+            id: &s.scenario.id,
+            metrics: &s.metrics,
+            verdict: s.verdict.verdict,
+            explanation: &s.verdict.explanation,
+            governed_violations: s.verdict.governed_violations,
+        }
+    }
+}
+
 /// The absolute rules of the default gate, each in `fail` mode unless
 /// `mode_of` says otherwise.
 pub fn absolute_rules(run: &RunResult, settings: &GateSettings) -> Vec<RuleOutcome> {
+    let scenarios: Vec<Judged<'_>> = run.scenarios.iter().map(Judged::of).collect();
+    absolute_rules_of(run.k, &run.summary, &scenarios, settings)
+}
+
+/// [`absolute_rules`] of scenarios given in suite order, with the suite's
+/// figures: what `merge` evaluates on the partitions of a run.
+pub fn absolute_rules_of(
+    k: usize,
+    summary: &SuiteMetrics,
+    scenarios: &[Judged<'_>],
+    settings: &GateSettings,
+) -> Vec<RuleOutcome> {
     let mode_of = |rule: &str| settings.mode(rule);
     let mut out = Vec::new();
-    let k = run.k;
 
     let mut details = Vec::new();
     let mut missing = Vec::new();
-    for s in &run.scenarios {
+    for s in scenarios {
         if let Some(r) = s.metrics.recall_at_k {
             if r < 1.0 {
                 details.push(format!(
                     "{}: recall@{k} {} (missing {})",
-                    s.scenario.id,
+                    s.id,
                     fmt_ratio(s.metrics.hits, s.metrics.expected_count),
                     s.metrics.missed.join(", ")
                 ));
-                missing.push(s.scenario.id.as_str());
+                missing.push(s.id);
             }
         }
     }
@@ -189,24 +227,18 @@ pub fn absolute_rules(run: &RunResult, settings: &GateSettings) -> Vec<RuleOutco
     ));
 
     for (rule, verdict) in [("weak_retrieval", Verdict::WeakRetrieval), ("malformed", Verdict::Malformed)] {
-        let (message, details) = verdict_lines(run, verdict);
+        let (message, details) = verdict_lines(scenarios, verdict);
         out.push(outcome(rule, format!("no scenario is {verdict}"), mode_of(rule), message, details));
     }
 
-    let summary = &run.summary;
-    let (failing, _) = verdict_lines(run, Verdict::Fail);
+    let (failing, _) = verdict_lines(scenarios, Verdict::Fail);
     // Not the explanations: they quote the answers' triggers, which only
     // the report cuts to an excerpt (and each FAIL has a line of its own).
     let details = if summary.layer2_evaluated && summary.pass_rate < 1.0 {
-        run.scenarios
+        scenarios
             .iter()
-            .filter(|s| s.verdict.verdict == Verdict::Fail)
-            .map(|s| {
-                format!(
-                    "{}: FAIL, {} violation(s) in the governed answer",
-                    s.scenario.id, s.verdict.governed_violations
-                )
-            })
+            .filter(|s| s.verdict == Verdict::Fail)
+            .map(|s| format!("{}: FAIL, {} violation(s) in the governed answer", s.id, s.governed_violations))
             .collect()
     } else {
         Vec::new()
@@ -222,7 +254,7 @@ pub fn absolute_rules(run: &RunResult, settings: &GateSettings) -> Vec<RuleOutco
     // Benign scenarios (profile `mneme`): blocking benign content fails like
     // a missed violation, as in Mneme's benchmark.
     if summary.benign.is_some() {
-        let (message, details) = verdict_lines(run, Verdict::FalsePositive);
+        let (message, details) = verdict_lines(scenarios, Verdict::FalsePositive);
         out.push(outcome(
             "false_positive",
             "no benign scenario is FALSE_POSITIVE".into(),
@@ -237,15 +269,10 @@ pub fn absolute_rules(run: &RunResult, settings: &GateSettings) -> Vec<RuleOutco
 /// How many scenarios have `verdict`, with the first few ids
 /// (`2 scenarios are FAIL: a, b`), and one line per scenario with its
 /// explanation.
-fn verdict_lines(run: &RunResult, verdict: Verdict) -> (String, Vec<String>) {
-    let ids: Vec<&str> =
-        run.scenarios.iter().filter(|s| s.verdict.verdict == verdict).map(|s| s.scenario.id.as_str()).collect();
-    let details = run
-        .scenarios
-        .iter()
-        .filter(|s| s.verdict.verdict == verdict)
-        .map(|s| format!("{}: {}", s.scenario.id, s.verdict.explanation))
-        .collect();
+fn verdict_lines(scenarios: &[Judged<'_>], verdict: Verdict) -> (String, Vec<String>) {
+    let ids: Vec<&str> = scenarios.iter().filter(|s| s.verdict == verdict).map(|s| s.id).collect();
+    let details =
+        scenarios.iter().filter(|s| s.verdict == verdict).map(|s| format!("{}: {}", s.id, s.explanation)).collect();
     let is = if ids.len() == 1 { "is" } else { "are" };
     (format!("{} {is} {verdict}: {}", count(ids.len(), "scenario", "scenarios"), some_ids(&ids)), details)
 }

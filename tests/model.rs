@@ -665,3 +665,45 @@ fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+#[test]
+fn partitions_of_a_run_with_a_model_merge_to_the_single_run() {
+    let stub = Stub::start();
+    let dir = project(&stub, "  prices: {input_per_million: 2.0, output_per_million: 8.0}\n");
+    let d = dir.path();
+    *stub.state.bad_governed.lock().unwrap() = Some(2);
+    let reports = |prefix: &str| {
+        ["--json", "--junit", "--markdown"]
+            .iter()
+            .zip(["json", "xml", "md"])
+            .flat_map(|(flag, ext)| [flag.to_string(), format!("{prefix}.{ext}")])
+            .collect::<Vec<String>>()
+    };
+    let mut args = vec!["run".to_string(), "--responses".into(), "record".into(), "--repeat".into(), "2".into()];
+    args.extend(reports("single"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let single = run(d, &args);
+    drop(stub);
+    for n in 1..=4 {
+        let mut parts = Vec::new();
+        for k in 1..=n {
+            let (slice, part) = (format!("{k}/{n}"), format!("part-{k}-of-{n}.json"));
+            expect(run(d, &["run", "--repeat", "2", "--partition", &slice, "--json", &part]), 0);
+            parts.push(part);
+        }
+        let mut args: Vec<String> = ["merge".to_string()].into_iter().chain(parts).collect();
+        args.extend(reports(&format!("merged-{n}")));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let merged = run(d, &args);
+        assert_eq!(merged.code, single.code, "N={n}: {}", merged.stderr);
+        assert_eq!(merged.stdout, single.stdout, "N={n}");
+        for ext in ["json", "xml", "md"] {
+            let want = std::fs::read(d.join(format!("single.{ext}"))).unwrap();
+            let got = std::fs::read(d.join(format!("merged-{n}.{ext}"))).unwrap();
+            assert!(want == got, "N={n}: the {ext} report differs from the single run's");
+        }
+    }
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(d.join("single.json")).unwrap()).unwrap();
+    assert_eq!(report["model"]["requests"], 12);
+    assert!(report["model"]["estimated_cost"]["total"].as_f64().unwrap() > 0.0);
+}

@@ -43,6 +43,8 @@ pub(crate) enum Command {
     Import(ImportArgs),
     /// Run the suite: retrieval and verdicts for every scenario, metrics, reports, and the gate.
     Run(Box<RunArgs>),
+    /// Merge the partial reports of `run --partition K/N` into the reports, gate and exit code of a single run.
+    Merge(Box<MergeArgs>),
     /// Run the suite and pin the result as the baseline (atomically).
     Baseline(PinArgs),
     /// Compare two saved JSON reports the way `run` compares with its baseline.
@@ -168,10 +170,52 @@ pub(crate) struct RunArgs {
     /// junit-report) to this file (pass "$GITHUB_OUTPUT").
     #[arg(long, value_name = "FILE")]
     pub github_output: Option<PathBuf>,
+    /// Run only partition K of N (scenarios by a hash of their id) and write its partial report to --json;
+    /// `mneme-gate merge` turns the N partial reports into the reports and gate of a single run.
+    #[arg(long, value_name = "K/N")]
+    pub partition: Option<String>,
     #[command(flatten)]
     pub baseline: BaselineArgs,
     #[command(flatten)]
     pub model: super::model::ModelArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct MergeArgs {
+    /// The partial reports of every partition of one run (`run --partition K/N --json FILE`), in any order.
+    #[arg(value_name = "PART.json", required = true)]
+    pub parts: Vec<PathBuf>,
+    /// The memory file, for --memory-ref only (default: `memory` from the configuration, else the one the
+    /// partitions ran on); it must be the file the partitions ran on.
+    #[arg(long, value_name = "FILE")]
+    pub memory: Option<PathBuf>,
+    /// Write the JSON report (schema mneme-gate.report/v1); `-` for standard output.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write JUnit XML.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write the Markdown summary (for a pull request or $GITHUB_STEP_SUMMARY).
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Write the ranking as a TREC run file (`qid Q0 docid rank score mneme-gate`).
+    #[arg(long, value_name = "FILE")]
+    pub trec_run: Option<PathBuf>,
+    /// Write the expected ids as TREC qrels (`qid 0 docid 1`).
+    #[arg(long, value_name = "FILE")]
+    pub trec_qrels: Option<PathBuf>,
+    /// Print only the summary, a line on the comparison with the baseline, and the gate.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Annotations for CI: `github` prints ::error/::warning workflow commands pointing at each failing
+    /// scenario's line (default when GITHUB_ACTIONS=true), `off` prints none.
+    #[arg(long, value_name = "KIND")]
+    pub annotations: Option<AnnotationKind>,
+    /// Append GitHub Actions step outputs (as `run` does) to this file (pass "$GITHUB_OUTPUT").
+    #[arg(long, value_name = "FILE")]
+    pub github_output: Option<PathBuf>,
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
 }
 
 /// How `run` finds and treats the baseline.

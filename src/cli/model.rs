@@ -150,6 +150,22 @@ impl ModelStage {
     pub(crate) fn attach(&self, report: &mut Report) {
         crate::report::model::attach(report, &self.plan, &self.resolved, &self.settings, &self.verdicts);
     }
+
+    /// The distinct requests and the tokens of each (zero for one that was
+    /// not resolved), for a partition's partial report: `merge` counts the
+    /// requests and tokens of the whole run from them.
+    pub(crate) fn requests(&self) -> std::collections::BTreeMap<String, [u64; 2]> {
+        self.plan
+            .requests
+            .keys()
+            .map(|key| {
+                let tokens = self.resolved.cassettes.get(key).map_or([0, 0], |c| {
+                    [c.exchange.usage.prompt_tokens.unwrap_or(0), c.exchange.usage.completion_tokens.unwrap_or(0)]
+                });
+                (key.clone(), tokens)
+            })
+            .collect()
+    }
 }
 
 /// Runs the suite, with the model stage when a model is configured and

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use globset::GlobMatcher;
 
 use super::args::{
-    AnnotationKind, BaselineArgs, Cli, Command, DiffArgs, ImportArgs, InitArgs, MemoryArgs, PinArgs, ProfileName,
-    QueryArgs, RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
+    AnnotationKind, BaselineArgs, Cli, Command, DiffArgs, ImportArgs, InitArgs, MemoryArgs, MergeArgs, PinArgs,
+    ProfileName, QueryArgs, RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
 };
 use crate::config::Config;
 use crate::error::Error;
@@ -23,6 +23,7 @@ use crate::memory::Sources;
 use crate::profile::{Family, Profile};
 use crate::report::layout;
 use crate::report::markdown::Links;
+use crate::report::partition::Slice;
 use crate::scenarios::SuiteLimits;
 
 mod agent;
@@ -37,6 +38,7 @@ pub(crate) enum Settings {
     Validate(ValidateSettings),
     Import(ImportSettings),
     Run(Box<RunSettings>),
+    Merge(Box<MergeSettings>),
     Baseline(PinSettings),
     Diff(DiffSettings),
     Init(InitSettings),
@@ -146,6 +148,8 @@ pub(crate) struct SuiteSettings {
     pub limits: SuiteLimits,
     /// The model stage (`model:`), when a model is configured.
     pub model: Option<crate::model::Settings>,
+    /// Only this partition of the selected scenarios (`run --partition`).
+    pub partition: Option<Slice>,
 }
 
 /// The report files of `run`, each optional.
@@ -200,6 +204,17 @@ pub(crate) struct RunSettings {
     pub width: Option<usize>,
 }
 
+/// `merge`: the partial reports, and what `run` does once its report is
+/// built. The suite settings of `run` are filled in from the partial
+/// reports (the memory file and profile, for `--memory-ref`; the filter).
+#[derive(Debug)]
+pub(crate) struct MergeSettings {
+    pub parts: Vec<PathBuf>,
+    /// `--memory`, else the configuration's (`None`: the one the partitions ran on).
+    pub memory: Option<PathBuf>,
+    pub run: RunSettings,
+}
+
 #[derive(Debug)]
 pub(crate) struct PinSettings {
     pub suite: SuiteSettings,
@@ -252,6 +267,7 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
         Command::Validate(args) => Settings::Validate(validate(&config, args)?),
         Command::Import(args) => Settings::Import(import(&config, args)?),
         Command::Run(args) => Settings::Run(Box::new(run(&config, *args, colour)?)),
+        Command::Merge(args) => Settings::Merge(Box::new(merge(&config, *args, colour)?)),
         Command::Baseline(args) => Settings::Baseline(pin(&config, args, colour)?),
         Command::Diff(args) => Settings::Diff(diff(&config, args, colour)?),
         Command::Init(args) => Settings::Init(init(args)?),
@@ -343,7 +359,16 @@ pub(crate) fn suite(config: &Config, args: &SuiteArgs, filter: &[String]) -> Res
         matchers.push(glob.compile_matcher());
     }
     let model = config.model_settings(&crate::config::ModelFlags::default())?;
-    Ok(SuiteSettings { memory, roots, jobs, filter: matchers, gate, limits: config.suite_limits()?, model })
+    Ok(SuiteSettings {
+        memory,
+        roots,
+        jobs,
+        filter: matchers,
+        gate,
+        limits: config.suite_limits()?,
+        model,
+        partition: None,
+    })
 }
 
 /// The configured baseline path, if any.
@@ -375,13 +400,19 @@ fn baseline_plan(config: &Config, args: &BaselineArgs) -> Option<BaselinePlan> {
 
 /// At most one report may go to standard output.
 fn reports(args: &RunArgs) -> Result<Reports, Error> {
+    reports_of([&args.json, &args.junit, &args.markdown, &args.trec_run, &args.trec_qrels])
+}
+
+/// The reports of `run` or `merge`: JSON, JUnit, Markdown, TREC run and qrels.
+fn reports_of(paths: [&Option<PathBuf>; 5]) -> Result<Reports, Error> {
     let of = |p: &Option<PathBuf>| p.as_deref().map(Destination::of);
+    let [json, junit, markdown, trec_run, trec_qrels] = paths;
     let reports = Reports {
-        json: of(&args.json),
-        junit: of(&args.junit),
-        markdown: of(&args.markdown),
-        trec_run: of(&args.trec_run),
-        trec_qrels: of(&args.trec_qrels),
+        json: of(json),
+        junit: of(junit),
+        markdown: of(markdown),
+        trec_run: of(trec_run),
+        trec_qrels: of(trec_qrels),
     };
     let on_stdout = [&reports.json, &reports.junit, &reports.markdown, &reports.trec_run, &reports.trec_qrels]
         .iter()
@@ -397,6 +428,10 @@ fn run(config: &Config, args: RunArgs, colour: bool) -> Result<RunSettings, Erro
     let mut suite = suite(config, &args.suite, &args.filter)?;
     suite.model = config.model_settings(&args.model.flags())?;
     let reports = reports(&args)?;
+    if let Some(text) = &args.partition {
+        suite.partition = Some(Slice::parse(text).map_err(Error::Usage)?);
+        partition_flags(&args)?;
+    }
     let annotations = match args.annotations {
         Some(AnnotationKind::Github) => true,
         Some(AnnotationKind::Off) => false,
@@ -404,9 +439,11 @@ fn run(config: &Config, args: RunArgs, colour: bool) -> Result<RunSettings, Erro
     };
     let colour = colour && !reports.to_stdout();
     let width = text_width(if reports.to_stdout() { Stream::Stderr } else { Stream::Stdout });
+    let baseline = if suite.partition.is_some() { None } else { baseline_plan(config, &args.baseline) };
+    let annotations = annotations && suite.partition.is_none();
     Ok(RunSettings {
         suite,
-        baseline: baseline_plan(config, &args.baseline),
+        baseline,
         memory_ref: args.baseline.memory_ref,
         reports,
         quiet: args.quiet,
@@ -418,6 +455,76 @@ fn run(config: &Config, args: RunArgs, colour: bool) -> Result<RunSettings, Erro
         links: github_links(|name| std::env::var(name).ok(), std::env::current_dir().ok().as_deref()),
         width,
     })
+}
+
+/// `run --partition` writes the partial report (`--json`) and nothing that
+/// needs the whole run: the other reports, the baseline comparison and the
+/// step outputs are `merge`'s.
+fn partition_flags(args: &RunArgs) -> Result<(), Error> {
+    if args.json.is_none() {
+        return Err(Error::Usage(
+            "--partition writes the partition's partial report: pass --json FILE (then `mneme-gate merge` the partial reports)"
+                .into(),
+        ));
+    }
+    let b = &args.baseline;
+    let whole_run = [
+        ("--junit", args.junit.is_some()),
+        ("--markdown", args.markdown.is_some()),
+        ("--trec-run", args.trec_run.is_some()),
+        ("--trec-qrels", args.trec_qrels.is_some()),
+        ("--timings", args.timings),
+        ("--annotations github", args.annotations == Some(AnnotationKind::Github)),
+        ("--github-output", args.github_output.is_some()),
+        ("--baseline", b.baseline.is_some()),
+        ("--baseline-ref", b.baseline_ref.is_some()),
+        ("--allow-incompatible-baseline", b.allow_incompatible_baseline),
+        ("--memory-ref", b.memory_ref.is_some()),
+    ];
+    match whole_run.iter().find(|(_, given)| *given) {
+        Some((flag, _)) => Err(Error::Usage(format!(
+            "{flag} is about the whole run, not one partition: give it to `mneme-gate merge`, which writes the reports and decides the gate"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// `merge`: the reports and the gate as `run` has them; the suite's
+/// settings come from the partial reports when they are read.
+fn merge(config: &Config, args: MergeArgs, colour: bool) -> Result<MergeSettings, Error> {
+    let reports = reports_of([&args.json, &args.junit, &args.markdown, &args.trec_run, &args.trec_qrels])?;
+    let annotations = match args.annotations {
+        Some(AnnotationKind::Github) => true,
+        Some(AnnotationKind::Off) => false,
+        None => std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"),
+    };
+    let colour = colour && !reports.to_stdout();
+    let width = text_width(if reports.to_stdout() { Stream::Stderr } else { Stream::Stdout });
+    let suite = SuiteSettings {
+        memory: MemorySettings { sources: Sources::json(PathBuf::new()), profile: Profile::named(Family::Default) },
+        roots: Vec::new(),
+        jobs: None,
+        filter: Vec::new(),
+        gate: config.gate_settings()?,
+        limits: config.suite_limits()?,
+        model: None,
+        partition: None,
+    };
+    let run = RunSettings {
+        suite,
+        baseline: baseline_plan(config, &args.baseline),
+        memory_ref: args.baseline.memory_ref,
+        reports,
+        quiet: args.quiet,
+        timings: false,
+        annotations,
+        github_output: args.github_output,
+        git: !std::env::var("MNEME_GATE_GIT").is_ok_and(|v| v == "off"),
+        colour,
+        links: github_links(|name| std::env::var(name).ok(), std::env::current_dir().ok().as_deref()),
+        width,
+    };
+    Ok(MergeSettings { parts: args.parts, memory: config.memory_path(args.memory.as_deref()), run })
 }
 
 /// In a GitHub Actions job (`GITHUB_ACTIONS=true`), the Markdown summary

@@ -12,6 +12,9 @@ use super::settings::{MemorySettings, SuiteSettings};
 use crate::error::Error;
 use crate::gate::{absolute_rules, GateOutcome};
 use crate::memory::Memory;
+use std::collections::{BTreeMap, HashMap};
+
+use crate::report::partition::{Partial, Slice, Whole};
 use crate::report::{Report, ReportInputs};
 use crate::retrieval::Index;
 use crate::run::RunOptions;
@@ -23,6 +26,26 @@ pub(crate) struct SuiteRun {
     pub index: Index,
     pub loaded: Duration,
     pub ran: Duration,
+    /// What the partial report needs besides the report, when the suite ran
+    /// one partition (`--partition`).
+    pub partition: Option<PartitionRun>,
+}
+
+/// One partition of a suite, run: what its partial report needs besides the
+/// report ([`PartitionRun::partial`]).
+pub(crate) struct PartitionRun {
+    slice: Slice,
+    whole: Whole,
+    positions: HashMap<String, usize>,
+    explanations: HashMap<String, String>,
+    requests: BTreeMap<String, [u64; 2]>,
+}
+
+impl PartitionRun {
+    /// The partial report of the partition whose report this is.
+    pub(crate) fn partial(self, report: Report) -> Partial {
+        Partial::new(report, self.slice, self.whole, &self.positions, &self.explanations, self.requests)
+    }
 }
 
 /// Loads the memory under the settings' profile; warnings go to standard
@@ -62,6 +85,25 @@ pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Err
         }
     }
 
+    // One partition: the whole selection is hashed and each scenario's
+    // place in it kept before the others are dropped.
+    let whole = settings.partition.map(|slice| {
+        let filter = settings.filter.iter().map(|m| m.glob().glob().to_string()).collect();
+        let whole = Whole::of(scenarios.iter().map(|s| s.id.as_str()), filter);
+        let fingerprint = crate::report::suite_fingerprint(&settings.roots, scenarios.iter());
+        let mut positions = HashMap::new();
+        let mut position = 0;
+        scenarios.retain(|s| {
+            position += 1;
+            let keep = slice.contains(&s.id);
+            if keep {
+                positions.insert(s.id.clone(), position - 1);
+            }
+            keep
+        });
+        (slice, whole, fingerprint, positions)
+    });
+
     let profile = &settings.memory.profile;
     let index = Index::build(memory, profile.clone());
     let loaded = started.elapsed();
@@ -80,6 +122,12 @@ pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Err
     let ran = started.elapsed() - loaded;
 
     let gate = GateOutcome::new(absolute_rules(&run, &settings.gate));
+    // The explanations as judged, which the report may cut (a partition's
+    // gate is decided by `merge`, which quotes them whole).
+    let explanations: HashMap<String, String> = match whole {
+        Some(_) => run.scenarios.iter().map(|s| (s.scenario.id.clone(), s.verdict.explanation.clone())).collect(),
+        None => Default::default(),
+    };
     let mut report = Report::build(
         run,
         gate,
@@ -95,7 +143,12 @@ pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Err
     if let Some(model) = &model {
         model.attach(&mut report);
     }
-    Ok(SuiteRun { report, index, loaded, ran })
+    let partition = whole.map(|(slice, whole, fingerprint, positions)| {
+        report.fingerprint.suite = fingerprint;
+        let requests = model.as_ref().map(|m| m.requests()).unwrap_or_default();
+        PartitionRun { slice, whole, positions, explanations, requests }
+    });
+    Ok(SuiteRun { report, index, loaded, ran, partition })
 }
 
 /// The pool the suite files are parsed on (the run builds its own with the

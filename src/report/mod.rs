@@ -23,6 +23,7 @@ pub mod junit;
 pub mod layout;
 pub mod markdown;
 pub mod model;
+pub mod partition;
 pub mod terminal;
 pub mod trec;
 pub mod validate;
@@ -444,7 +445,7 @@ fn scenario_report(run: ScenarioRun) -> ScenarioReport {
 }
 
 /// The files a suite read, hashed in sorted path order.
-fn suite_fingerprint<'a>(roots: &[PathBuf], scenarios: impl Iterator<Item = &'a Scenario>) -> SuiteFingerprint {
+pub fn suite_fingerprint<'a>(roots: &[PathBuf], scenarios: impl Iterator<Item = &'a Scenario>) -> SuiteFingerprint {
     let mut files: Vec<PathBuf> = Vec::new();
     for s in scenarios {
         files.push(s.source.clone());

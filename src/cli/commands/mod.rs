@@ -11,6 +11,7 @@ mod hook;
 mod import;
 mod init;
 mod mcp;
+mod merge;
 mod retrieve;
 mod run;
 mod validate;
@@ -27,6 +28,7 @@ pub(crate) fn execute(settings: Settings) -> Result<i32, Error> {
         Settings::Validate(s) => validate::execute(s),
         Settings::Import(s) => import::execute(s),
         Settings::Run(s) => run::execute(*s),
+        Settings::Merge(s) => merge::execute(*s),
         Settings::Baseline(s) => baseline::execute(s),
         Settings::Diff(s) => diff::execute(s),
         Settings::Init(s) => init::execute(s),

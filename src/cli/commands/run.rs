@@ -2,22 +2,42 @@
 //! baseline when there is one.
 
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::baseline::{self, AtRevision, Comparison};
 use crate::cli::output;
 use crate::cli::settings::{BaselinePlan, Destination, RunSettings};
 use crate::cli::suite::{self, SuiteRun};
-use crate::describe::defuse_lines;
+use crate::describe::{defuse_lines, printable};
 use crate::error::{exit, Error};
 use crate::gate::{GateOutcome, GateSettings};
 use crate::git::{GitError, Repo};
 use crate::memory::Memory;
+use crate::report::partition::{self, Partial};
 use crate::report::{self, display_path, Report};
+use crate::retrieval::Index;
 
 pub(crate) fn execute(s: RunSettings) -> Result<i32, Error> {
     let started = Instant::now();
-    let SuiteRun { mut report, index, loaded, ran } = suite::run(&s.suite, s.quiet)?;
+    let SuiteRun { report, index, loaded, ran, partition } = suite::run(&s.suite, s.quiet)?;
+    if let Some(partition) = partition {
+        return write_partial(&s, partition.partial(report));
+    }
+    conclude(&s, report, Some(&index), started, Some((loaded, ran)))
+}
+
+/// What `run` and `merge` do once the report of the suite is built: the git
+/// commit, the comparison with the baseline, the memory diff, the gate, the
+/// reports, the step outputs and the terminal report. `index` is the
+/// memory the suite ran on (needed for `--memory-ref` only); `phases` the
+/// load and run durations, for `--timings`.
+pub(crate) fn conclude(
+    s: &RunSettings,
+    mut report: Report,
+    index: Option<&Index>,
+    started: Instant,
+    phases: Option<(Duration, Duration)>,
+) -> Result<i32, Error> {
     // Why there is no repository matters only to the flags that need one.
     let found = match (s.git, std::env::current_dir()) {
         (true, Ok(dir)) => Some(Repo::require(&dir)),
@@ -49,6 +69,7 @@ pub(crate) fn execute(s: RunSettings) -> Result<i32, Error> {
             }
             None => Vec::new(),
         };
+        let index = index.ok_or_else(|| Error::Infrastructure("--memory-ref: the memory was not loaded".into()))?;
         report.memory_diff = Some(baseline::memory_diff(rev, &old, index.decisions(), index.excluded()));
     }
     if let Some((mut comparison, baseline)) = compared {
@@ -60,15 +81,15 @@ pub(crate) fn execute(s: RunSettings) -> Result<i32, Error> {
     }
     report.gate = GateOutcome::new(rules);
 
-    if s.timings {
+    if let (true, Some((loaded, ran))) = (s.timings, phases) {
         let ms = |d: std::time::Duration| (d.as_secs_f64() * 1e6).round() / 1e3;
         report.timings =
             Some(report::Timings { load_ms: ms(loaded), run_ms: ms(ran), total_ms: ms(started.elapsed()) });
     }
 
-    write_reports(&s, &report)?;
+    write_reports(s, &report)?;
     if let Some(path) = &s.github_output {
-        append_github_outputs(path, &report, &s)?;
+        append_github_outputs(path, &report, s)?;
     }
     let mut text = String::new();
     if s.annotations {
@@ -80,6 +101,33 @@ pub(crate) fn execute(s: RunSettings) -> Result<i32, Error> {
     text.push_str(&defuse_lines(&report::model::terminal(&report), false));
     output::terminal(&text, s.reports.to_stdout())?;
     Ok(if report.gate.passed { exit::OK } else { exit::GATE_FAILED })
+}
+
+/// `run --partition`: writes the partial report and says what it holds; the
+/// gate is decided by `merge` (exit 0 once the partial report is written).
+fn write_partial(s: &RunSettings, partial: Partial) -> Result<i32, Error> {
+    let Some(destination) = &s.reports.json else {
+        return Err(Error::Usage("--partition needs --json FILE".into()));
+    };
+    output::report(destination, &partition::render(&partial), output::Kind::Json)?;
+    let m = &partial.report.summary;
+    let written = destination.file().map_or("standard output".to_string(), display_path);
+    let benign = m.benign.map_or(String::new(), |b| format!(", {} benign", b.total));
+    let text = format!(
+        "partition {}: {} of the suite's {} scenario(s) ({} PASS, {} FAIL, {} WEAK, {} WEAK_RETRIEVAL, {} MALFORMED{benign}), \
+         partial report written to {}\nthe gate is decided by `mneme-gate merge` of every partition's partial report\n",
+        partial.partition,
+        partial.scenarios.len(),
+        partial.suite.scenarios,
+        m.pass,
+        m.fail,
+        m.weak,
+        m.weak_retrieval,
+        m.malformed,
+        printable(&written)
+    );
+    output::terminal(&defuse_lines(&text, false), s.reports.to_stdout())?;
+    Ok(exit::OK)
 }
 
 /// The repository, or why there is none (not a repository, or one git
