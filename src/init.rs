@@ -350,14 +350,14 @@ mod tests {
         let labels = |v: Vec<Source>| v.iter().map(Source::label).collect::<Vec<_>>();
         assert_eq!(
             labels(detect_sources(root, Some(Path::new("project_memory.json")))),
-            ["project_memory.json", "adr:docs/adr/", "cursor:.cursor/rules/", "copilot:.github/", "claude:."]
+            ["project_memory.json", "adr:docs/adr", "cursor:.cursor/rules", "copilot:.github", "claude:."]
         );
         // adr-tools' `.adr-dir` names the folder.
         std::fs::create_dir_all(root.join("doc/arch")).unwrap();
         std::fs::write(root.join("doc/arch/0001-a.md"), "# 1. A\n").unwrap();
         std::fs::write(root.join(".adr-dir"), "doc/arch\n").unwrap();
         std::fs::write(root.join(".cursorrules"), "- be brief\n").unwrap();
-        assert_eq!(labels(detect_sources(root, None))[..2], ["adr:doc/arch/", "cursor:."]);
+        assert_eq!(labels(detect_sources(root, None))[..2], ["adr:doc/arch", "cursor:."]);
         let text = config_text(&detect_sources(root, None));
         assert!(text.contains("memory:             # decision sources, in pool order (docs/sources.md)\n  - adr: \"doc/arch/\"\n  - cursor: \".\"\n"), "{text}");
         assert!(config_text(&[Source::new(SourceKind::Json, "m.json")]).contains("\nmemory: \"m.json\"\n"));

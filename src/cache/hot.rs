@@ -197,6 +197,30 @@ mod tests {
     const A: &str = r#"{"decisions": [{"id": "A", "decision": "Refunds post to the ledger"}]}"#;
     const B: &str = r#"{"decisions": [{"id": "B", "decision": "Refunds post to the ledger"}]}"#;
 
+    /// Decision sources other than one memory file: an edit of any file is
+    /// served on the next refresh, a broken one keeps the last good index.
+    #[test]
+    fn an_edit_of_a_source_is_served_and_a_broken_one_keeps_the_last_good_index() {
+        use crate::memory::{Source, SourceKind, Sources};
+        let dir = tempfile::tempdir().unwrap();
+        let adr = dir.path().join("adr");
+        std::fs::create_dir_all(&adr).unwrap();
+        std::fs::write(adr.join("0001-a.md"), "# 1. Refunds post to the ledger\n").unwrap();
+        let sources = Sources { list: vec![Source::new(SourceKind::Adr, &adr)], root: dir.path().to_path_buf() };
+        let mut hot = Hot::load_sources(&sources, Profile::named(Family::Default));
+        assert_eq!(ids(&hot, "refund ledger"), ["ADR-0001"]);
+        std::fs::write(adr.join("0002-b.md"), "# 2. Refunds post to the ledger twice\n").unwrap();
+        hot.refresh();
+        assert_eq!(ids(&hot, "refund ledger twice"), ["ADR-0002", "ADR-0001"]);
+        std::fs::write(adr.join("0003-c.md"), "---\ntitle: [broken\n---\n").unwrap();
+        hot.refresh();
+        assert_eq!(ids(&hot, "refund ledger twice"), ["ADR-0002", "ADR-0001"], "the last good index serves");
+        assert!(hot.problem().is_some_and(|p| p.contains("0003-c.md:")), "{:?}", hot.problem());
+        std::fs::remove_file(adr.join("0003-c.md")).unwrap();
+        hot.refresh();
+        assert_eq!(hot.problem(), None);
+    }
+
     #[test]
     fn an_edit_is_served_and_a_broken_edit_keeps_the_last_good_index() {
         let dir = tempfile::tempdir().unwrap();

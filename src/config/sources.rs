@@ -183,7 +183,7 @@ mod tests {
         let labels: Vec<String> = s.list.iter().map(Source::label).collect();
         assert_eq!(
             labels,
-            ["conf/m.json", "adr:conf/docs/adr/", "cursor:conf/.cursor/rules/", "copilot:conf/.github/", "claude:conf"]
+            ["conf/m.json", "adr:conf/docs/adr", "cursor:conf/.cursor/rules", "copilot:conf/.github", "claude:conf"]
         );
         assert_eq!(s.list[1].id_prefix.as_deref(), Some("DEC-"));
         assert_eq!(s.list[1].proposed, Proposed::Inactive);
