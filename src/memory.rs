@@ -22,7 +22,11 @@ is in its children, one concept each:
 - `pool`: the pool rules both loaders end in; `migrate`: Mneme's migration
   of items; `glob`: scope globs; `lines`: lines and columns of offsets;
 - `file`: reading a file a pull request controls (only a regular file, at
-  most a cap), for the memory file and for the baseline and configuration.
+  most a cap), for the memory file and for the baseline and configuration;
+- `sources`: the memory read from a list of decision sources (ADR folders,
+  Cursor, Copilot and Claude Code rule files, memory files) rather than one
+  memory file ([`Memory::read_sources`]), every record with its `file:line`,
+  and the file `mneme-gate import` writes.
 
 This module knows nothing of tokens or scores; the index is built from its
 output by `retrieval`.

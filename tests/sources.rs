@@ -953,6 +953,9 @@ fn links_out_of_a_source_special_files_and_large_files_are_refused() {
         "{}",
         out.stderr
     );
+    // A source that holds nothing of its kind is a warning (a misspelt path).
+    let out = expect(run(dir.path(), &["validate", "--memory", "claude:docs", "--strict"]), 2, "an empty source");
+    assert!(out.stdout.starts_with("docs:1:1: warning: holds no Claude Code memory"), "{}", out.stdout);
     let out = expect(run(dir.path(), &["validate", "--memory", "adr:missing"]), 2, "a missing source");
     assert!(out.stderr.contains("cannot read the decision source adr:missing: cannot read missing:"), "{}", out.stderr);
 }
@@ -968,4 +971,41 @@ fn init_proposes_the_sources_it_finds() {
     let config = std::fs::read_to_string(dir.path().join("mneme-gate.yaml")).unwrap();
     assert!(config.contains("memory:             # decision sources, in pool order (docs/sources.md)\n  - adr: \"docs/adr/\"\n  - cursor: \".cursor/rules/\"\n"), "{config}");
     expect(run(dir.path(), &["run"]), 0, "the generated suite passes");
+}
+
+/// Cursor's legacy `.cursorrules`: one record per top-level section, or one
+/// for a file without sections; it has no scope.
+#[test]
+fn legacy_cursorrules() {
+    let (d, p) = sources::parse_file(
+        SourceKind::Cursor,
+        ".cursorrules",
+        "You are an expert in Go.\n\n## Errors\n\n- Wrap errors.\n\n## Never\n\n- panic in a handler\n",
+        Family::Default,
+    );
+    assert!(p.is_empty(), "{p:?}");
+    let view: Vec<(&str, &str, usize, usize, usize)> = d
+        .iter()
+        .map(|d| {
+            (
+                d.id.as_str(),
+                d.title.as_str(),
+                d.constraint.len(),
+                d.anti_patterns.len(),
+                d.origin.as_ref().unwrap().line,
+            )
+        })
+        .collect();
+    assert_eq!(
+        view,
+        [
+            ("cursor/cursorrules", "cursorrules", 0, 0, 1),
+            ("cursor/cursorrules/errors", "Errors", 1, 0, 3),
+            ("cursor/cursorrules/never", "Never", 0, 1, 7),
+        ]
+    );
+    let (d, _) =
+        sources::parse_file(SourceKind::Cursor, ".cursorrules", "- be brief\n- avoid jargon\n", Family::Default);
+    assert_eq!(d.len(), 1);
+    assert_eq!((d[0].id.as_str(), d[0].constraint.len(), d[0].anti_patterns.len()), ("cursor/cursorrules", 1, 1));
 }

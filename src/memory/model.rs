@@ -288,7 +288,9 @@ impl Memory {
         self.diagnostics.iter().filter(|d| d.severity == Severity::Warning)
     }
 
-    /// The memory file's text as read (what the report's fingerprint hashes).
+    /// The memory file's text as read (what the report's fingerprint hashes);
+    /// for a memory read from sources, every file read, each after its path
+    /// and length.
     pub(crate) fn text(&self) -> &str {
         &self.text
     }

@@ -171,10 +171,28 @@ pub(crate) fn find(source: &Source, root: &Path) -> Result<Walk, String> {
             let keep = |name: &str| name.ends_with(".md").then_some(Role::ClaudeRule);
             if rules.is_dir() {
                 walk_under(&rules, &canonical, &mut walk, &keep);
-            } else if !memory.is_file() {
+            } else if is_named(path, "rules") {
+                // The rules folder itself; any other folder is not walked
+                // for `*.md`, which would read every README as a rule.
                 walk_dir(path, &canonical, &mut walk, &keep);
             }
         }
+    }
+    if walk.files.is_empty() && walk.problems.is_empty() {
+        walk.problems.push(WalkProblem {
+            shown: shown(path),
+            error: false,
+            message: format!(
+                "holds no {}: check the path (docs/sources.md says what each source reads)",
+                match source.kind {
+                    SourceKind::Adr | SourceKind::Json => "ADR (a numbered `NNNN-title.md`)",
+                    SourceKind::Cursor => "Cursor rule (`.cursor/rules/*.mdc`, `.cursorrules`)",
+                    SourceKind::Copilot =>
+                        "Copilot instructions (`copilot-instructions.md`, `instructions/*.instructions.md`)",
+                    SourceKind::Claude => "Claude Code memory (`CLAUDE.md`, `.claude/rules/*.md`)",
+                }
+            ),
+        });
     }
     Ok(walk)
 }
