@@ -87,3 +87,20 @@ fn markdown_source_lone_carriage_returns_keep_the_line() {
         assert_eq!(decisions.len(), 1);
     }
 }
+
+/// `markdown_source`: an ADR title that starts with a letter then a
+/// character of several bytes (`U�…`) was cut inside that character while
+/// looking for an `ADR` prefix. Fixed: the prefix is looked up by
+/// characters; the title is kept as written.
+#[test]
+fn markdown_source_title_is_never_cut_inside_a_character() {
+    use mneme_gate::memory::sources::parse_file;
+    use mneme_gate::memory::SourceKind;
+    let data = std::fs::read(fixture("markdown_source-title-cut-inside-a-character")).unwrap();
+    let text = String::from_utf8_lossy(&data[1..]);
+    for family in [Family::Default, Family::Mneme] {
+        let (decisions, _) = parse_file(SourceKind::Adr, "0001-use-x.md", &text, family);
+        assert_eq!(decisions.len(), 1);
+        assert!(decisions[0].title.starts_with('U'), "{}", decisions[0].title);
+    }
+}
