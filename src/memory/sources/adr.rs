@@ -216,8 +216,10 @@ pub(crate) fn read_status(text: &str, links: &[String]) -> (String, Option<Strin
     };
     let by = (status == "superseded").then(|| {
         links.first().cloned().or_else(|| {
-            let at = lower.find(" by ").map(|i| i + 4)?;
-            Some(text.trim()[at..].trim().to_string()).filter(|s| !s.is_empty())
+            // " by " is ASCII: where it starts is a character boundary.
+            let t = text.trim();
+            let at = t.as_bytes().windows(4).position(|w| w.eq_ignore_ascii_case(b" by "))? + 4;
+            Some(t[at..].trim().to_string()).filter(|s| !s.is_empty())
         })
     });
     (status.to_string(), by.flatten())
@@ -248,7 +250,7 @@ pub(crate) fn reference(text: &str, prefix: &str) -> String {
 pub(crate) fn strip_number(title: &str) -> String {
     let t = title.trim();
     let mut rest = t.trim_start_matches('[').trim_start();
-    if rest.len() >= 3 && rest[..3].eq_ignore_ascii_case("adr") {
+    if rest.get(..3).is_some_and(|p| p.eq_ignore_ascii_case("adr")) {
         rest = rest[3..].trim_start_matches(|c: char| c == '-' || c == '_' || c == '#' || c.is_whitespace());
     } else if !rest.starts_with(|c: char| c.is_ascii_digit()) {
         return t.to_string();
@@ -301,6 +303,10 @@ mod tests {
             ("3rd party libraries", "3rd party libraries"),
             ("12", "12"),
             ("Adrenaline", "Adrenaline"),
+            ("U\u{8b}\u{9a}ßash", "U\u{8b}\u{9a}ßash"),
+            ("Aé", "Aé"),
+            ("U\u{fffd}ashes", "U\u{fffd}ashes"),
+            ("ADR", "ADR"),
         ] {
             assert_eq!(strip_number(heading), title, "{heading}");
         }
@@ -317,6 +323,7 @@ mod tests {
         assert_eq!(s("Pending"), ("proposed".into(), None));
         assert_eq!(s("Partly superseded"), ("partly superseded".into(), None));
         assert_eq!(s("Superseded by ADR-0123"), ("superseded".into(), Some("ADR-0123".into())));
+        assert_eq!(s("Superseded İİ BY x"), ("superseded".into(), Some("x".into())));
         assert_eq!(
             read_status("Superseded by DNS Infrastructure", &["0015-dns-infrastructure.md".into()]),
             ("superseded".into(), Some("0015-dns-infrastructure.md".into()))

@@ -218,7 +218,12 @@ pub(crate) fn split(text: &str) -> Split<'_> {
     let yaml = &rest[next_line(rest, first_end)..yaml_end];
     let (front, problem) = match read(yaml) {
         Ok(front) => (front, None),
-        Err(p) => (FrontMatter::default(), Some(p)),
+        Err(mut p) => {
+            // On a line of the front matter, whatever YAML counted.
+            let last = 1 + yaml.matches('\n').count();
+            p.line = p.line.clamp(2, last.max(2));
+            (FrontMatter::default(), Some(p))
+        }
     };
     Split { front, problem, body_start: bom + body_at, body: &rest[body_at..] }
 }
@@ -318,10 +323,17 @@ fn yaml_words(e: &serde_saphyr::Error) -> String {
     first.to_string()
 }
 
-/// The lenient repairs (see the module): every line keeps its number.
+/// The lenient repairs (see the module): every line keeps its number. A
+/// carriage return that does not end a line is a space: YAML would count it
+/// as a line break, and the places it gives would not be the file's lines.
 pub(crate) fn repair(yaml: &str) -> String {
     let mut out = String::with_capacity(yaml.len() + 16);
     for (i, line) in yaml.split('\n').enumerate() {
+        let line = match line.strip_suffix('\r') {
+            Some(l) => format!("{}\r", l.replace('\r', " ")),
+            None => line.replace('\r', " "),
+        };
+        let line = line.as_str();
         if i > 0 {
             out.push('\n');
         }
@@ -537,6 +549,10 @@ mod tests {
         assert_eq!(f.title.map(|d| d.value), Some(Value::Text("[Beefree SDK](https://x) rules".into())));
         assert_eq!(f.tags.map(|d| d.value), Some(Value::List(vec![Value::Text("a".into()), Value::Text("b".into())])));
         assert_eq!(repair("a: b\n- *x\nkey: \"q: r\""), "a: b\n- '*x'\nkey: \"q: r\"");
+        // A carriage return inside a line is not a line break (a fuzzer's find).
+        assert_eq!(repair("- *.\r\r\rsql\r\nb: \"x"), "- '*.   sql'\r\nb: \"x");
+        let s = split("---\npaths:\n  - *.\r\r\r\r\rsql\n  -.\"src\n---\n");
+        assert!(s.problem.is_some_and(|p| (2..=4).contains(&p.line)));
     }
 
     #[test]
