@@ -13,13 +13,13 @@ use std::path::{Path, PathBuf};
 use globset::GlobMatcher;
 
 use super::args::{
-    AnnotationKind, BaselineArgs, Cli, Command, DiffArgs, InitArgs, MemoryArgs, PinArgs, ProfileName, QueryArgs,
-    RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
+    AnnotationKind, BaselineArgs, Cli, Command, CoverageArgs, DiffArgs, InitArgs, MemoryArgs, PinArgs, ProfileName,
+    QueryArgs, RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
 };
 use crate::config::Config;
 use crate::error::Error;
 use crate::gate::GateSettings;
-use crate::profile::{Family, Profile};
+use crate::profile::{Family, Milli, Profile};
 use crate::report::layout;
 use crate::report::markdown::Links;
 use crate::scenarios::SuiteLimits;
@@ -37,6 +37,7 @@ pub(crate) enum Settings {
     Run(Box<RunSettings>),
     Baseline(PinSettings),
     Diff(DiffSettings),
+    Coverage(CoverageSettings),
     Init(InitSettings),
     Cassettes(super::model::PruneSettings),
     Hook(HookSettings),
@@ -196,6 +197,20 @@ pub(crate) struct DiffSettings {
 }
 
 #[derive(Debug)]
+pub(crate) struct CoverageSettings {
+    pub suite: SuiteSettings,
+    pub json: Option<Destination>,
+    pub markdown: Option<Destination>,
+    /// The fragility threshold and where it comes from, in words; `None`:
+    /// the profile's heaviest field weight.
+    pub min_margin: Option<(Milli, String)>,
+    /// Check the scope globs against the files git tracks (off with
+    /// `MNEME_GATE_GIT=off`).
+    pub git: bool,
+    pub width: Option<usize>,
+}
+
+#[derive(Debug)]
 pub(crate) struct InitSettings {
     pub memory: PathBuf,
     pub force: bool,
@@ -227,6 +242,7 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
         Command::Run(args) => Settings::Run(Box::new(run(&config, *args, colour)?)),
         Command::Baseline(args) => Settings::Baseline(pin(&config, args, colour)?),
         Command::Diff(args) => Settings::Diff(diff(&config, args, colour)?),
+        Command::Coverage(args) => Settings::Coverage(coverage(&config, args)?),
         Command::Init(args) => Settings::Init(init(args)?),
         Command::Cassettes(super::model::CassettesCommand::Prune(args)) => {
             Settings::Cassettes(super::model::prune_settings(&config, *args)?)
@@ -427,6 +443,36 @@ fn diff(config: &Config, args: DiffArgs, colour: bool) -> Result<DiffSettings, E
         json,
         colour,
         width,
+    })
+}
+
+fn coverage(config: &Config, args: CoverageArgs) -> Result<CoverageSettings, Error> {
+    let suite = suite(config, &args.suite, &[])?;
+    let of = |p: &Option<PathBuf>| p.as_deref().map(Destination::of);
+    let (json, markdown) = (of(&args.json), of(&args.markdown));
+    if json == Some(Destination::Stdout) && markdown == Some(Destination::Stdout) {
+        return Err(Error::Usage("only one report can go to standard output (`-`)".into()));
+    }
+    let min_margin = match args.min_margin {
+        Some(v) => {
+            let m = Milli::from_f64(v).ok().filter(|m| m.0 >= 0).ok_or_else(|| {
+                Error::Usage(format!("--min-margin {v}: give a score of at least 0 with at most three decimal places"))
+            })?;
+            Some((m, "--min-margin".to_string()))
+        }
+        None if suite.gate.mode("min_margin") != crate::gate::RuleMode::Off => {
+            Some((suite.gate.min_margin(), "gate.min_margin".to_string()))
+        }
+        None => None,
+    };
+    let to_stdout = json == Some(Destination::Stdout) || markdown == Some(Destination::Stdout);
+    Ok(CoverageSettings {
+        suite,
+        json,
+        markdown,
+        min_margin,
+        git: !std::env::var("MNEME_GATE_GIT").is_ok_and(|v| v == "off"),
+        width: text_width(if to_stdout { Stream::Stderr } else { Stream::Stdout }),
     })
 }
 

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use super::output;
 use super::settings::{MemorySettings, SuiteSettings};
 use crate::error::Error;
-use crate::gate::{absolute_rules, GateOutcome};
+use crate::gate::{absolute_rules, coverage_rules, GateOutcome};
 use crate::memory::Memory;
 use crate::report::{Report, ReportInputs};
 use crate::retrieval::Index;
@@ -79,7 +79,9 @@ pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Err
     }
     let ran = started.elapsed() - loaded;
 
-    let gate = GateOutcome::new(absolute_rules(&run, &settings.gate));
+    let mut rules = absolute_rules(&run, &settings.gate);
+    rules.extend(coverage_rules(&run, index.decisions(), !settings.filter.is_empty(), &settings.gate));
+    let gate = GateOutcome::new(rules);
     let mut report = Report::build(
         run,
         gate,
@@ -100,7 +102,7 @@ pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Err
 
 /// The pool the suite files are parsed on (the run builds its own with the
 /// same size).
-fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, Error> {
+pub(crate) fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, Error> {
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(jobs) = jobs {
         builder = builder.num_threads(jobs);
