@@ -105,11 +105,10 @@ impl Index {
         let mut best: Option<RunnerUp> = None;
         for &d in &scratch.touched {
             let d = d as usize;
-            if free(d) {
-                let this = RunnerUp { pool: d, score: Milli(scratch.score[d]), touched: true };
-                if best.as_ref().is_none_or(|b| beats(&this, b)) {
-                    best = Some(this);
-                }
+            let this = RunnerUp { pool: d, score: Milli(scratch.score[d]), touched: true };
+            // The cheap test first: most touched decisions lose on score.
+            if best.as_ref().is_none_or(|b| beats(&this, b)) && free(d) {
+                best = Some(this);
             }
         }
         // An untouched decision can only win when nothing touched scores
