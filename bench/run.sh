@@ -3,7 +3,8 @@
 # parse-only floor, context latency, peak memory, scaling and threads; and of
 # issue 15: `context` and `hook claude` from the compiled index cache, and the
 # MCP server's memory_search timed from the PyPI `mcp` client
-# (tests/reference/mcp_client.py, which installs it into target/mcp-venv).
+# (tests/reference/mcp_client.py, which installs it into target/mcp-venv); and of
+# issue 17: `coverage` on the big case.
 #
 #   bash bench/run.sh [--runs N] [--quick]
 #
@@ -98,6 +99,9 @@ big_size = size_of(big)
 
 run_big = measure(run_cmd(big), big, runs)
 floor_big = measure([dev, "floor", "--memory", "project_memory.json", "--scenarios", "scenarios"], big, runs)
+# Issue 17: the coverage analysis (every scenario ranked, every decision probed, overlap).
+coverage_big = measure([bin, "coverage", "--memory", "project_memory.json", "--scenarios", "scenarios",
+                        "--json", os.devnull], big, runs, ok=(0,))
 jobs1 = measure(run_cmd(big, ["--jobs", "1"]), big, runs)
 jobs2 = measure(run_cmd(big, ["--jobs", "2"]), big, runs)
 
@@ -194,6 +198,7 @@ lines = [
     f"| `run`, {S:,} scenarios × {D:,} decisions (native, {big_size / 2**20:.0f} MiB of input) | {fmt(run_big)} | {mib(run_big[3])} | |",
     f"| parse-only floor (`mneme-gate-dev floor`), same input | {fmt(floor_big)} | {mib(floor_big[3])} | |",
     f"| run / floor | {over_floor:.2f}× | | ≤ 2×: {verdict(over_floor <= 2, f'{over_floor:.2f}×')} |",
+    f"| `coverage`, {D:,} decisions × {S:,} scenarios (`--json`) | {fmt(coverage_big)} | {mib(coverage_big[3])} | ≤ 3 s: {verdict(coverage_big[0] <= 3, f'{coverage_big[0]:.2f} s')} |",
     f"| `run --profile mneme`, {MS:,} × {MD:,} (Mneme layout) | {fmt(ours_mn)} | {mib(ours_mn[3])} | |",
     f"| Mneme 0.10.0 `mneme benchmark`, same suite | {fmt(theirs)} | {mib(theirs[3])} | |",
     f"| Mneme / mneme-gate | {ratio:.0f}× | | ≥ 100×: {verdict(ratio >= 100, f'{ratio:.0f}×')} |",

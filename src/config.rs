@@ -89,11 +89,59 @@ pub struct GateConfig {
     pub missing_scenarios: Option<Spanned<String>>,
     pub suite_means: Option<Spanned<String>>,
     pub baseline_change: Option<Spanned<String>>,
+    /// The coverage rules (off unless set): a share between 0 and 1, or
+    /// `{min: SHARE, mode: MODE}`.
+    pub min_gated_share: Option<Spanned<Threshold>>,
+    /// A score, or `{min: SCORE, mode: MODE}`.
+    pub min_margin: Option<Spanned<Threshold>>,
+    /// `fail`, `advisory` or `off` (the default).
+    pub no_new_ungated: Option<Spanned<String>>,
     /// How far every suite mean may drop (or rate rise) before
     /// `suite_means` counts it.
     pub tolerance: Option<Spanned<f64>>,
     /// Per-figure tolerances, overriding `tolerance`.
     pub tolerances: Option<TolerancesConfig>,
+}
+
+/// The threshold of a coverage rule: a number (the rule in `fail` mode), or
+/// `{min: NUMBER, mode: MODE}`.
+#[derive(Debug)]
+pub enum Threshold {
+    Min(f64),
+    WithMode(ThresholdWithMode),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThresholdWithMode {
+    pub min: f64,
+    pub mode: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for Threshold {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Threshold;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a number, or `{min: NUMBER, mode: fail|advisory|off}`")
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Threshold, E> {
+                Ok(Threshold::Min(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Threshold, E> {
+                Ok(Threshold::Min(v as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Threshold, E> {
+                Ok(Threshold::Min(v as f64))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Threshold, A::Error> {
+                ThresholdWithMode::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(Threshold::WithMode)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -351,22 +399,60 @@ impl Config {
             ("missing_scenarios", &g.missing_scenarios),
             ("suite_means", &g.suite_means),
             ("baseline_change", &g.baseline_change),
+            ("no_new_ungated", &g.no_new_ungated),
         ];
+        let mode_of = |key: &str, v: &Spanned<String>, value: &str| match value {
+            "fail" => Ok(RuleMode::Fail),
+            "advisory" => Ok(RuleMode::Advisory),
+            "off" => Ok(RuleMode::Off),
+            other => Err(ConfigError::at(&path, v, format!("`{key}` is `{other}`; use `fail`, `advisory` or `off`"))),
+        };
         for (rule, value) in modes {
             let Some(v) = value else { continue };
-            let mode = match v.value.as_str() {
-                "fail" => RuleMode::Fail,
-                "advisory" => RuleMode::Advisory,
-                "off" => RuleMode::Off,
-                other => {
-                    return Err(ConfigError::at(
-                        &path,
-                        v,
-                        format!("`gate.{rule}` is `{other}`; use `fail`, `advisory` or `off`"),
-                    ))
+            settings.set_mode(rule, mode_of(&format!("gate.{rule}"), v, &v.value)?);
+        }
+        // A threshold turns its rule on, in `fail` mode unless it says.
+        let threshold = |rule: &str, v: &Spanned<Threshold>| -> Result<(f64, RuleMode), ConfigError> {
+            let (min, mode) = match &v.value {
+                Threshold::Min(min) => (*min, RuleMode::Fail),
+                Threshold::WithMode(t) => {
+                    let mode = match &t.mode {
+                        None => RuleMode::Fail,
+                        Some(m) => {
+                            let spanned = Spanned { value: m.clone(), referenced: v.referenced, defined: v.defined };
+                            mode_of(&format!("gate.{rule}.mode"), &spanned, m)?
+                        }
+                    };
+                    (t.min, mode)
                 }
             };
-            settings.set_mode(rule, mode);
+            if !min.is_finite() || min < 0.0 {
+                return Err(ConfigError::at(
+                    &path,
+                    v,
+                    format!("`gate.{rule}` must be a number of at least 0, found {min}"),
+                ));
+            }
+            Ok((min, mode))
+        };
+        if let Some(v) = &g.min_gated_share {
+            let (min, mode) = threshold("min_gated_share", v)?;
+            if min > 1.0 {
+                return Err(ConfigError::at(
+                    &path,
+                    v,
+                    format!("`gate.min_gated_share` is a share of the pool: between 0 and 1, found {min}"),
+                ));
+            }
+            settings.set_min_gated_share(min);
+            settings.set_mode("min_gated_share", mode);
+        }
+        if let Some(v) = &g.min_margin {
+            let (min, mode) = threshold("min_margin", v)?;
+            let margin =
+                milli(&path, "gate.min_margin", &Spanned { value: min, referenced: v.referenced, defined: v.defined })?;
+            settings.set_min_margin(margin);
+            settings.set_mode("min_margin", mode);
         }
         let check = |key: &str, v: &Spanned<f64>| -> Result<f64, ConfigError> {
             if v.value.is_finite() && (0.0..=1.0).contains(&v.value) {
@@ -652,6 +738,42 @@ mod tests {
         assert_eq!(e.line, Some(2), "{e}");
         let e = parse("gate:\n  tolerances:\n    mean_recall_at_k: 0.1\n").unwrap_err();
         assert_eq!(e.line, Some(3), "{e}");
+    }
+
+    #[test]
+    fn coverage_rules_are_off_until_configured() {
+        let g = parse("").unwrap().gate_settings().unwrap();
+        for rule in crate::gate::COVERAGE_RULES {
+            assert_eq!(g.mode(rule), RuleMode::Off, "{rule}");
+        }
+        let g = parse("gate:\n  min_gated_share: 0.8\n  min_margin: 1.5\n  no_new_ungated: advisory\n")
+            .unwrap()
+            .gate_settings()
+            .unwrap();
+        assert_eq!((g.mode("min_gated_share"), g.min_gated_share()), (RuleMode::Fail, 0.8));
+        assert_eq!((g.mode("min_margin"), g.min_margin()), (RuleMode::Fail, Milli(1500)));
+        assert_eq!(g.mode("no_new_ungated"), RuleMode::Advisory);
+        let g = parse("gate:\n  min_margin: {min: 2, mode: advisory}\n  min_gated_share:\n    min: 0.5\n")
+            .unwrap()
+            .gate_settings()
+            .unwrap();
+        assert_eq!((g.mode("min_margin"), g.min_margin()), (RuleMode::Advisory, Milli(2000)));
+        assert_eq!((g.mode("min_gated_share"), g.min_gated_share()), (RuleMode::Fail, 0.5));
+
+        let e = parse("gate:\n  min_gated_share: 1.5\n").unwrap().gate_settings().unwrap_err();
+        assert_eq!(e.line, Some(2), "{e}");
+        assert!(e.message.contains("between 0 and 1"), "{e}");
+        let e = parse("gate:\n  min_margin: -1\n").unwrap().gate_settings().unwrap_err();
+        assert!(e.message.contains("at least 0"), "{e}");
+        let e = parse("gate:\n  min_margin: 0.0005\n").unwrap().gate_settings().unwrap_err();
+        assert!(e.message.contains("three decimal places"), "{e}");
+        let e = parse("gate:\n  min_margin: {min: 1, mode: warn}\n").unwrap().gate_settings().unwrap_err();
+        assert_eq!(e.line, Some(2), "{e}");
+        assert!(e.message.contains("`gate.min_margin.mode` is `warn`"), "{e}");
+        let e = parse("gate:\n  no_new_ungated: yes\n").unwrap().gate_settings().unwrap_err();
+        assert!(e.message.contains("use `fail`, `advisory` or `off`"), "{e}");
+        assert!(parse("gate:\n  min_margin: {min: 1, mod: fail}\n").is_err());
+        assert!(parse("gate:\n  min_margin: lots\n").is_err());
     }
 
     /// serde-saphyr's wording for developers never reaches users: each

@@ -8,9 +8,13 @@ the run; the rules that compare with a pinned baseline are added by the
 baseline stage.
 */
 
+use std::collections::HashSet;
+
 use serde::{Deserialize, Serialize};
 
+use crate::memory::Decision;
 use crate::metrics::{ScenarioMetrics, SuiteMetrics};
+use crate::profile::Milli;
 use crate::run::RunResult;
 use crate::verdict::Verdict;
 
@@ -74,8 +78,10 @@ pub const ABSOLUTE_RULES: [&str; 4] = ["recall", "weak_retrieval", "malformed", 
 
 /// Every rule and its default mode (metrics.md, "The default gate"), in the
 /// order they are reported. `false_positive` is reported only for a suite
-/// with benign scenarios (profile `mneme`); the last four need a baseline.
-pub const RULES: [(&str, RuleMode); 9] = [
+/// with benign scenarios (profile `mneme`); the four after it need a
+/// baseline; the last three, the coverage rules, are off unless configured
+/// and reported only when on (docs/gate.md).
+pub const RULES: [(&str, RuleMode); 12] = [
     ("recall", RuleMode::Fail),
     ("weak_retrieval", RuleMode::Fail),
     ("malformed", RuleMode::Fail),
@@ -85,7 +91,13 @@ pub const RULES: [(&str, RuleMode); 9] = [
     ("missing_scenarios", RuleMode::Fail),
     ("suite_means", RuleMode::Advisory),
     ("baseline_change", RuleMode::Fail),
+    ("min_gated_share", RuleMode::Off),
+    ("min_margin", RuleMode::Off),
+    ("no_new_ungated", RuleMode::Off),
 ];
+
+/// The coverage rules (docs/coverage.md), in the order they are reported.
+pub const COVERAGE_RULES: [&str; 3] = ["min_gated_share", "min_margin", "no_new_ungated"];
 
 /// Whether a higher value of a suite figure is better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,11 +122,20 @@ pub const SUITE_MEANS: [(&str, Better); 6] = [
 pub struct GateSettings {
     modes: Vec<(&'static str, RuleMode)>,
     tolerances: Vec<(&'static str, f64)>,
+    /// The threshold of `min_gated_share` (a share between 0 and 1).
+    min_gated_share: f64,
+    /// The threshold of `min_margin` (a score).
+    min_margin: Milli,
 }
 
 impl Default for GateSettings {
     fn default() -> Self {
-        GateSettings { modes: RULES.to_vec(), tolerances: SUITE_MEANS.iter().map(|(m, _)| (*m, 0.0)).collect() }
+        GateSettings {
+            modes: RULES.to_vec(),
+            tolerances: SUITE_MEANS.iter().map(|(m, _)| (*m, 0.0)).collect(),
+            min_gated_share: 0.0,
+            min_margin: Milli::ZERO,
+        }
     }
 }
 
@@ -139,6 +160,28 @@ impl GateSettings {
     /// counts it (0 unless configured).
     pub fn tolerance(&self, metric: &str) -> f64 {
         self.tolerances.iter().find(|(m, _)| *m == metric).map_or(0.0, |(_, t)| *t)
+    }
+
+    /// The threshold of `min_gated_share`: the share of pool decisions some
+    /// scenario must expect.
+    pub fn min_gated_share(&self) -> f64 {
+        self.min_gated_share
+    }
+
+    /// Sets the threshold of `min_gated_share` (between 0 and 1).
+    pub fn set_min_gated_share(&mut self, share: f64) {
+        self.min_gated_share = share;
+    }
+
+    /// The threshold of `min_margin`: the score by which every governed
+    /// scenario's expected decisions must win.
+    pub fn min_margin(&self) -> Milli {
+        self.min_margin
+    }
+
+    /// Sets the threshold of `min_margin`.
+    pub fn set_min_margin(&mut self, margin: Milli) {
+        self.min_margin = margin;
     }
 
     /// Sets a figure's tolerance; false when `metric` is not a suite figure.
@@ -264,6 +307,113 @@ pub fn absolute_rules_of(
         ));
     }
     out
+}
+
+/// The coverage rules that need only the run and the pool:
+/// `min_gated_share` (not with `--filter`, which runs part of the suite)
+/// and `min_margin`. Each is listed only when it is on.
+pub fn coverage_rules(run: &RunResult, pool: &[Decision], filtered: bool, settings: &GateSettings) -> Vec<RuleOutcome> {
+    let mut out = Vec::new();
+    let mode = settings.mode("min_gated_share");
+    if mode != RuleMode::Off && !filtered {
+        let expected: HashSet<&str> =
+            run.scenarios.iter().flat_map(|s| s.scenario.expect.iter().map(String::as_str)).collect();
+        let ungated: Vec<&Decision> = pool.iter().filter(|d| !expected.contains(d.id.as_str())).collect();
+        let gated = pool.len() - ungated.len();
+        let min = settings.min_gated_share();
+        // An empty pool has nothing to gate.
+        let below = !pool.is_empty() && (gated as f64) < min * pool.len() as f64;
+        let details = if below {
+            ungated.iter().map(|d| format!("{}: no scenario expects it ({})", d.id, d.title)).collect()
+        } else {
+            Vec::new()
+        };
+        let ids: Vec<&str> = ungated.iter().map(|d| d.id.as_str()).collect();
+        out.push(outcome(
+            "min_gated_share",
+            format!("a share of at least {min} of the pool's decisions is expected by some scenario (min_gated_share)"),
+            mode,
+            format!(
+                "the suite expects {gated} of {} pool decisions, a share below min_gated_share {min}: {} ungated: {}",
+                pool.len(),
+                ids.len(),
+                some_ids(&ids)
+            ),
+            details,
+        ));
+    }
+    let mode = settings.mode("min_margin");
+    if mode != RuleMode::Off {
+        let min = settings.min_margin();
+        let thin: Vec<&crate::run::ScenarioRun> =
+            run.scenarios.iter().filter(|s| s.metrics.margin.is_some_and(|m| m < min.as_f64())).collect();
+        let details = thin.iter().map(|s| format!("{}: {}", s.scenario.id, margin_line(s))).collect();
+        let ids: Vec<&str> = thin.iter().map(|s| s.scenario.id.as_str()).collect();
+        let (wins, decision) = if ids.len() == 1 { ("wins", "its") } else { ("win", "their") };
+        out.push(outcome(
+            "min_margin",
+            format!("every governed scenario's expected decisions win by a score margin of at least {min}"),
+            mode,
+            format!(
+                "{} {wins} by a margin below {min} (one edit of another decision could push out {decision} expected decision): {}",
+                count(ids.len(), "governed scenario", "governed scenarios"),
+                some_ids(&ids)
+            ),
+            details,
+        ));
+    }
+    out
+}
+
+/// A scenario's margin in words: `margin 0.5: ADR-003 (rank 2, 4.0) over
+/// ADR-009 (3.5)`.
+fn margin_line(s: &crate::run::ScenarioRun) -> String {
+    let m = &s.metrics;
+    let last = s.retrieved.iter().rev().find(|r| s.scenario.expect.contains(&r.id));
+    let margin = m.margin.map_or("—".into(), |v| Milli((v * 1000.0).round() as i64).to_string());
+    let over = match &m.runner_up {
+        Some(r) => {
+            let score = Milli((r.score * 1000.0).round() as i64);
+            match &r.id {
+                Some(id) => format!("{id} ({score})"),
+                None => format!("any decision the query does not touch ({score})"),
+            }
+        }
+        None => "nothing".into(),
+    };
+    match last {
+        Some(l) => format!("margin {margin}: {} (rank {}, {}) over {over}", l.id, l.rank, l.score),
+        None => format!("margin {margin}"),
+    }
+}
+
+/// `no_new_ungated`: every decision added since `against` (a revision, or
+/// the memory the baseline was pinned with) is expected by some scenario of
+/// the run. `added` are the added decisions' ids and titles.
+pub fn no_new_ungated(
+    run_expected: &HashSet<&str>,
+    added: &[(String, String)],
+    against: &str,
+    settings: &GateSettings,
+) -> RuleOutcome {
+    let ungated: Vec<&(String, String)> = added.iter().filter(|(id, _)| !run_expected.contains(id.as_str())).collect();
+    let details = ungated
+        .iter()
+        .map(|(id, title)| format!("{id}: added since {against}, no scenario expects it ({title})"))
+        .collect();
+    let ids: Vec<&str> = ungated.iter().map(|(id, _)| id.as_str()).collect();
+    let (is, it) = if ids.len() == 1 { ("is", "it") } else { ("are", "them") };
+    outcome(
+        "no_new_ungated",
+        format!("every decision added since {against} is expected by some scenario"),
+        settings.mode("no_new_ungated"),
+        format!(
+            "{} added since {against} {is} expected by no scenario: {} (add a scenario that expects {it})",
+            count(ids.len(), "decision", "decisions"),
+            some_ids(&ids)
+        ),
+        details,
+    )
 }
 
 /// How many scenarios have `verdict`, with the first few ids

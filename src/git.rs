@@ -273,6 +273,49 @@ impl Repo {
         Ok(Some(blob.content().to_vec()))
     }
 
+    /// The newest version of a file whose bytes have this SHA-256 (lower-case
+    /// hex), looked for in HEAD and its ancestors, newest first, at most
+    /// `limit` commits: the commit id and the bytes; `Ok(None)` when none of
+    /// them has it. Each distinct blob is hashed once.
+    pub fn find_version(&self, path: &Path, sha256: &str, limit: usize) -> Result<Option<(String, Vec<u8>)>, GitError> {
+        use sha2::{Digest, Sha256};
+        let relative = self.relative(path)?;
+        forget_stale_error();
+        let Ok(head) = self.repo.head().and_then(|h| h.peel_to_commit()) else { return Ok(None) };
+        let mut walk = self.repo.revwalk().map_err(internal("cannot walk the history"))?;
+        walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::TIME).map_err(internal("cannot walk the history"))?;
+        walk.push(head.id()).map_err(internal("cannot walk the history"))?;
+        let mut seen = std::collections::HashSet::new();
+        for oid in walk.take(limit) {
+            let oid = oid.map_err(internal("cannot walk the history"))?;
+            let commit = self.repo.find_commit(oid).map_err(internal(format!("cannot read commit {oid}")))?;
+            let tree = commit.tree().map_err(internal(format!("cannot read the tree of commit {oid}")))?;
+            let Ok(entry) = tree.get_path(&relative) else { continue };
+            if entry.kind() != Some(ObjectType::Blob) || !seen.insert(entry.id()) {
+                continue;
+            }
+            let blob =
+                self.repo.find_blob(entry.id()).map_err(internal(format!("cannot read a file of commit {oid}")))?;
+            let hash: String = Sha256::digest(blob.content()).iter().map(|b| format!("{b:02x}")).collect();
+            if hash == sha256 {
+                return Ok(Some((oid.to_string(), blob.content().to_vec())));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The files git tracks (its index, as `git ls-files` lists them), by
+    /// their paths from the root of the working tree, `/`-separated, sorted;
+    /// paths that are not UTF-8 are read lossily.
+    pub fn tracked_files(&self) -> Result<Vec<String>, GitError> {
+        forget_stale_error();
+        let index = self.repo.index().map_err(internal("cannot read the index"))?;
+        let mut files: Vec<String> = index.iter().map(|e| String::from_utf8_lossy(&e.path).into_owned()).collect();
+        files.sort_unstable();
+        files.dedup();
+        Ok(files)
+    }
+
     /// `path` relative to the root of the working tree.
     fn relative(&self, path: &Path) -> Result<PathBuf, GitError> {
         // `discover` keeps no bare repository, so there is a working tree.
@@ -355,6 +398,20 @@ mod tests {
         let info = repo.info().unwrap();
         assert_eq!(info.commit, repo.resolve("HEAD").unwrap());
         assert!(!info.dirty);
+    }
+
+    #[test]
+    fn versions_are_found_by_their_hash_and_files_listed() {
+        let (dir, repo) = repository();
+        let hash = |b: &[u8]| -> String {
+            use sha2::{Digest, Sha256};
+            Sha256::digest(b).iter().map(|b| format!("{b:02x}")).collect()
+        };
+        let (commit, bytes) = repo.find_version(&dir.path().join("a.txt"), &hash(b"a\n"), 10).unwrap().unwrap();
+        assert_eq!((commit, bytes), (repo.resolve("HEAD").unwrap(), b"a\n".to_vec()));
+        assert_eq!(repo.find_version(&dir.path().join("a.txt"), &hash(b"other"), 10).unwrap(), None);
+        assert_eq!(repo.find_version(&dir.path().join("gone.txt"), &hash(b"a\n"), 10).unwrap(), None);
+        assert_eq!(repo.tracked_files().unwrap(), ["a.txt", "dir/b.txt"]);
     }
 
     #[test]

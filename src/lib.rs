@@ -6,7 +6,9 @@ from the one before it and importing only the stages before it: [`memory`] →
 [`run`] (the stages above, in parallel, per scenario) → [`gate`] →
 [`report`] (the model of a run, the data of a comparison included, and its
 writers) → [`baseline`] (comparing reports, and the rules that need a
-baseline) → [`cli`], the only module that prints. [`error`] maps every
+baseline) → [`coverage`] (which decisions no scenario gates, which cannot
+reach the agent, which retrievals are fragile) → [`cli`], the only module
+that prints. [`error`] maps every
 failure to a message and an exit code. Beside the pipeline: [`config`]
 (`mneme-gate.yaml`), [`git`] (files at other revisions) and [`init`] (a
 starter setup). The development commands (synthetic inputs, the benchmark
@@ -20,6 +22,7 @@ pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod context;
+pub mod coverage;
 mod describe;
 pub mod error;
 pub mod gate;

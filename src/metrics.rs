@@ -35,6 +35,8 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
+use crate::profile::Milli;
+
 mod suite;
 #[cfg(test)]
 mod tests;
@@ -137,6 +139,79 @@ pub struct ScenarioMetrics {
     /// Retrieved ids that count against the scenario, in rank order: outside
     /// `E ∪ A` when governed, outside `A` when ungoverned.
     pub irrelevant: Vec<String>,
+    /// Governed, every expected id retrieved: the score of the lowest-ranked
+    /// expected decision minus the runner-up's (docs/metrics.md, "Margin and
+    /// confidence"); `null` otherwise, or when no decision was left out.
+    /// Absent from reports written before it existed.
+    #[serde(default)]
+    pub margin: Option<f64>,
+    /// `(score at rank 1 − score at rank 2) / score at rank 1` over the
+    /// ranking of every candidate (the runner-up is rank 2 when one decision
+    /// was retrieved); `null` when nothing was retrieved, nothing was left
+    /// out, or the top score is not positive.
+    #[serde(default)]
+    pub confidence: Option<f64>,
+    /// The best decision the ranking left out: the first candidate of the
+    /// query (in scope, one record per id) after the retrieved ones, whatever
+    /// its score; `null` when every candidate was retrieved.
+    #[serde(default)]
+    pub runner_up: Option<RunnerUpEntry>,
+}
+
+/// The best decision a scenario's ranking left out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RunnerUpEntry {
+    /// Its id, when the query shares a token with it; `null` when it is a
+    /// decision the query does not touch (any of them: they all score 0).
+    pub id: Option<String>,
+    /// Its exact score (a multiple of 0.001).
+    pub score: f64,
+}
+
+/// The margin and confidence figures of one scenario (docs/metrics.md,
+/// "Margin and confidence"), from its own ranking only.
+///
+/// All scores are the exact fused scores the retriever ranks by, in
+/// thousandths. `retrieved` is the ranking (id and score, best first, at
+/// most `k`); `runner_up` the best decision it left out (its id when the
+/// query touches it, and its score).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Margins {
+    /// Score of the lowest-ranked expected decision minus the runner-up's.
+    pub margin: Option<Milli>,
+    /// The scores at rank 1 and rank 2 of the ranking of every candidate
+    /// (rank 2 is the runner-up when one decision was retrieved), for
+    /// [`Margins::confidence`].
+    top: Option<(Milli, Milli)>,
+}
+
+impl Margins {
+    /// Computes the figures. The margin is defined when `expected` is not
+    /// empty, every expected id is retrieved and there is a runner-up.
+    pub fn compute<E: AsRef<str>>(retrieved: &[(&str, Milli)], expected: &[E], runner_up: Option<Milli>) -> Margins {
+        let governed = !expected.is_empty();
+        let all_in = governed && expected.iter().all(|e| retrieved.iter().any(|(id, _)| *id == e.as_ref()));
+        let last_expected =
+            retrieved.iter().rev().find(|(id, _)| expected.iter().any(|e| e.as_ref() == *id)).map(|(_, s)| *s);
+        let margin = match (all_in, last_expected, runner_up) {
+            (true, Some(last), Some(next)) => Some(Milli(last.0 - next.0)),
+            _ => None,
+        };
+        let second = retrieved.get(1).map(|(_, s)| *s).or(if retrieved.len() == 1 { runner_up } else { None });
+        let top = retrieved.first().map(|(_, s)| *s).zip(second);
+        Margins { margin, top }
+    }
+
+    /// `(s1 − s2) / s1` between 0 and 1, `None` when there is no rank 1 or
+    /// rank 2, or `s1` is not positive.
+    pub fn confidence(&self) -> Option<f64> {
+        let (s1, s2) = self.top?;
+        if s1.0 <= 0 {
+            return None;
+        }
+        Some(((s1.0 - s2.0) as f64 / s1.0 as f64).min(1.0))
+    }
 }
 
 impl ScenarioMetrics {
@@ -189,6 +264,9 @@ impl ScenarioMetrics {
             ungoverned_injection: None,
             missed,
             irrelevant,
+            margin: None,
+            confidence: None,
+            runner_up: None,
         };
 
         if !governed {
@@ -217,6 +295,24 @@ impl ScenarioMetrics {
         metrics.ndcg_at_k = Some(if idcg > 0.0 { dcg / idcg } else { 0.0 });
         metrics.irrelevant_injection = Some(!metrics.irrelevant.is_empty());
         metrics
+    }
+
+    /// Adds the margin and confidence figures of the scenario's ranking:
+    /// `retrieved` as [`ScenarioMetrics::compute`] read it, with scores,
+    /// `expected` the same `E`, `runner_up` the best decision left out (its
+    /// id when the query touches it).
+    pub fn with_margins<E: AsRef<str>>(
+        mut self,
+        retrieved: &[(&str, Milli)],
+        expected: &[E],
+        runner_up: Option<(Option<&str>, Milli)>,
+    ) -> Self {
+        let m = Margins::compute(&retrieved[..retrieved.len().min(self.k)], expected, runner_up.map(|r| r.1));
+        self.margin = m.margin.map(Milli::as_f64);
+        self.confidence = m.confidence();
+        self.runner_up =
+            runner_up.map(|(id, score)| RunnerUpEntry { id: id.map(str::to_string), score: score.as_f64() });
+        self
     }
 
     /// Whether the scenario expects at least one id.

@@ -61,6 +61,20 @@ pub struct Hit {
     pub score: Milli,
 }
 
+/// The best decision a ranking left out: the first one after the
+/// retrieved decisions in the ranking of every candidate of the query (in
+/// scope, one copy per id), whatever its score, a decision the query does
+/// not touch counting as 0 (1.0 under Mneme's empty-query fallback).
+/// See [`Index::retrieve_with_runner_up`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunnerUp {
+    pub pool: usize,
+    pub score: Milli,
+    /// The query shares a token with it (or completes one of its tags);
+    /// false for a decision the query does not touch.
+    pub touched: bool,
+}
+
 /// The outcome of one query.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Retrieval {
@@ -202,6 +216,25 @@ impl Index {
 
     pub fn tokenizer(&self) -> &Tokenizer {
         &self.tokenizer
+    }
+
+    /// How many distinct scope globs the pool holds (the coverage analysis
+    /// checks each against the repository's files).
+    pub fn scope_glob_count(&self) -> usize {
+        self.scopes.globs.len()
+    }
+
+    /// Distinct scope glob number `g` (`0..scope_glob_count()`), as
+    /// compiled at load, and the pool decisions that carry it.
+    pub fn scope_glob(&self, g: usize) -> (&globset::Glob, &[u32]) {
+        (&self.scopes.globs[g], &self.scopes.owner[g])
+    }
+
+    /// The numbers (ascending) of the distinct scope globs that match
+    /// `path`, a path as a query's file names it (normalised the same way).
+    pub fn matching_scope_globs(&self, path: &str, out: &mut Vec<usize>) {
+        let path = crate::tokenize::normalise_path(path);
+        self.scopes.matches_into(&path, out);
     }
 }
 

@@ -21,7 +21,7 @@ use serde::Serialize;
 use crate::memory::Decision;
 use crate::metrics::{Outcome, ScenarioMetrics, SuiteMetrics};
 use crate::profile::{Family, Milli};
-use crate::retrieval::{Hit, Index, Query, Scratch};
+use crate::retrieval::{Hit, Index, Query, RunnerUp, Scratch};
 use crate::scenarios::{ResponseFormat, ResponseRef, Scenario, ScenarioType};
 use crate::verdict::{judge_with, Checks, Judging, Scoped, VerdictResult};
 
@@ -138,15 +138,14 @@ pub fn run_one(
     scratch: &mut Scratch,
 ) -> ScenarioRun {
     let query = Query { task: &scenario.task, file: scenario.file.as_deref() };
-    let retrieval = index.retrieve_with(query, k, scratch);
-    let retrieved: Vec<Retrieved> = retrieval
-        .hits
-        .iter()
-        .enumerate()
-        .map(|(i, h)| Retrieved { id: index.decision(h.pool).id.clone(), score: h.score, rank: i + 1, pool: h.pool })
-        .collect();
+    let (retrieval, runner_up) = index.retrieve_with_runner_up(query, k, scratch);
+    let retrieved = retrieved_of(index, &retrieval.hits);
     let ids: Vec<&str> = retrieved.iter().map(|r| r.id.as_str()).collect();
-    let metrics = ScenarioMetrics::compute(&ids, &scenario.expect, &scenario.acceptable, k);
+    let metrics = ScenarioMetrics::compute(&ids, &scenario.expect, &scenario.acceptable, k).with_margins(
+        &scored(&retrieved),
+        &scenario.expect,
+        runner_up_of(index, runner_up),
+    );
     let scope = enforced.scope(index, query, &retrieval.hits, &scenario, scratch);
     let judging = Judging { family: index.profile().family, retrieved: &ids, scope: &scope };
     let verdict = judge_with(&scenario, &metrics.missed, &judging);
@@ -157,6 +156,25 @@ pub fn run_one(
     // part of a scenario in memory) are not needed by any later stage.
     scenario.assertions = Vec::new();
     ScenarioRun { scenario, retrieved, metrics, verdict, layer2, warnings }
+}
+
+/// The retrieved decisions of a ranking, best first.
+pub fn retrieved_of(index: &Index, hits: &[Hit]) -> Vec<Retrieved> {
+    hits.iter()
+        .enumerate()
+        .map(|(i, h)| Retrieved { id: index.decision(h.pool).id.clone(), score: h.score, rank: i + 1, pool: h.pool })
+        .collect()
+}
+
+/// A ranking as [`ScenarioMetrics::with_margins`] reads it: ids and scores.
+pub fn scored(retrieved: &[Retrieved]) -> Vec<(&str, Milli)> {
+    retrieved.iter().map(|r| (r.id.as_str(), r.score)).collect()
+}
+
+/// The runner-up as [`ScenarioMetrics::with_margins`] reads it: its id when
+/// the query touches it, and its score.
+pub fn runner_up_of(index: &Index, runner_up: Option<RunnerUp>) -> Option<(Option<&str>, Milli)> {
+    runner_up.map(|r| (r.touched.then(|| index.decision(r.pool).id.as_str()), r.score))
 }
 
 /// What the prompt enforcer of profile `mneme` needs of the pool, worked out

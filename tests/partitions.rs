@@ -339,3 +339,34 @@ fn a_partition_to_standard_output_is_a_partial_report() {
     assert_eq!(placed.len(), partial["report"]["scenarios"].as_array().unwrap().len());
     assert!(out.stderr.starts_with("partition 2/2: "), "{}", out.stderr);
 }
+
+#[test]
+fn the_coverage_rules_are_refused_with_partitions_not_left_out_of_the_gate() {
+    // The bundled configuration with one coverage rule on: a partition holds
+    // part of the suite, so neither `run --partition` nor `merge` can judge it.
+    let tmp = tempfile::tempdir().unwrap();
+    let parts = partials(tmp.path(), 2, &[]);
+    for rule in ["min_gated_share: 0.5", "min_margin: 1", "no_new_ungated: advisory"] {
+        let config = tmp.path().join("coverage.yaml");
+        let text = format!(
+            "memory: {}\nscenarios: [{}]\nretrieval:\n  k: 3\ngate:\n  {rule}\n",
+            root().join("fixtures/project_memory.json").display(),
+            root().join("scenarios").display()
+        );
+        std::fs::write(&config, text).unwrap();
+        let config = config.display().to_string();
+        let name = rule.split(':').next().unwrap();
+        let out = expect(mneme_gate(&root(), &["--config", &config, "run", "--partition", "1/2", "--json", "-"]), 2);
+        assert!(
+            out.stderr.contains(&format!("gate rule {name} is on, and --partition cannot judge it")),
+            "{}",
+            out.stderr
+        );
+        let args: Vec<&str> = ["--config", &config, "merge", "--no-baseline"]
+            .into_iter()
+            .chain(parts.iter().map(String::as_str))
+            .collect();
+        let out = expect(mneme_gate(&root(), &args), 2);
+        assert!(out.stderr.contains(&format!("gate rule {name} is on")), "{}", out.stderr);
+    }
+}

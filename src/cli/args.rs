@@ -49,6 +49,9 @@ pub(crate) enum Command {
     Baseline(PinArgs),
     /// Compare two saved JSON reports the way `run` compares with its baseline.
     Diff(DiffArgs),
+    /// What a green gate does not say: decisions no scenario expects, decisions that cannot reach the top k for
+    /// their own words, fragile retrievals, overlapping decisions.
+    Coverage(CoverageArgs),
     /// Set up a repository that has a memory file: configuration, a starter suite, a pinned baseline and a
     /// GitHub Actions workflow.
     Init(InitArgs),
@@ -244,6 +247,22 @@ pub(crate) struct BaselineArgs {
     /// Add a field-by-field diff of the decision corpus between this git revision and the working tree.
     #[arg(long, value_name = "REV")]
     pub memory_ref: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CoverageArgs {
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// Write the coverage report as JSON (schema mneme-gate.coverage/v1); `-` for standard output.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write the Markdown summary (for a pull request or $GITHUB_STEP_SUMMARY); `-` for standard output.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// A governed scenario is fragile when its margin is below this score (default: `gate.min_margin` when
+    /// it is on, else the profile's heaviest field weight).
+    #[arg(long, value_name = "SCORE")]
+    pub min_margin: Option<f64>,
 }
 
 #[derive(Debug, Args)]

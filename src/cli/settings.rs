@@ -13,14 +13,14 @@ use std::path::{Path, PathBuf};
 use globset::GlobMatcher;
 
 use super::args::{
-    AnnotationKind, BaselineArgs, Cli, Command, DiffArgs, ImportArgs, InitArgs, MemoryArgs, MergeArgs, PinArgs,
-    ProfileName, QueryArgs, RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
+    AnnotationKind, BaselineArgs, Cli, Command, CoverageArgs, DiffArgs, ImportArgs, InitArgs, MemoryArgs, MergeArgs,
+    PinArgs, ProfileName, QueryArgs, RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
 };
 use crate::config::Config;
 use crate::error::Error;
 use crate::gate::GateSettings;
 use crate::memory::Sources;
-use crate::profile::{Family, Profile};
+use crate::profile::{Family, Milli, Profile};
 use crate::report::layout;
 use crate::report::markdown::Links;
 use crate::report::partition::Slice;
@@ -41,6 +41,7 @@ pub(crate) enum Settings {
     Merge(Box<MergeSettings>),
     Baseline(PinSettings),
     Diff(DiffSettings),
+    Coverage(CoverageSettings),
     Init(InitSettings),
     Cassettes(super::model::PruneSettings),
     Hook(HookSettings),
@@ -236,6 +237,20 @@ pub(crate) struct DiffSettings {
 }
 
 #[derive(Debug)]
+pub(crate) struct CoverageSettings {
+    pub suite: SuiteSettings,
+    pub json: Option<Destination>,
+    pub markdown: Option<Destination>,
+    /// The fragility threshold and where it comes from, in words; `None`:
+    /// the profile's heaviest field weight.
+    pub min_margin: Option<(Milli, String)>,
+    /// Check the scope globs against the files git tracks (off with
+    /// `MNEME_GATE_GIT=off`).
+    pub git: bool,
+    pub width: Option<usize>,
+}
+
+#[derive(Debug)]
 pub(crate) struct InitSettings {
     /// The memory file (--memory, else the default one when it exists).
     pub memory: Option<PathBuf>,
@@ -270,6 +285,7 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
         Command::Merge(args) => Settings::Merge(Box::new(merge(&config, *args, colour)?)),
         Command::Baseline(args) => Settings::Baseline(pin(&config, args, colour)?),
         Command::Diff(args) => Settings::Diff(diff(&config, args, colour)?),
+        Command::Coverage(args) => Settings::Coverage(coverage(&config, args)?),
         Command::Init(args) => Settings::Init(init(args)?),
         Command::Cassettes(super::model::CassettesCommand::Prune(args)) => {
             Settings::Cassettes(super::model::prune_settings(&config, *args)?)
@@ -431,6 +447,7 @@ fn run(config: &Config, args: RunArgs, colour: bool) -> Result<RunSettings, Erro
     if let Some(text) = &args.partition {
         suite.partition = Some(Slice::parse(text).map_err(Error::Usage)?);
         partition_flags(&args)?;
+        coverage_rules_off(&suite.gate, "--partition")?;
     }
     let annotations = match args.annotations {
         Some(AnnotationKind::Github) => true,
@@ -489,6 +506,19 @@ fn partition_flags(args: &RunArgs) -> Result<(), Error> {
     }
 }
 
+/// The coverage rules of the gate judge the whole suite against the whole
+/// pool (which decisions some scenario expects, which were added since the
+/// baseline), which neither a partition nor `merge` holds: with a partition
+/// they are refused rather than silently skipped.
+fn coverage_rules_off(gate: &GateSettings, what: &str) -> Result<(), Error> {
+    match crate::gate::COVERAGE_RULES.iter().find(|rule| gate.mode(rule) != crate::gate::RuleMode::Off) {
+        Some(rule) => Err(Error::Usage(format!(
+            "gate rule {rule} is on, and {what} cannot judge it: it needs the whole suite and the whole memory in one run; leave it out of the configuration's gate: section for partitioned runs, and gate coverage with `mneme-gate run` or `mneme-gate coverage` on the whole suite"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// `merge`: the reports and the gate as `run` has them; the suite's
 /// settings come from the partial reports when they are read.
 fn merge(config: &Config, args: MergeArgs, colour: bool) -> Result<MergeSettings, Error> {
@@ -500,12 +530,14 @@ fn merge(config: &Config, args: MergeArgs, colour: bool) -> Result<MergeSettings
     };
     let colour = colour && !reports.to_stdout();
     let width = text_width(if reports.to_stdout() { Stream::Stderr } else { Stream::Stdout });
+    let gate = config.gate_settings()?;
+    coverage_rules_off(&gate, "`merge` of partial reports")?;
     let suite = SuiteSettings {
         memory: MemorySettings { sources: Sources::json(PathBuf::new()), profile: Profile::named(Family::Default) },
         roots: Vec::new(),
         jobs: None,
         filter: Vec::new(),
-        gate: config.gate_settings()?,
+        gate,
         limits: config.suite_limits()?,
         model: None,
         partition: None,
@@ -573,6 +605,36 @@ fn diff(config: &Config, args: DiffArgs, colour: bool) -> Result<DiffSettings, E
         json,
         colour,
         width,
+    })
+}
+
+fn coverage(config: &Config, args: CoverageArgs) -> Result<CoverageSettings, Error> {
+    let suite = suite(config, &args.suite, &[])?;
+    let of = |p: &Option<PathBuf>| p.as_deref().map(Destination::of);
+    let (json, markdown) = (of(&args.json), of(&args.markdown));
+    if json == Some(Destination::Stdout) && markdown == Some(Destination::Stdout) {
+        return Err(Error::Usage("only one report can go to standard output (`-`)".into()));
+    }
+    let min_margin = match args.min_margin {
+        Some(v) => {
+            let m = Milli::from_f64(v).ok().filter(|m| m.0 >= 0).ok_or_else(|| {
+                Error::Usage(format!("--min-margin {v}: give a score of at least 0 with at most three decimal places"))
+            })?;
+            Some((m, "--min-margin".to_string()))
+        }
+        None if suite.gate.mode("min_margin") != crate::gate::RuleMode::Off => {
+            Some((suite.gate.min_margin(), "gate.min_margin".to_string()))
+        }
+        None => None,
+    };
+    let to_stdout = json == Some(Destination::Stdout) || markdown == Some(Destination::Stdout);
+    Ok(CoverageSettings {
+        suite,
+        json,
+        markdown,
+        min_margin,
+        git: !std::env::var("MNEME_GATE_GIT").is_ok_and(|v| v == "off"),
+        width: text_width(if to_stdout { Stream::Stderr } else { Stream::Stdout }),
     })
 }
 

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use super::output;
 use super::settings::{MemorySettings, SuiteSettings};
 use crate::error::Error;
-use crate::gate::{absolute_rules, GateOutcome};
+use crate::gate::{absolute_rules, coverage_rules, GateOutcome};
 use crate::memory::Memory;
 use std::collections::{BTreeMap, HashMap};
 
@@ -121,7 +121,13 @@ pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Err
     }
     let ran = started.elapsed() - loaded;
 
-    let gate = GateOutcome::new(absolute_rules(&run, &settings.gate));
+    let mut rules = absolute_rules(&run, &settings.gate);
+    // A partition holds part of the suite: the coverage rules, which need
+    // all of it, are refused with --partition (settings).
+    if whole.is_none() {
+        rules.extend(coverage_rules(&run, index.decisions(), !settings.filter.is_empty(), &settings.gate));
+    }
+    let gate = GateOutcome::new(rules);
     // The explanations as judged, which the report may cut (a partition's
     // gate is decided by `merge`, which quotes them whole).
     let explanations: HashMap<String, String> = match whole {
@@ -153,7 +159,7 @@ pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Err
 
 /// The pool the suite files are parsed on (the run builds its own with the
 /// same size).
-fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, Error> {
+pub(crate) fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, Error> {
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(jobs) = jobs {
         builder = builder.num_threads(jobs);

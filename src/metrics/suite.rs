@@ -197,6 +197,14 @@ pub struct SuiteMetrics {
     /// Mneme's figures of violation scenarios.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub benign: Option<BenignCounts>,
+    /// The smallest per-scenario `margin` (docs/metrics.md, "Margin and
+    /// confidence"); `null` when no scenario has one. Absent from reports
+    /// written before it existed.
+    #[serde(default)]
+    pub min_margin: Option<f64>,
+    /// The mean per-scenario `confidence` over the scenarios that have one.
+    #[serde(default)]
+    pub mean_confidence: Option<f64>,
 }
 
 impl SuiteMetrics {
@@ -222,9 +230,16 @@ impl SuiteMetrics {
         let mut ungoverned = Vec::new();
         let mut total = 0;
         let mut benign: Option<BenignCounts> = None;
+        let mut min_margin: Option<f64> = None;
+        let mut confidences = Vec::new();
 
         for outcome in scenarios {
             total += 1;
+            let m = outcome.metrics();
+            if let Some(margin) = m.margin {
+                min_margin = Some(min_margin.map_or(margin, |x: f64| x.min(margin)));
+            }
+            confidences.extend(m.confidence);
             let verdict = outcome.verdict_name();
             if outcome.benign() {
                 let b = benign.get_or_insert_with(BenignCounts::default);
@@ -276,6 +291,8 @@ impl SuiteMetrics {
             layer2_evaluated,
             by_category,
             benign,
+            min_margin,
+            mean_confidence: mean(confidences),
         }
     }
 

@@ -980,7 +980,7 @@ fn ids(items: &[String]) -> String {
 /// holds `<`, `>` or `&` (which a code span would show as entities if they
 /// were escaped, and which must be escaped), a `<code>` element whose every
 /// HTML or Markdown special character is a numeric entity.
-fn code(s: &str) -> String {
+pub(crate) fn code(s: &str) -> String {
     let flat = s.replace(['\r', '\n'], " ");
     let flat = printable(&flat);
     if !flat.contains(['<', '>', '&']) {
@@ -1005,7 +1005,7 @@ fn code(s: &str) -> String {
 /// Free text on one line (in a table cell or not): line breaks as spaces,
 /// other control characters shown escaped, HTML specials as entities, `|`
 /// escaped.
-fn inline(s: &str) -> String {
+pub(crate) fn inline(s: &str) -> String {
     html(&printable(&s.replace(['\r', '\n'], " "))).replace('|', "\\|")
 }
 
@@ -1024,7 +1024,7 @@ fn command_line(line: &str) -> bool {
 /// the inputs can start a line of the summary except in a context-block
 /// diff, and [`diff_block`] never puts such a line in a fence, where the
 /// entity would show.)
-fn no_command_lines(piece: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn no_command_lines(piece: &str) -> std::borrow::Cow<'_, str> {
     if !piece.lines().any(command_line) {
         return std::borrow::Cow::Borrowed(piece);
     }

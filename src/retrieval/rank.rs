@@ -1,7 +1,7 @@
 //! Answering a query: postings summed per decision, complete tags boosted,
 //! the scope pre-filter applied, and the top `k` ranked.
 
-use super::{Hit, Index, Query, Retrieval, Scratch};
+use super::{Hit, Index, Query, Retrieval, RunnerUp, Scratch};
 use crate::profile::{Family, Milli};
 use crate::tokenize::normalise_path;
 
@@ -13,6 +13,28 @@ impl Index {
 
     /// Retrieves the top `k`, reusing `scratch` between calls.
     pub fn retrieve_with(&self, query: Query<'_>, k: usize, scratch: &mut Scratch) -> Retrieval {
+        self.retrieve_inner(query, k, scratch, false).0
+    }
+
+    /// [`Index::retrieve_with`], and the best decision the ranking left out
+    /// ([`RunnerUp`]): the margin and confidence figures of a scenario
+    /// (docs/metrics.md) are computed from it.
+    pub fn retrieve_with_runner_up(
+        &self,
+        query: Query<'_>,
+        k: usize,
+        scratch: &mut Scratch,
+    ) -> (Retrieval, Option<RunnerUp>) {
+        self.retrieve_inner(query, k, scratch, true)
+    }
+
+    fn retrieve_inner(
+        &self,
+        query: Query<'_>,
+        k: usize,
+        scratch: &mut Scratch,
+        want_runner_up: bool,
+    ) -> (Retrieval, Option<RunnerUp>) {
         self.check_query(query);
         let n = self.decisions.len();
         if scratch.score.len() != n {
@@ -36,8 +58,11 @@ impl Index {
                         .map(|pool| Hit { pool, score: Milli(1000) }),
                 );
             }
+            // Mneme's fallback scores every candidate 1.0; otherwise nothing scores.
+            let untouched = if self.profile.family == Family::Mneme { Milli(1000) } else { Milli::ZERO };
+            let runner_up = want_runner_up.then(|| self.runner_up(&hits, path.is_some(), untouched, scratch)).flatten();
             self.clear_scope(scratch);
-            return Retrieval { hits, empty_query: true };
+            return (Retrieval { hits, empty_query: true }, runner_up);
         }
 
         self.accumulate(scratch);
@@ -60,9 +85,47 @@ impl Index {
             );
         }
         self.rank_copies(&mut hits, k);
+        let runner_up = want_runner_up.then(|| self.runner_up(&hits, path.is_some(), Milli::ZERO, scratch)).flatten();
         self.reset(scratch);
         self.clear_scope(scratch);
-        Retrieval { hits, empty_query: false }
+        (Retrieval { hits, empty_query: false }, runner_up)
+    }
+
+    /// The best decision, in ranking order (score, then pool order), that
+    /// the query's candidates hold but `hits` left out: in scope, no copy of
+    /// a retrieved id, whatever its score (at or below `min_score` too).
+    /// A decision the query does not touch scores `untouched`. Reads the
+    /// scores [`Index::accumulate`] left in `scratch` (and the scope marks).
+    fn runner_up(&self, hits: &[Hit], has_path: bool, untouched: Milli, scratch: &Scratch) -> Option<RunnerUp> {
+        let candidate = |d: usize| !has_path || !self.has_scope[d] || scratch.in_scope[d];
+        let mut taken: Vec<usize> = hits.iter().map(|h| self.copy_group(h.pool)).collect();
+        taken.sort_unstable();
+        let free = |d: usize| candidate(d) && taken.binary_search(&self.copy_group(d)).is_err();
+        let beats = |a: &RunnerUp, b: &RunnerUp| a.score > b.score || (a.score == b.score && a.pool < b.pool);
+        let mut best: Option<RunnerUp> = None;
+        for &d in &scratch.touched {
+            let d = d as usize;
+            let this = RunnerUp { pool: d, score: Milli(scratch.score[d]), touched: true };
+            // The cheap test first: most touched decisions lose on score.
+            if best.as_ref().is_none_or(|b| beats(&this, b)) && free(d) {
+                best = Some(this);
+            }
+        }
+        // An untouched decision can only win when nothing touched scores
+        // above it; the first one in pool order is the best of them.
+        if best.as_ref().is_none_or(|b| b.score <= untouched) {
+            let end = best.as_ref().map_or(self.decisions.len(), |b| {
+                if b.score == untouched {
+                    b.pool
+                } else {
+                    self.decisions.len()
+                }
+            });
+            if let Some(d) = (0..end).find(|&d| !scratch.seen[d] && free(d)) {
+                best = Some(RunnerUp { pool: d, score: untouched, touched: false });
+            }
+        }
+        best
     }
 
     /// The scores of the pool decisions `decisions` for a query, scope

@@ -30,7 +30,8 @@ enum Command {
     Synth(SynthArgs),
     /// Benchmark floor: only read and parse the memory file, the suite and its response files, then exit.
     Floor(FloorArgs),
-    /// Print the JSON Schema of the JSON report (`mneme-gate.report/v1`), or check a committed copy.
+    /// Print the JSON Schema of the JSON report (`mneme-gate.report/v1`), or of the coverage report with
+    /// --coverage, or check a committed copy.
     Schema(SchemaArgs),
     /// Render a Markdown file to an HTML page as GitHub shows it (GFM, GitHub-like style), to look at a report.
     RenderMd(RenderMdArgs),
@@ -87,6 +88,9 @@ struct FloorArgs {
 
 #[derive(Debug, Args)]
 struct SchemaArgs {
+    /// The schema of `mneme-gate coverage --json` (`mneme-gate.coverage/v1`) instead of the run report's.
+    #[arg(long)]
+    coverage: bool,
     /// Compare with this file instead of printing: exit 0 when it is up to date, 1 when it is stale.
     #[arg(long, value_name = "FILE")]
     check: Option<PathBuf>,
@@ -212,7 +216,7 @@ fn load_suite(roots: &[PathBuf], jobs: Option<usize>) -> Result<mneme_gate::scen
 }
 
 fn schema_cmd(args: SchemaArgs) -> Result<i32, Error> {
-    let schema = mneme_gate::report::json::schema();
+    let schema = if args.coverage { mneme_gate::coverage::schema() } else { mneme_gate::report::json::schema() };
     let Some(path) = args.check else {
         stdout_write(schema.as_bytes())?;
         return Ok(exit::OK);
@@ -223,8 +227,9 @@ fn schema_cmd(args: SchemaArgs) -> Result<i32, Error> {
     }
     let _ = writeln!(
         io::stderr(),
-        "mneme-gate-dev: {} is stale: regenerate it with `mneme-gate-dev schema > {}`",
+        "mneme-gate-dev: {} is stale: regenerate it with `mneme-gate-dev schema{} > {}`",
         path.display(),
+        if args.coverage { " --coverage" } else { "" },
         path.display()
     );
     Ok(exit::GATE_FAILED)

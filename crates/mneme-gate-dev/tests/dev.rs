@@ -161,6 +161,24 @@ fn the_published_report_schema_is_up_to_date() {
 }
 
 #[test]
+fn the_published_coverage_schema_is_up_to_date() {
+    let path = root().join("schema/coverage.schema.json");
+    let schema = mneme_gate::coverage::schema();
+    if std::env::var_os("MNEME_GATE_UPDATE_SCHEMA").is_some() {
+        std::fs::write(&path, &schema).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == schema,
+        "schema/coverage.schema.json is stale: run `mneme-gate-dev schema --coverage > schema/coverage.schema.json` \
+         (or `MNEME_GATE_UPDATE_SCHEMA=1 cargo test -p mneme-gate-dev the_published_coverage_schema`)"
+    );
+    let (stdout, _) = expect(dev(&["schema", "--coverage"], &root()), 0);
+    assert_eq!(stdout, schema);
+}
+
+#[test]
 fn schema_prints_and_checks() {
     let tmp = tempfile::tempdir().unwrap();
     let (stdout, _) = expect(dev(&["schema"], tmp.path()), 0);

@@ -5,6 +5,7 @@
 mod baseline;
 mod cassettes;
 mod context;
+mod coverage;
 mod diff;
 mod explain;
 mod hook;
@@ -31,6 +32,7 @@ pub(crate) fn execute(settings: Settings) -> Result<i32, Error> {
         Settings::Merge(s) => merge::execute(*s),
         Settings::Baseline(s) => baseline::execute(s),
         Settings::Diff(s) => diff::execute(s),
+        Settings::Coverage(s) => coverage::execute(s),
         Settings::Init(s) => init::execute(s),
         Settings::Cassettes(s) => cassettes::execute(s),
         Settings::Hook(s) => hook::execute(s),

@@ -1,6 +1,7 @@
 //! `mneme-gate run`: the suite, its reports, and the gate, compared with the
 //! baseline when there is one.
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -10,7 +11,7 @@ use crate::cli::settings::{BaselinePlan, Destination, RunSettings};
 use crate::cli::suite::{self, SuiteRun};
 use crate::describe::{defuse_lines, printable};
 use crate::error::{exit, Error};
-use crate::gate::{GateOutcome, GateSettings};
+use crate::gate::{self, GateOutcome, GateSettings, RuleMode};
 use crate::git::{GitError, Repo};
 use crate::memory::Memory;
 use crate::report::partition::{self, Partial};
@@ -72,12 +73,24 @@ pub(crate) fn conclude(
         let index = index.ok_or_else(|| Error::Infrastructure("--memory-ref: the memory was not loaded".into()))?;
         report.memory_diff = Some(baseline::memory_diff(rev, &old, index.decisions(), index.excluded()));
     }
+    let mut pinned_with = None;
     if let Some((mut comparison, baseline)) = compared {
         if let Some(diff) = &report.memory_diff {
             baseline::attribute(&mut comparison, diff, &baseline, &report);
         }
         rules.extend(baseline::rules(&comparison, &s.suite.gate));
         report.comparison = Some(comparison);
+        pinned_with = Some(baseline.fingerprint.memory.sha256);
+    }
+    if s.suite.gate.mode("no_new_ungated") != RuleMode::Off && s.suite.filter.is_empty() {
+        // `merge` refuses the coverage rules (a partition holds part of the
+        // suite), so a run that gets here has loaded its memory.
+        let index = index.ok_or_else(|| Error::Infrastructure("no_new_ungated: the memory was not loaded".into()))?;
+        if let Some(added) = added_decisions(s, &report, index, pinned_with.as_deref(), &require)? {
+            let expected: HashSet<&str> =
+                report.scenarios.iter().flat_map(|sc| sc.expected.iter().map(String::as_str)).collect();
+            rules.push(gate::no_new_ungated(&expected, &added.decisions, &added.against, &s.suite.gate));
+        }
     }
     report.gate = GateOutcome::new(rules);
 
@@ -128,6 +141,89 @@ fn write_partial(s: &RunSettings, partial: Partial) -> Result<i32, Error> {
     );
     output::terminal(&defuse_lines(&text, false), s.reports.to_stdout())?;
     Ok(exit::OK)
+}
+
+/// How many commits `no_new_ungated` looks back for the memory file a
+/// baseline was pinned with.
+const HISTORY_LIMIT: usize = 1000;
+
+/// The decisions of the pool that are new for `no_new_ungated`.
+struct Added {
+    /// What they are new against, in words (a revision, or the memory the
+    /// baseline was pinned with).
+    against: String,
+    /// Their ids and titles, by id.
+    decisions: Vec<(String, String)>,
+}
+
+/// The decisions of the pool that are new for `no_new_ungated` (ids and
+/// titles), and what they are new against, in words: against `--memory-ref`
+/// when given, else the memory at `--baseline-ref`, else the memory the
+/// baseline was pinned with (by its SHA-256: the working tree's file when
+/// it is unchanged, else the newest version of it in HEAD's history).
+/// `None` when there is nothing to compare with (no baseline).
+fn added_decisions<'r>(
+    s: &RunSettings,
+    report: &Report,
+    index: &Index,
+    pinned_with: Option<&str>,
+    require: &dyn Fn() -> Result<&'r Repo, Error>,
+) -> Result<Option<Added>, Error> {
+    if let Some(diff) = &report.memory_diff {
+        let decisions = diff.added.iter().map(|d| (d.id.clone(), d.title.clone())).collect();
+        return Ok(Some(Added { against: diff.revision.clone(), decisions }));
+    }
+    let Some(path) = s.suite.memory.file() else {
+        return Err(Error::Usage(format!(
+            "gate rule no_new_ungated compares the memory file with the version the baseline was pinned with; the memory here is read from sources ({}): import them into one memory file, or set the rule off",
+            s.suite.memory.sources.label()
+        )));
+    };
+    let family = s.suite.memory.profile.family;
+    let old = if let Some(rev) = s.baseline.as_ref().and_then(|b| b.revision.as_ref()) {
+        let bytes = require()?.read_at(rev, path)?;
+        (rev.clone(), bytes)
+    } else {
+        let Some(sha) = pinned_with else { return Ok(None) };
+        if sha == report.fingerprint.memory.sha256 {
+            return Ok(Some(Added {
+                against: "the memory the baseline was pinned with".into(),
+                decisions: Vec::new(),
+            }));
+        }
+        let found = match require() {
+            Ok(repo) => repo.find_version(path, sha, HISTORY_LIMIT)?,
+            Err(_) => None,
+        };
+        match found {
+            Some((commit, bytes)) => {
+                (format!("the memory the baseline was pinned with (commit {})", &commit[..12]), Some(bytes))
+            }
+            None => {
+                return Err(Error::Usage(format!(
+                    "gate rule no_new_ungated: the baseline was pinned with another version of {} (sha256 {sha}), \
+                     and no commit among the last {HISTORY_LIMIT} of HEAD has it, so the decisions added since \
+                     cannot be told; pass --memory-ref REV (the revision to compare with), or --baseline-ref REV",
+                    display_path(path)
+                )))
+            }
+        }
+    };
+    let (against, bytes) = old;
+    let old_pool = match bytes {
+        Some(bytes) => Memory::parse(path, String::from_utf8_lossy(&bytes).into_owned(), family).pool,
+        None => Vec::new(),
+    };
+    let known: HashSet<&str> = old_pool.iter().map(|d| d.id.as_str()).collect();
+    let mut added: Vec<(String, String)> = index
+        .decisions()
+        .iter()
+        .filter(|d| !known.contains(d.id.as_str()))
+        .map(|d| (d.id.clone(), d.title.clone()))
+        .collect();
+    added.sort();
+    added.dedup_by(|a, b| a.0 == b.0);
+    Ok(Some(Added { against, decisions: added }))
 }
 
 /// The repository, or why there is none (not a repository, or one git
