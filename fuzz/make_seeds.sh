@@ -15,7 +15,7 @@ cd "$root"
 command -v jq >/dev/null || { echo "make_seeds.sh: jq is needed" >&2; exit 1; }
 
 rm -rf "$seeds"
-mkdir -p "$seeds"/{memory,native_suite,mneme_folder,baseline,config,partial}
+mkdir -p "$seeds"/{memory,native_suite,mneme_folder,baseline,config,hook,compiled_index,markdown_source,partial}
 
 # memory: project_memory.json files, both shapes, good and broken.
 cp tests/fixtures/memory/small.json "$seeds/memory/small.json"
@@ -102,9 +102,20 @@ for k in 2 8; do
 done
 printf '{"schema": "mneme-gate.partial/v2"}\n' >"$seeds/partial/future-schema.json"
 
-# config: mneme-gate.yaml files, and one that sets every key.
+# config: mneme-gate.yaml files, one with a list of decision sources, and one that sets every key.
 cp mneme-gate.yaml "$seeds/config/example.yaml"
 for f in tests/fixtures/config/*.yaml; do cp "$f" "$seeds/config/$(basename "$f")"; done
+cat >"$seeds/config/sources.yaml" <<'EOF'
+memory:
+  - project_memory.json
+  - adr: docs/adr/
+    id_prefix: DEC-
+    proposed: inactive
+  - cursor: .cursor/rules/
+  - copilot: .github/
+  - claude: .
+scenarios: scenarios/
+EOF
 cat >"$seeds/config/every-key.yaml" <<'EOF'
 memory: fixtures/project_memory.json
 scenarios: [scenarios/, ../more/scenarios]
@@ -135,6 +146,51 @@ gate:
     irrelevant_injection_rate: 0.25
     ungoverned_injection_rate: 0.125
 EOF
+
+# hook: what Claude Code and Gemini CLI write on a hook's standard input.
+printf '%s' '{"session_id":"s1","cwd":"/repo","hook_event_name":"UserPromptSubmit","prompt":"Add a refund endpoint"}' \
+  >"$seeds/hook/prompt.json"
+printf '%s' '{"session_id":"s1","cwd":"/repo","hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"/repo/services/payments/refunds.py","old_string":"a","new_string":"ledger.refund(order)"}}' \
+  >"$seeds/hook/edit.json"
+printf '%s' '{"session_id":"s1","cwd":"/repo","hook_event_name":"PreToolUse","tool_name":"MultiEdit","tool_input":{"file_path":"../outside.py","edits":[{"old_string":"x","new_string":"y"}]}}' \
+  >"$seeds/hook/multiedit.json"
+printf '%s' '{"session_id":"s2","cwd":"C:\\repo","hook_event_name":"PreToolUse","tool_name":"NotebookEdit","tool_input":{"notebook_path":"C:\\repo\\nb\\a.ipynb","new_source":"import pandas"}}' \
+  >"$seeds/hook/notebook.json"
+printf '%s' '{"session_id":"g","cwd":"/r","hook_event_name":"BeforeAgent","prompt":"migrate the database"}' >"$seeds/hook/gemini.json"
+printf '%s' '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}' >"$seeds/hook/ignored.json"
+
+# compiled_index: the directory of the bundled example's compiled index, as
+# `context` caches it (the header is docs/agents.md's "The cache").
+MNEME_GATE_CACHE_DIR="$tmp/cache" "$gate" context --memory fixtures/project_memory.json --profile default \
+  --task "refund a payment" >/dev/null
+python3 - "$tmp"/cache/index/*.idx "$seeds/compiled_index/bundled-example-directory" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+at = 8 + 4 + 32 + 32 + 1 + 56  # magic, format, settings, content, stamped, stamp
+length = struct.unpack("<Q", data[at:at + 8])[0]
+start = at + 24  # directory length, its XXH64, records length
+open(sys.argv[2], "wb").write(data[start:start + length])
+PY
+# markdown_source: Markdown decision files of the real fixture sets, each behind the byte that
+# picks its kind (fuzz_targets/markdown_source.rs: 0 ADR, 1 Cursor rule, 2 .cursorrules,
+# 3 Copilot instructions, 4 copilot-instructions.md, 5 CLAUDE.md, 6 Claude rule).
+md_seed() { # PICK FILE NAME
+  { printf "\\$(printf '%03o' "$1")"; head -c 6000 "$2"; } >"$seeds/markdown_source/$3"
+}
+f=fixtures/sources
+md_seed 0 "$f/govuk-aws/docs/architecture/decisions/0010-terraform-directory-structure.md" adr-nygard.md
+md_seed 0 "$f/govuk-aws/docs/architecture/decisions/0004-dns-definitions-for-hosts-and-services.md" adr-superseded.md
+md_seed 0 "$f/log4brains/docs/adr/20200926-use-the-adr-number-as-its-unique-id.md" adr-madr2.md
+md_seed 0 "$f/madr/docs/decisions/0005-use-dashes-in-filenames.md" adr-madr4.md
+md_seed 1 "$f/awesome-cursorrules/.cursor/rules/go.mdc" cursor-go.mdc
+md_seed 1 "$f/awesome-cursorrules/.cursor/rules/docker.mdc" cursor-docker.mdc
+md_seed 2 "$f/awesome-cursorrules/.cursor/rules/codequality.mdc" cursorrules.md
+md_seed 3 "$f/awesome-copilot/.github/instructions/pcf-tooling.instructions.md" copilot-pcf.md
+md_seed 4 "$f/awesome-copilot/.github/copilot-instructions.md" copilot-repository.md
+md_seed 5 "$f/2anki/CLAUDE.md" claude-memory.md
+md_seed 6 "$f/2anki/.claude/rules/email-templates.md" claude-rule.md
+printf '\006---\npaths:\n  - *.sql\n  - "src/**"\ndescription: `x`: y\n---\n# T\n\n- never z\n' \
+  >"$seeds/markdown_source/claude-paths.md"
 
 # Every input kept as a regression (tests/fixtures/fuzz/<target>-<what>) is
 # a seed of its target too, so each run replays it first.

@@ -131,6 +131,23 @@ pub fn build_identity() -> Option<String> {
     Some(format!("{} {} {}", env!("CARGO_PKG_VERSION"), meta.len(), modified.as_nanos()))
 }
 
+/// Answers one query on the decision sources under `profile`: one memory
+/// file through [`answer`] and its cache; any other list of sources (a
+/// folder of ADRs, rule files) is read, loaded and indexed every time, as
+/// the compiled cache is keyed by one memory file's bytes. The answer is
+/// the same either way.
+pub fn answer_sources(
+    sources: &crate::memory::Sources,
+    profile: &Profile,
+    query: Query<'_>,
+    cache: Option<&Path>,
+) -> Result<Answer, MemoryError> {
+    match sources.single_json() {
+        Some(path) => answer(path, profile, query, cache),
+        None => Ok(from_memory(Memory::load_sources(sources, profile.family)?, profile, query)),
+    }
+}
+
 /// Answers one query on the memory file at `path` under `profile`: from
 /// the cache file in `cache` when it was compiled from exactly this file's
 /// bytes under this profile by this build, else from the memory itself

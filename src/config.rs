@@ -14,12 +14,17 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use crate::gate::{GateSettings, RuleMode, SUITE_MEANS};
-use crate::memory::{read_regular, size_in_words, ReadError};
+use crate::memory::{read_regular, size_in_words, ReadError, Source, SourceKind, Sources};
 use crate::profile::{Family, Milli, Profile};
 use crate::scenarios::{SuiteLimits, YamlLimits};
 
 mod model;
+mod sources;
 pub use model::{ModelConfig, ModelFlags, PricesConfig};
+pub use sources::{MemoryConfig, SourceEntry};
+
+/// The memory files looked for when nothing names one, in order.
+pub const DEFAULT_MEMORY_FILES: [&str; 2] = ["project_memory.json", ".mneme/project_memory.json"];
 
 /// The default configuration file name, looked up in the working folder.
 pub const CONFIG_FILE: &str = "mneme-gate.yaml";
@@ -32,7 +37,7 @@ pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigFile {
-    pub memory: Option<String>,
+    pub memory: Option<MemoryConfig>,
     pub scenarios: Option<OneOrMany>,
     pub baseline: Option<String>,
     pub retrieval: Option<RetrievalConfig>,
@@ -229,20 +234,46 @@ impl Config {
         Ok(Config { path: Some(path.to_path_buf()), file })
     }
 
-    /// The memory file: `flag`, else `memory:` of the file, else
-    /// ./project_memory.json or ./.mneme/project_memory.json when one
-    /// exists; `None` when there is none.
+    /// The memory file: `flag`, else `memory:` of the file (when it names
+    /// one file), else ./project_memory.json or ./.mneme/project_memory.json
+    /// when one exists; `None` when there is none.
     pub fn memory_path(&self, flag: Option<&Path>) -> Option<PathBuf> {
         if let Some(p) = flag {
             return Some(p.to_path_buf());
         }
-        if let Some(p) = &self.file.memory {
+        if let Some(MemoryConfig::One(p)) = &self.file.memory {
             return Some(self.resolve_path(p));
         }
-        ["project_memory.json", ".mneme/project_memory.json"]
-            .into_iter()
-            .map(PathBuf::from)
-            .find(|candidate| candidate.is_file())
+        DEFAULT_MEMORY_FILES.into_iter().map(PathBuf::from).find(|candidate| candidate.is_file())
+    }
+
+    /// The decision sources: the `--memory` flags (each `KIND:PATH` or a
+    /// JSON file), else `memory:` of the file (a path or a list of
+    /// sources), else the default memory file when one exists; `None` when
+    /// there is none.
+    pub fn memory_sources(&self, flags: &[PathBuf]) -> Option<Sources> {
+        if !flags.is_empty() {
+            let list = flags.iter().map(|f| Source::parse_spec(f)).collect();
+            return Some(Sources { list, root: PathBuf::from(".") });
+        }
+        match &self.file.memory {
+            Some(MemoryConfig::One(p)) => {
+                Some(Sources { list: vec![Source::new(SourceKind::Json, self.resolve_path(p))], root: self.folder() })
+            }
+            Some(MemoryConfig::Many(entries)) => {
+                let list = entries.iter().map(|e| e.source(|p| self.resolve_path(p))).collect();
+                Some(Sources { list, root: self.folder() })
+            }
+            None => self.memory_path(None).map(Sources::json),
+        }
+    }
+
+    /// The folder the file's paths are relative to (`.` without a file).
+    fn folder(&self) -> PathBuf {
+        match self.path.as_ref().and_then(|c| c.parent()) {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
     }
 
     /// The suite roots of `scenarios:`, resolved against the file's folder.
@@ -561,7 +592,7 @@ mod tests {
     #[test]
     fn reads_paths_and_overrides() {
         let c = parse("memory: fixtures/m.json\nscenarios: scenarios/\nbaseline: reports/b.json\nretrieval:\n  profile: default\n  k: 5\n  min_score: 0.5\n  weights:\n    title: 4\n    content: 0.25\n  tag_boost: 0\n  min_token_len: 2\n  stem: true\ngate: {}\n").unwrap();
-        assert_eq!(c.file.memory.as_deref(), Some("fixtures/m.json"));
+        assert!(matches!(&c.file.memory, Some(MemoryConfig::One(m)) if m == "fixtures/m.json"));
         assert!(matches!(c.file.scenarios, Some(OneOrMany::One(_))));
         let p = c.profile(None, None).unwrap();
         assert_eq!(
@@ -657,7 +688,11 @@ mod tests {
             ),
             ("retrieval:\n  k: x\n", (2, 6), "expected a whole number"),
             ("scenarios: {a: 1}\n", (1, 12), "expected a path or a list of paths"),
-            ("memory: [1]\n", (1, 9), "expected a string"),
+            (
+                "memory: [1]\n",
+                (1, 10),
+                "invalid type: integer `1`, expected a memory file, or `adr`, `cursor`, `copilot`, `claude` or `json` with a path",
+            ),
         ];
         for (text, (line, column), message) in cases {
             let e = parse(text).unwrap_err();

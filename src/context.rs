@@ -106,8 +106,10 @@ mod tests {
             content: "not shown".into(),
             paths: vec![],
             status: None,
+            superseded_by: None,
             kind: RecordKind::DecisionRecord,
             offset: 0,
+            origin: None,
             globs: vec![],
             rules: vec![],
         }

@@ -12,21 +12,93 @@ the gap is visible.
 
 use std::collections::HashSet;
 
-use crate::memory::{compile_glob, Decision};
+use std::path::Path;
+
+use crate::memory::sources::walk::adr_file;
+use crate::memory::{compile_glob, Decision, Source, SourceKind};
 use crate::retrieval::{Index, Query};
 
-/// The configuration `init` writes.
-pub fn config_text(memory: &str) -> String {
+/// The configuration `init` writes for the decision sources `sources`
+/// (paths as shown, relative to the configuration's folder).
+pub fn config_text(sources: &[Source]) -> String {
+    let memory = match sources {
+        [s] if s.kind == SourceKind::Json => format!("memory: {}\n", quote(&s.path.to_string_lossy())),
+        _ => {
+            let mut m = String::from("memory:             # decision sources, in pool order (docs/sources.md)\n");
+            for s in sources {
+                let path = quote(&s.path.to_string_lossy());
+                match s.kind {
+                    SourceKind::Json => m.push_str(&format!("  - {path}\n")),
+                    kind => m.push_str(&format!("  - {}: {path}\n", kind.name())),
+                }
+            }
+            m
+        }
+    };
     format!(
         "# mneme-gate configuration, written by `mneme-gate init` (see the README: Configuration).\n\
          # Paths are relative to this file.\n\
-         memory: {}\n\
+         {memory}\
          scenarios:\n  - scenarios/\n\
          baseline: reports/baseline.json\n\
          retrieval:\n  profile: default   # or `mneme` to reproduce Mneme exactly\n  k: 3\n\
-         gate: {{}}            # rule modes and tolerances: see the README\n",
-        quote(memory)
+         gate: {{}}            # rule modes and tolerances: see the README\n"
     )
+}
+
+/// The folders where ADRs are usually kept, in the order `init` looks.
+pub const ADR_FOLDERS: [&str; 9] = [
+    "docs/adr",
+    "doc/adr",
+    "docs/adrs",
+    "docs/decisions",
+    "docs/architecture/decisions",
+    "doc/architecture/decisions",
+    "docs/architecture-decisions",
+    "adr",
+    "decisions",
+];
+
+/// The decision sources `init` finds in the folder `root`, in the order it
+/// proposes them: the memory file (`memory`, when there is one), the ADR
+/// folder (adr-tools' `.adr-dir` first, else the first of
+/// [`ADR_FOLDERS`] that holds a numbered ADR), Cursor rules
+/// (`.cursor/rules/`, or `.` with a legacy `.cursorrules`), Copilot
+/// instructions (`.github/` with `copilot-instructions.md` or
+/// `instructions/`) and Claude Code memory (`.` with `CLAUDE.md` or
+/// `.claude/rules/`). Paths are relative to `root`.
+pub fn detect_sources(root: &Path, memory: Option<&Path>) -> Vec<Source> {
+    let mut out = Vec::new();
+    if let Some(m) = memory {
+        out.push(Source::new(SourceKind::Json, m));
+    }
+    let has_adr = |dir: &Path| {
+        std::fs::read_dir(root.join(dir))
+            .map(|entries| entries.filter_map(Result::ok).any(|e| adr_file(&e.file_name().to_string_lossy())))
+            .unwrap_or(false)
+    };
+    let configured = std::fs::read_to_string(root.join(".adr-dir"))
+        .ok()
+        .and_then(|t| t.lines().next().map(|l| l.trim().trim_end_matches('/').to_string()))
+        .filter(|d| !d.is_empty() && !d.starts_with('/') && !d.split('/').any(|c| c == ".."));
+    let adr = configured.into_iter().chain(ADR_FOLDERS.iter().map(|s| s.to_string())).find(|d| has_adr(Path::new(d)));
+    if let Some(dir) = adr {
+        out.push(Source::new(SourceKind::Adr, format!("{dir}/")));
+    }
+    let is_dir = |p: &str| root.join(p).is_dir();
+    let is_file = |p: &str| root.join(p).is_file();
+    if is_file(".cursorrules") {
+        out.push(Source::new(SourceKind::Cursor, "."));
+    } else if is_dir(".cursor/rules") {
+        out.push(Source::new(SourceKind::Cursor, ".cursor/rules/"));
+    }
+    if is_file(".github/copilot-instructions.md") || is_dir(".github/instructions") {
+        out.push(Source::new(SourceKind::Copilot, ".github/"));
+    }
+    if is_file("CLAUDE.md") || is_dir(".claude/rules") {
+        out.push(Source::new(SourceKind::Claude, "."));
+    }
+    out
 }
 
 /// The workflow template; [`workflow`] fills in the action's reference
@@ -262,6 +334,34 @@ fn quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn init_finds_the_folders_teams_keep_decisions_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        assert!(detect_sources(root, None).is_empty());
+        std::fs::create_dir_all(root.join("docs/adr")).unwrap();
+        std::fs::write(root.join("docs/adr/README.md"), "# ADRs\n").unwrap();
+        assert!(detect_sources(root, None).is_empty(), "a folder without a numbered ADR is not proposed");
+        std::fs::write(root.join("docs/adr/0001-use-x.md"), "# 1. Use X\n").unwrap();
+        std::fs::create_dir_all(root.join(".cursor/rules")).unwrap();
+        std::fs::create_dir_all(root.join(".github/instructions")).unwrap();
+        std::fs::write(root.join("CLAUDE.md"), "# Claude\n").unwrap();
+        let labels = |v: Vec<Source>| v.iter().map(Source::label).collect::<Vec<_>>();
+        assert_eq!(
+            labels(detect_sources(root, Some(Path::new("project_memory.json")))),
+            ["project_memory.json", "adr:docs/adr", "cursor:.cursor/rules", "copilot:.github", "claude:."]
+        );
+        // adr-tools' `.adr-dir` names the folder.
+        std::fs::create_dir_all(root.join("doc/arch")).unwrap();
+        std::fs::write(root.join("doc/arch/0001-a.md"), "# 1. A\n").unwrap();
+        std::fs::write(root.join(".adr-dir"), "doc/arch\n").unwrap();
+        std::fs::write(root.join(".cursorrules"), "- be brief\n").unwrap();
+        assert_eq!(labels(detect_sources(root, None))[..2], ["adr:doc/arch", "cursor:."]);
+        let text = config_text(&detect_sources(root, None));
+        assert!(text.contains("memory:             # decision sources, in pool order (docs/sources.md)\n  - adr: \"doc/arch/\"\n  - cursor: \".\"\n"), "{text}");
+        assert!(config_text(&[Source::new(SourceKind::Json, "m.json")]).contains("\nmemory: \"m.json\"\n"));
+    }
 
     #[test]
     fn example_paths_match_their_globs() {

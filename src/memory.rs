@@ -22,7 +22,11 @@ is in its children, one concept each:
 - `pool`: the pool rules both loaders end in; `migrate`: Mneme's migration
   of items; `glob`: scope globs; `lines`: lines and columns of offsets;
 - `file`: reading a file a pull request controls (only a regular file, at
-  most a cap), for the memory file and for the baseline and configuration.
+  most a cap), for the memory file and for the baseline and configuration;
+- `sources`: the memory read from a list of decision sources (ADR folders,
+  Cursor, Copilot and Claude Code rule files, memory files) rather than one
+  memory file ([`Memory::read_sources`]), every record with its `file:line`,
+  and the file `mneme-gate import` writes.
 
 This module knows nothing of tokens or scores; the index is built from its
 output by `retrieval`.
@@ -45,7 +49,9 @@ mod pool;
 pub use pool::{is_inactive, INACTIVE_STATUSES};
 mod rules;
 pub use rules::{is_python_space, python_strip};
+pub mod sources;
 mod tolerant;
+pub use sources::{Source, SourceKind, Sources};
 
 pub(crate) use file::{read_regular, read_report, size_in_words, ReadError};
 pub(crate) use glob::compile_glob;
@@ -55,7 +61,7 @@ pub(crate) use glob::compile_glob;
 /// hostile one can make the gate hold in memory.
 pub const MAX_MEMORY_BYTES: u64 = 512 * 1024 * 1024;
 pub use model::{Decision, Diagnostic, Excluded, Memory, Severity};
-pub use model::{Exclusion, RecordKind, Rule};
+pub use model::{Exclusion, Origin, RecordKind, Rule};
 
 /// The memory file could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -81,6 +87,30 @@ pub enum MemoryError {
     TooLarge { path: PathBuf, limit: u64 },
     #[error("{}", InvalidMessage { path, diagnostics, family: *family })]
     Invalid { path: PathBuf, diagnostics: Vec<Diagnostic>, family: Family },
+    /// A source of a list cannot be read at all (a missing folder, a link
+    /// out of the repository).
+    #[error("cannot read the decision source {label}: {message}")]
+    Source { label: String, message: String },
+    /// The sources have errors.
+    #[error("{}", SourcesMessage { label, diagnostics })]
+    InvalidSources { label: String, diagnostics: Vec<Diagnostic> },
+}
+
+/// The message of [`MemoryError::InvalidSources`].
+struct SourcesMessage<'a> {
+    label: &'a str,
+    diagnostics: &'a [Diagnostic],
+}
+
+impl fmt::Display for SourcesMessage<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let errors: Vec<&Diagnostic> = self.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
+        write!(f, "the decision sources ({}) have {} error(s):", self.label, errors.len())?;
+        for d in errors {
+            write!(f, "\n  {}", d.render(Path::new(self.label)))?;
+        }
+        write!(f, "\nrun `mneme-gate validate` on the same sources to see every problem")
+    }
 }
 
 /// The message of [`MemoryError::Invalid`]: every error, then how to see
@@ -127,6 +157,7 @@ impl Memory {
                 let (line, column) = lines::LineIndex::new(prefix).line_col(prefix.len());
                 let diag = Diagnostic {
                     severity: Severity::Error,
+                    file: None,
                     line,
                     column,
                     record_id: None,
@@ -134,6 +165,35 @@ impl Memory {
                 };
                 Memory::empty(path, family, vec![diag])
             }
+        })
+    }
+
+    /// Reads the memory from its sources: one JSON memory file exactly as
+    /// [`Memory::read`] does, any other list through [`sources::read`].
+    /// Check [`Memory::has_errors`] before retrieving.
+    pub fn read_sources(sources: &Sources, family: Family) -> Result<Memory, MemoryError> {
+        match sources.single_json() {
+            Some(path) => Memory::read(path, family),
+            None => Ok(sources::read(sources, family)?.memory),
+        }
+    }
+
+    /// Reads the memory from its sources and refuses it if it has errors.
+    pub fn load_sources(sources: &Sources, family: Family) -> Result<Memory, MemoryError> {
+        match sources.single_json() {
+            Some(path) => Memory::load(path, family),
+            None => sources::read(sources, family)?.memory.refuse_errors(),
+        }
+    }
+
+    /// The memory, or the error that lists its errors.
+    pub(crate) fn refuse_errors(self) -> Result<Memory, MemoryError> {
+        if !self.has_errors() {
+            return Ok(self);
+        }
+        Err(match self.label {
+            Some(label) => MemoryError::InvalidSources { label, diagnostics: self.diagnostics },
+            None => MemoryError::Invalid { path: self.path, diagnostics: self.diagnostics, family: self.family },
         })
     }
 

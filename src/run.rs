@@ -230,7 +230,17 @@ pub struct KnownIds<'a> {
 impl<'a> KnownIds<'a> {
     pub fn new(index: &'a Index) -> KnownIds<'a> {
         let pool = index.decisions().iter().map(|d: &Decision| (d.id.as_str(), ())).collect();
-        let excluded = index.excluded().iter().map(|e| (e.id.as_str(), e.reason.to_string())).collect();
+        let excluded = index
+            .excluded()
+            .iter()
+            .map(|e| {
+                let reason = match &e.file {
+                    Some(file) => format!("{file}:{}: {}", e.line, e.reason),
+                    None => e.reason.to_string(),
+                };
+                (e.id.as_str(), reason)
+            })
+            .collect();
         KnownIds { pool, excluded }
     }
 

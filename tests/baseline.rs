@@ -564,7 +564,7 @@ fn init_then_run_passes_and_init_again_changes_nothing() {
 fn init_without_a_memory_file_says_what_it_needs() {
     let dir = tempfile::tempdir().unwrap();
     let out = expect(run(dir.path(), &["init"], &[]), 2, "no memory");
-    assert!(out.stderr.contains("init needs a memory file"), "{}", out.stderr);
+    assert!(out.stderr.contains("init needs decisions: pass --memory FILE"), "{}", out.stderr);
     assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing written");
 }
 

@@ -66,3 +66,41 @@ fn baseline_with_a_decision_retrieved_twice_is_refused_in_words() {
          `feature_boundary_violation` retrieves `anti-002` twice; re-pin it with `mneme-gate baseline`"
     );
 }
+
+/// `markdown_source`: carriage returns inside a line of front matter (not
+/// before a newline) are line breaks to YAML, so the place of a YAML error
+/// was past the end of the file. Fixed: they are read as spaces, and the
+/// place is a line of the front matter.
+#[test]
+fn markdown_source_lone_carriage_returns_keep_the_line() {
+    use mneme_gate::memory::sources::parse_file;
+    use mneme_gate::memory::SourceKind;
+    let data = std::fs::read(fixture("markdown_source-lone-carriage-returns")).unwrap();
+    let text = String::from_utf8_lossy(&data[1..]);
+    let lines = text.split('\n').count();
+    for family in [Family::Default, Family::Mneme] {
+        let (decisions, diagnostics) = parse_file(SourceKind::Claude, "api.md", &text, family);
+        assert!(!diagnostics.is_empty());
+        for d in &diagnostics {
+            assert!((1..=lines).contains(&d.line), "line {} of {lines}: {}", d.line, d.message);
+        }
+        assert_eq!(decisions.len(), 1);
+    }
+}
+
+/// `markdown_source`: an ADR title that starts with a letter then a
+/// character of several bytes (`U�…`) was cut inside that character while
+/// looking for an `ADR` prefix. Fixed: the prefix is looked up by
+/// characters; the title is kept as written.
+#[test]
+fn markdown_source_title_is_never_cut_inside_a_character() {
+    use mneme_gate::memory::sources::parse_file;
+    use mneme_gate::memory::SourceKind;
+    let data = std::fs::read(fixture("markdown_source-title-cut-inside-a-character")).unwrap();
+    let text = String::from_utf8_lossy(&data[1..]);
+    for family in [Family::Default, Family::Mneme] {
+        let (decisions, _) = parse_file(SourceKind::Adr, "0001-use-x.md", &text, family);
+        assert_eq!(decisions.len(), 1);
+        assert!(decisions[0].title.starts_with('U'), "{}", decisions[0].title);
+    }
+}

@@ -50,8 +50,16 @@ fuzz_target!(|data: &[u8]| {
         Ok(c) => c,
         Err(e) => return check_error(&e),
     };
-    if let Some(m) = &config.file.memory {
-        let _ = config.resolve_path(m);
+    if config.file.memory.is_some() {
+        // `memory:` is one memory file or a list of decision sources, each
+        // resolved against the file's folder.
+        let sources = config.memory_sources(&[]).expect("a configured memory gives its sources");
+        assert!(!sources.list.is_empty(), "`memory:` without a source");
+        assert_eq!(sources.root, Path::new("conf"));
+        for s in &sources.list {
+            assert!(s.path.starts_with("conf") || s.path.is_absolute(), "{:?} not resolved", s.path);
+            let _ = s.label();
+        }
     }
     if let Some(b) = &config.file.baseline {
         let _ = config.resolve_path(b);

@@ -637,6 +637,7 @@ impl<'a> Compiled<'a> {
                 let id = at(2)?;
                 Ok(Diagnostic {
                     severity: Severity::Warning,
+                    file: None,
                     line: at(0)? as usize,
                     column: at(1)? as usize,
                     record_id: if id == NONE { None } else { Some(self.str(id as usize)?.to_string()) },

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::stamp::{Stamp, RACY};
-use crate::memory::MemoryError;
+use crate::memory::{Memory, MemoryError, Sources};
 use crate::profile::Profile;
 use crate::retrieval::Index;
 
@@ -36,6 +36,9 @@ pub struct Loaded {
 #[derive(Debug)]
 pub struct Hot {
     path: PathBuf,
+    /// Decision sources other than one memory file: read again on every
+    /// refresh, and indexed again when their files' bytes changed.
+    sources: Option<Sources>,
     profile: Profile,
     loaded: Option<Loaded>,
     /// The metadata the served bytes (or the failing bytes) were read with.
@@ -53,6 +56,7 @@ impl Hot {
     pub fn load(path: &Path, profile: Profile) -> Hot {
         let mut hot = Hot {
             path: path.to_path_buf(),
+            sources: None,
             profile,
             loaded: None,
             stamp: None,
@@ -64,8 +68,64 @@ impl Hot {
         hot
     }
 
+    /// Loads the decision sources: one memory file as [`Hot::load`] does;
+    /// any other list is read on every refresh (it has no one stamp), and
+    /// indexed again only when what was read differs.
+    pub fn load_sources(sources: &Sources, profile: Profile) -> Hot {
+        if let Some(path) = sources.single_json() {
+            return Hot::load(path, profile);
+        }
+        let mut hot = Hot {
+            path: PathBuf::from(sources.label()),
+            sources: Some(sources.clone()),
+            profile,
+            loaded: None,
+            stamp: None,
+            racy: true,
+            failed: None,
+            problem: None,
+        };
+        hot.read_sources();
+        hot
+    }
+
+    /// Reads the sources again; a change of any file is indexed.
+    fn read_sources(&mut self) {
+        let Some(sources) = &self.sources else { return };
+        let started = Instant::now();
+        let memory = match crate::memory::sources::read(sources, self.profile.family) {
+            Ok(read) => read.memory,
+            Err(e) => return self.fail(None, e),
+        };
+        let hash = super::content_hash(memory.text().as_bytes());
+        if self.loaded.as_ref().is_some_and(|l| l.hash == hash) {
+            self.problem = None;
+            return;
+        }
+        if self.failed.as_ref() == Some(&hash) {
+            return;
+        }
+        match memory.refuse_errors() {
+            Ok(memory) => self.serve(memory, hash, started),
+            Err(e) => self.fail(Some(hash), e),
+        }
+    }
+
+    /// Serves a loaded memory.
+    fn serve(&mut self, memory: Memory, hash: String, started: Instant) {
+        let records = memory.records;
+        let warnings = memory.warnings().map(|w| w.render(&self.path)).collect();
+        let index = Index::build(memory, self.profile.clone());
+        self.loaded = Some(Loaded { index, hash, records, warnings, load_time: started.elapsed() });
+        self.failed = None;
+        self.problem = None;
+    }
+
     /// Notices a change of the file and reloads it (see the module).
     pub fn refresh(&mut self) {
+        if self.sources.is_some() {
+            return self.read_sources();
+        }
         let stamp = Stamp::of(&self.path);
         if stamp.is_some() && stamp == self.stamp && !self.racy {
             return;
@@ -92,14 +152,7 @@ impl Hot {
             return;
         }
         match super::parse_memory(&self.path, bytes, self.profile.family) {
-            Ok(memory) => {
-                let records = memory.records;
-                let warnings = memory.warnings().map(|w| w.render(&self.path)).collect();
-                let index = Index::build(memory, self.profile.clone());
-                self.loaded = Some(Loaded { index, hash, records, warnings, load_time: started.elapsed() });
-                self.failed = None;
-                self.problem = None;
-            }
+            Ok(memory) => self.serve(memory, hash, started),
             Err(e) => self.fail(Some(hash), e),
         }
     }
@@ -143,6 +196,30 @@ mod tests {
 
     const A: &str = r#"{"decisions": [{"id": "A", "decision": "Refunds post to the ledger"}]}"#;
     const B: &str = r#"{"decisions": [{"id": "B", "decision": "Refunds post to the ledger"}]}"#;
+
+    /// Decision sources other than one memory file: an edit of any file is
+    /// served on the next refresh, a broken one keeps the last good index.
+    #[test]
+    fn an_edit_of_a_source_is_served_and_a_broken_one_keeps_the_last_good_index() {
+        use crate::memory::{Source, SourceKind, Sources};
+        let dir = tempfile::tempdir().unwrap();
+        let adr = dir.path().join("adr");
+        std::fs::create_dir_all(&adr).unwrap();
+        std::fs::write(adr.join("0001-a.md"), "# 1. Refunds post to the ledger\n").unwrap();
+        let sources = Sources { list: vec![Source::new(SourceKind::Adr, &adr)], root: dir.path().to_path_buf() };
+        let mut hot = Hot::load_sources(&sources, Profile::named(Family::Default));
+        assert_eq!(ids(&hot, "refund ledger"), ["ADR-0001"]);
+        std::fs::write(adr.join("0002-b.md"), "# 2. Refunds post to the ledger twice\n").unwrap();
+        hot.refresh();
+        assert_eq!(ids(&hot, "refund ledger twice"), ["ADR-0002", "ADR-0001"]);
+        std::fs::write(adr.join("0003-c.md"), "---\ntitle: [broken\n---\n").unwrap();
+        hot.refresh();
+        assert_eq!(ids(&hot, "refund ledger twice"), ["ADR-0002", "ADR-0001"], "the last good index serves");
+        assert!(hot.problem().is_some_and(|p| p.contains("0003-c.md:")), "{:?}", hot.problem());
+        std::fs::remove_file(adr.join("0003-c.md")).unwrap();
+        hot.refresh();
+        assert_eq!(hot.problem(), None);
+    }
 
     #[test]
     fn an_edit_is_served_and_a_broken_edit_keeps_the_last_good_index() {

@@ -38,6 +38,9 @@ pub(crate) enum Command {
     Retrieve(RetrieveArgs),
     /// Check a memory file and report every problem at once.
     Validate(ValidateArgs),
+    /// Write the decisions of any sources (ADRs, Cursor, Copilot and Claude rules, memory files) as one
+    /// Mneme memory file.
+    Import(ImportArgs),
     /// Run the suite: retrieval and verdicts for every scenario, metrics, reports, and the gate.
     Run(Box<RunArgs>),
     /// Merge the partial reports of `run --partition K/N` into the reports, gate and exit code of a single run.
@@ -80,9 +83,10 @@ pub(crate) enum AnnotationKind {
 
 #[derive(Debug, Args)]
 pub(crate) struct MemoryArgs {
-    /// The memory file (default: `memory` from the configuration, else ./project_memory.json).
-    #[arg(long, value_name = "FILE")]
-    pub memory: Option<PathBuf>,
+    /// The memory file, or a decision source KIND:PATH (adr:, cursor:, copilot:, claude:; repeatable)
+    /// (default: `memory` from the configuration, else ./project_memory.json).
+    #[arg(long, value_name = "SOURCE")]
+    pub memory: Vec<PathBuf>,
     /// The scoring profile, as published (ignores the configuration's overrides).
     #[arg(long, value_name = "NAME")]
     pub profile: Option<ProfileName>,
@@ -306,10 +310,25 @@ pub(crate) struct DiffArgs {
 }
 
 #[derive(Debug, Args)]
-pub(crate) struct ValidateArgs {
-    /// The memory file (default: `memory` from the configuration, else ./project_memory.json).
+pub(crate) struct ImportArgs {
+    /// A decision source: KIND:PATH (adr:docs/adr/, cursor:.cursor/rules/, copilot:.github/, claude:.) or a
+    /// memory file (default: `memory` from the configuration).
+    #[arg(value_name = "SOURCE")]
+    pub sources: Vec<PathBuf>,
+    /// Where to write the memory file (default: standard output, `-`).
     #[arg(long, value_name = "FILE")]
-    pub memory: Option<PathBuf>,
+    pub out: Option<PathBuf>,
+    /// The profile the sources are read under, as published.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<ProfileName>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ValidateArgs {
+    /// The memory file, or a decision source KIND:PATH (adr:, cursor:, copilot:, claude:; repeatable)
+    /// (default: `memory` from the configuration, else ./project_memory.json).
+    #[arg(long, value_name = "SOURCE")]
+    pub memory: Vec<PathBuf>,
     /// The profile whose pool rules apply.
     #[arg(long, value_name = "NAME")]
     pub profile: Option<ProfileName>,

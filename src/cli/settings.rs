@@ -13,12 +13,13 @@ use std::path::{Path, PathBuf};
 use globset::GlobMatcher;
 
 use super::args::{
-    AnnotationKind, BaselineArgs, Cli, Command, DiffArgs, InitArgs, MemoryArgs, MergeArgs, PinArgs, ProfileName,
-    QueryArgs, RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
+    AnnotationKind, BaselineArgs, Cli, Command, DiffArgs, ImportArgs, InitArgs, MemoryArgs, MergeArgs, PinArgs,
+    ProfileName, QueryArgs, RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
 };
 use crate::config::Config;
 use crate::error::Error;
 use crate::gate::GateSettings;
+use crate::memory::Sources;
 use crate::profile::{Family, Profile};
 use crate::report::layout;
 use crate::report::markdown::Links;
@@ -35,6 +36,7 @@ pub(crate) enum Settings {
     Explain(QuerySettings),
     Retrieve(RetrieveSettings),
     Validate(ValidateSettings),
+    Import(ImportSettings),
     Run(Box<RunSettings>),
     Merge(Box<MergeSettings>),
     Baseline(PinSettings),
@@ -45,11 +47,28 @@ pub(crate) enum Settings {
     Mcp(McpSettings),
 }
 
-/// The memory file and the profile it is read and scored under.
+/// The decision sources (one memory file, or a list) and the profile they
+/// are read and scored under.
 #[derive(Debug, Clone)]
 pub(crate) struct MemorySettings {
-    pub path: PathBuf,
+    pub sources: Sources,
     pub profile: Profile,
+}
+
+impl MemorySettings {
+    /// The memory file, when the sources are one JSON file.
+    pub fn file(&self) -> Option<&Path> {
+        self.sources.single_json()
+    }
+
+    /// The sources as messages and reports name them: the memory file, or
+    /// `adr:docs/adr, cursor:.cursor/rules`.
+    pub fn label(&self) -> PathBuf {
+        match self.file() {
+            Some(p) => p.to_path_buf(),
+            None => PathBuf::from(self.sources.label()),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -75,6 +94,12 @@ pub(crate) enum Source {
 pub(crate) struct RetrieveSettings {
     pub memory: MemorySettings,
     pub queries: Source,
+}
+
+#[derive(Debug)]
+pub(crate) struct ImportSettings {
+    pub memory: MemorySettings,
+    pub out: Destination,
 }
 
 #[derive(Debug)]
@@ -212,7 +237,8 @@ pub(crate) struct DiffSettings {
 
 #[derive(Debug)]
 pub(crate) struct InitSettings {
-    pub memory: PathBuf,
+    /// The memory file (--memory, else the default one when it exists).
+    pub memory: Option<PathBuf>,
     pub force: bool,
     /// Also install the Claude Code hook.
     pub hook: bool,
@@ -239,6 +265,7 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
         Command::Explain(args) => Settings::Explain(query(&config, args)?),
         Command::Retrieve(args) => Settings::Retrieve(retrieve(&config, args)?),
         Command::Validate(args) => Settings::Validate(validate(&config, args)?),
+        Command::Import(args) => Settings::Import(import(&config, args)?),
         Command::Run(args) => Settings::Run(Box::new(run(&config, *args, colour)?)),
         Command::Merge(args) => Settings::Merge(Box::new(merge(&config, *args, colour)?)),
         Command::Baseline(args) => Settings::Baseline(pin(&config, args, colour)?),
@@ -261,14 +288,15 @@ fn family(name: Option<ProfileName>) -> Option<Family> {
 
 fn memory(config: &Config, args: &MemoryArgs) -> Result<MemorySettings, Error> {
     let profile = config.profile(family(args.profile), args.k)?;
-    Ok(MemorySettings { path: memory_path(config, args.memory.as_deref())?, profile })
+    Ok(MemorySettings { sources: memory_sources(config, &args.memory)?, profile })
 }
 
-/// The memory path ([`Config::memory_path`]), or what to do without one.
-fn memory_path(config: &Config, flag: Option<&Path>) -> Result<PathBuf, Error> {
-    config.memory_path(flag).ok_or_else(|| {
+/// The decision sources ([`Config::memory_sources`]), or what to do
+/// without any.
+fn memory_sources(config: &Config, flags: &[PathBuf]) -> Result<Sources, Error> {
+    config.memory_sources(flags).ok_or_else(|| {
         Error::Usage(
-            "no memory file: pass --memory FILE, or set `memory:` in mneme-gate.yaml (looked for ./project_memory.json and ./.mneme/project_memory.json)".into(),
+            "no memory file: pass --memory FILE (or --memory adr:docs/adr/ and other sources), or set `memory:` in mneme-gate.yaml (looked for ./project_memory.json and ./.mneme/project_memory.json)".into(),
         )
     })
 }
@@ -291,8 +319,19 @@ fn retrieve(config: &Config, args: RetrieveArgs) -> Result<RetrieveSettings, Err
 
 fn validate(config: &Config, args: ValidateArgs) -> Result<ValidateSettings, Error> {
     let profile = config.profile(family(args.profile), None)?;
-    let memory = MemorySettings { path: memory_path(config, args.memory.as_deref())?, profile };
+    let memory = MemorySettings { sources: memory_sources(config, &args.memory)?, profile };
     Ok(ValidateSettings { memory, strict: args.strict, json: args.json })
+}
+
+fn import(config: &Config, args: ImportArgs) -> Result<ImportSettings, Error> {
+    let profile = config.profile(family(args.profile), None)?;
+    let sources = config.memory_sources(&args.sources).ok_or_else(|| {
+        Error::Usage(
+            "import needs sources: name them (mneme-gate import adr:docs/adr/ cursor:.cursor/rules/ --out project_memory.json), or set `memory:` in mneme-gate.yaml".into(),
+        )
+    })?;
+    let out = args.out.as_deref().map_or(Destination::Stdout, Destination::of);
+    Ok(ImportSettings { memory: MemorySettings { sources, profile }, out })
 }
 
 /// The suite of `run`, `baseline` and `init`: the configuration's gate, the
@@ -462,7 +501,7 @@ fn merge(config: &Config, args: MergeArgs, colour: bool) -> Result<MergeSettings
     let colour = colour && !reports.to_stdout();
     let width = text_width(if reports.to_stdout() { Stream::Stderr } else { Stream::Stdout });
     let suite = SuiteSettings {
-        memory: MemorySettings { path: PathBuf::new(), profile: Profile::named(Family::Default) },
+        memory: MemorySettings { sources: Sources::json(PathBuf::new()), profile: Profile::named(Family::Default) },
         roots: Vec::new(),
         jobs: None,
         filter: Vec::new(),
@@ -538,12 +577,9 @@ fn diff(config: &Config, args: DiffArgs, colour: bool) -> Result<DiffSettings, E
 }
 
 fn init(args: InitArgs) -> Result<InitSettings, Error> {
-    let memory = memory_path(&Config::default(), args.memory.as_deref()).map_err(|_| {
-        Error::Usage(
-            "init needs a memory file: pass --memory FILE, or run it where project_memory.json (or .mneme/project_memory.json) is"
-                .into(),
-        )
-    })?;
+    // Without --memory, the default memory file when there is one; the
+    // other decision sources are found by `init` itself.
+    let memory = Config::default().memory_path(args.memory.as_deref());
     let hook = match args.hook {
         None => false,
         Some(super::args::HookAgent::Claude) => true,
@@ -624,15 +660,15 @@ mod tests {
     #[test]
     fn paths_in_the_file_are_relative_to_it_and_flags_win() {
         let s = run_settings(&["run"], "memory: m.json\nscenarios: [a, b]\nbaseline: base.json\n");
-        assert!(s.suite.memory.path.ends_with("m.json"));
+        assert!(s.suite.memory.file().unwrap().ends_with("m.json"));
         assert_eq!(s.suite.roots.len(), 2);
-        let dir = s.suite.memory.path.parent().unwrap();
+        let dir = s.suite.memory.file().unwrap().parent().unwrap();
         assert!(dir.is_absolute(), "beside the configuration file, not the working folder: {dir:?}");
         assert_eq!(s.suite.roots, [dir.join("a"), dir.join("b")]);
         assert!(s.baseline.as_ref().unwrap().path.ends_with("base.json"));
 
         let s = run_settings(&["run", "--memory", "x.json", "--scenarios", "s", "--no-baseline"], "memory: m.json\n");
-        assert_eq!(s.suite.memory.path, PathBuf::from("x.json"));
+        assert_eq!(s.suite.memory.file(), Some(Path::new("x.json")));
         assert_eq!(s.suite.roots, [PathBuf::from("s")]);
         assert!(s.baseline.is_none());
     }

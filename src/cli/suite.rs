@@ -51,7 +51,7 @@ impl PartitionRun {
 /// Loads the memory under the settings' profile; warnings go to standard
 /// error.
 pub(crate) fn load_memory(settings: &MemorySettings) -> Result<Memory, Error> {
-    let memory = Memory::load(&settings.path, settings.profile.family)?;
+    let memory = Memory::load_sources(&settings.sources, settings.profile.family)?;
     for w in memory.warnings() {
         output::note(&w.render(&memory.path));
     }
@@ -65,13 +65,13 @@ pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Err
     let pool = thread_pool(settings.jobs)?;
     let profile = &settings.memory.profile;
     let family = profile.family;
-    let memory_path = &settings.memory.path;
+    let memory_path = &settings.memory.label();
     // The memory is loaded and indexed on a thread of its own while the
     // suite files are parsed on the pool; their messages and errors come
     // in the order they always did (the memory's first).
     let (indexed, suite) = std::thread::scope(|scope| {
         let indexed = scope.spawn(|| -> Result<_, Error> {
-            let memory = Memory::load(memory_path, family)?;
+            let memory = Memory::load_sources(&settings.memory.sources, family)?;
             let warnings: Vec<String> = memory.warnings().map(|w| w.render(&memory.path)).collect();
             // Hashed as loaded (type-checked and capped), not read a second time.
             let sha256 = crate::report::hex_sha256(memory.text().as_bytes());

@@ -156,6 +156,8 @@ struct Raw {
     constraint: Option<Val>,
     tags: Option<Val>,
     anti_patterns: Option<Val>,
+    /// Scope globs of a decision record (what `mneme-gate import` writes).
+    paths: Option<Val>,
     rules: Option<Rules>,
 }
 
@@ -218,6 +220,15 @@ fn map(r: Raw, in_decisions: bool, family: Family) -> Result<Candidate, Bail> {
         let constraint = list(r.constraints, false)?;
         let anti_patterns = list(r.anti_patterns, false)?;
         let status = optional(r.status)?;
+        // Mneme ignores `paths`, and so does profile `mneme`.
+        let paths = match family {
+            Family::Default => list(r.paths, true)?,
+            Family::Mneme => Vec::new(),
+        };
+        let mut globs = Vec::with_capacity(paths.len());
+        for pattern in &paths {
+            globs.push(compile_glob(pattern).map_err(|_| Bail)?);
+        }
         let rules = match (r.rules, family) {
             (None | Some(Rules::Null), _) => Vec::new(),
             (Some(Rules::Ok(rules)), Family::Mneme) => rules,
@@ -231,11 +242,13 @@ fn map(r: Raw, in_decisions: bool, family: Family) -> Result<Candidate, Bail> {
             constraint,
             anti_patterns,
             content,
-            paths: Vec::new(),
+            paths,
             status,
+            superseded_by: None,
             kind: RecordKind::DecisionRecord,
             offset: r.offset,
-            globs: Vec::new(),
+            origin: None,
+            globs,
             rules,
         }
     } else {
@@ -260,8 +273,10 @@ fn map(r: Raw, in_decisions: bool, family: Family) -> Result<Candidate, Bail> {
             content,
             paths: Vec::new(),
             status,
+            superseded_by: None,
             kind: RecordKind::Item(String::new()),
             offset: r.offset,
+            origin: None,
             globs: Vec::new(),
             rules: Vec::new(),
         };
@@ -463,6 +478,7 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
                 "constraint" => &mut r.constraint,
                 "tags" => &mut r.tags,
                 "anti_patterns" => &mut r.anti_patterns,
+                "paths" => &mut r.paths,
                 "rules" => {
                     if r.rules.is_some() {
                         return Err(de::Error::custom(Bail));

@@ -33,11 +33,21 @@ pub struct Decision {
     /// Scope globs as written (only item records under profile `default`).
     pub paths: Vec<String>,
     pub status: Option<String>,
+    /// The record that supersedes this one, when its source says (an ADR
+    /// `Superseded by …`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
     /// Where it came from: `decision record` or the item type.
     pub kind: RecordKind,
-    /// Byte offset of the record (its `{`) in the memory text.
+    /// Byte offset of the record (its `{`) in the memory text (0 for a
+    /// record of a Markdown source, whose place is `origin`).
     #[serde(skip)]
     pub offset: usize,
+    /// Where the record was read, as `file:line`, when the memory was read
+    /// from a list of sources ([`crate::memory::sources`]); `None` for a
+    /// memory file read alone, whose records are placed by `offset`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
     /// The compiled globs, in `paths` order (a trailing `/` already expanded).
     #[serde(skip)]
     pub globs: Vec<Glob>,
@@ -46,6 +56,22 @@ pub struct Decision {
     /// uses them.
     #[serde(skip)]
     pub rules: Vec<Rule>,
+}
+
+/// The file and line a record was read from (a Markdown source's heading or
+/// front matter, or a record of a JSON source in a list of sources).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Origin {
+    /// The file, as it was named (relative to the working folder when the
+    /// source was), with `/` separators.
+    pub file: String,
+    pub line: usize,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
 }
 
 /// A typed rule of a decision record (`rules[]`), as Mneme 0.10.0 reads it.
@@ -88,9 +114,16 @@ pub enum Exclusion {
     },
     InactiveStatus {
         status: String,
+        /// The record that supersedes this one, when its source says.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        superseded_by: Option<String>,
     },
     DuplicateId {
         kept_line: usize,
+        /// The file of the record that wins, when it is not this record's
+        /// (a memory read from a list of sources).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        kept_file: Option<String>,
     },
     /// Profile `mneme`, a file with a `decision_index`: Mneme reads the
     /// decisions from the index and no longer migrates items.
@@ -120,8 +153,16 @@ impl fmt::Display for Exclusion {
             Exclusion::NotEligibleType { item_type } => {
                 write!(f, "item type `{item_type}` is not retrievable under this profile")
             }
-            Exclusion::InactiveStatus { status } => write!(f, "status `{status}` is inactive"),
-            Exclusion::DuplicateId { kept_line } => write!(f, "duplicate id: the record at line {kept_line} wins"),
+            Exclusion::InactiveStatus { status, superseded_by: None } => write!(f, "status `{status}` is inactive"),
+            Exclusion::InactiveStatus { status, superseded_by: Some(by) } => {
+                write!(f, "status `{status}` is inactive (superseded by {by})")
+            }
+            Exclusion::DuplicateId { kept_line, kept_file: None } => {
+                write!(f, "duplicate id: the record at line {kept_line} wins")
+            }
+            Exclusion::DuplicateId { kept_line, kept_file: Some(file) } => {
+                write!(f, "duplicate id: the record at {file}:{kept_line} wins")
+            }
             Exclusion::NotMigrated => f.write_str(
                 "the file has a `decision_index`: profile mneme reads the decisions from it, as Mneme 0.10.0 does, and no longer migrates items",
             ),
@@ -139,9 +180,21 @@ pub struct Excluded {
     pub id: String,
     pub title: String,
     pub kind: RecordKind,
+    /// The file the record is in, when the memory was read from a list of
+    /// sources (else the memory file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     pub line: usize,
     pub column: usize,
     pub reason: Exclusion,
+}
+
+impl Excluded {
+    /// `file:line:column`, the memory file standing in for a record placed
+    /// in it.
+    pub fn place(&self, memory_file: &str) -> String {
+        format!("{}:{}:{}", self.file.as_deref().unwrap_or(memory_file), self.line, self.column)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -155,6 +208,10 @@ pub enum Severity {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
     pub severity: Severity,
+    /// The file the problem is in, when the memory was read from a list of
+    /// sources (else the memory file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     pub line: usize,
     pub column: usize,
     pub record_id: Option<String>,
@@ -172,7 +229,11 @@ impl Diagnostic {
             Some(id) => format!(" (record \"{id}\")"),
             None => String::new(),
         };
-        format!("{}:{}:{}: {sev}: {}{rec}", path.display(), self.line, self.column, self.message)
+        let file = match &self.file {
+            Some(file) => file.clone(),
+            None => path.display().to_string(),
+        };
+        format!("{file}:{}:{}: {sev}: {}{rec}", self.line, self.column, self.message)
     }
 }
 
@@ -194,6 +255,11 @@ pub struct Memory {
     pub(super) text: String,
     /// Its line starts, computed on the first [`Memory::line_col`].
     pub(super) lines: OnceLock<Vec<usize>>,
+    /// Read from a list of sources: the list, as messages name it.
+    pub(super) label: Option<String>,
+    /// Read from a list of sources: every file read, in order (what orders
+    /// the diagnostics).
+    pub(super) files: Vec<String>,
 }
 
 impl Memory {
@@ -209,6 +275,8 @@ impl Memory {
             decision_index: false,
             text: String::new(),
             lines: OnceLock::new(),
+            label: None,
+            files: Vec::new(),
         }
     }
 
@@ -220,7 +288,9 @@ impl Memory {
         self.diagnostics.iter().filter(|d| d.severity == Severity::Warning)
     }
 
-    /// The memory file's text as read (what the report's fingerprint hashes).
+    /// The memory file's text as read (what the report's fingerprint hashes);
+    /// for a memory read from sources, every file read, each after its path
+    /// and length.
     pub(crate) fn text(&self) -> &str {
         &self.text
     }
@@ -234,11 +304,49 @@ impl Memory {
     /// Records a problem at a byte offset of the file.
     pub(super) fn push(&mut self, severity: Severity, offset: usize, record_id: Option<&str>, message: String) {
         let (line, column) = self.line_col(offset);
-        self.diagnostics.push(Diagnostic { severity, line, column, record_id: record_id.map(str::to_string), message });
+        self.diagnostics.push(Diagnostic {
+            severity,
+            file: None,
+            line,
+            column,
+            record_id: record_id.map(str::to_string),
+            message,
+        });
     }
 
-    /// Sorts the problems as they are shown: errors first, then by position.
-    pub(super) fn sort_diagnostics(&mut self) {
-        self.diagnostics.sort_by_key(|d| (d.severity, d.line, d.column));
+    /// Sorts the problems as they are shown: errors first, then by position
+    /// (the order of the files in a memory read from sources, then line and
+    /// column; the sort is stable).
+    pub(crate) fn sort_diagnostics(&mut self) {
+        let files = &self.files;
+        let rank = |d: &Diagnostic| d.file.as_ref().and_then(|f| files.iter().position(|x| x == f)).unwrap_or(0);
+        self.diagnostics.sort_by_key(|d| (d.severity, rank(d), d.line, d.column));
+    }
+
+    /// Where a pool decision is, as (file, line, column): its origin, or its
+    /// offset in the memory file.
+    pub fn place(&self, d: &Decision) -> (String, usize, usize) {
+        match &d.origin {
+            Some(o) => (o.file.clone(), o.line, 1),
+            None => {
+                let (line, column) = self.line_col(d.offset);
+                (self.path.display().to_string(), line, column)
+            }
+        }
+    }
+
+    /// Whether the memory was read from a list of sources (rather than one
+    /// memory file read alone).
+    pub fn from_sources(&self) -> bool {
+        self.label.is_some()
+    }
+
+    /// What the memory was read from, as messages name it: the memory
+    /// file, or the list of sources (`adr:docs/adr, cursor:.cursor/rules`).
+    pub fn label(&self) -> String {
+        match &self.label {
+            Some(l) => l.clone(),
+            None => self.path.display().to_string(),
+        }
     }
 }

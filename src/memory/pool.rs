@@ -73,7 +73,7 @@ pub(super) fn build_pool(memory: &mut Memory, segments: Vec<Vec<Candidate>>, has
             let RecordKind::Item(t) = &decision.kind else { unreachable!("decision records are eligible") };
             Some(Exclusion::NotEligibleType { item_type: t.clone() })
         } else if let Some(status) = inactive {
-            Some(Exclusion::InactiveStatus { status: status.to_string() })
+            Some(Exclusion::InactiveStatus { status: status.to_string(), superseded_by: None })
         } else if let Some(&(first, first_is_record)) = seen.get(decision.id.as_str()) {
             let (kept_line, _) = cursor.line_col(&memory.text, first);
             match family {
@@ -88,7 +88,7 @@ pub(super) fn build_pool(memory: &mut Memory, segments: Vec<Vec<Candidate>>, has
                         decision.id
                     );
                     memory.push(Severity::Warning, decision.offset, Some(&decision.id), msg);
-                    Some(Exclusion::DuplicateId { kept_line })
+                    Some(Exclusion::DuplicateId { kept_line, kept_file: None })
                 }
                 // Mneme keeps every copy and ranks them all; the best-ranked
                 // copy of an id is the one retrieved.
@@ -135,6 +135,7 @@ pub(super) fn build_pool(memory: &mut Memory, segments: Vec<Vec<Candidate>>, has
                     id: decision.id,
                     title: decision.title,
                     kind: decision.kind,
+                    file: None,
                     line,
                     column,
                     reason,

@@ -234,7 +234,7 @@ fn repeated_ids_stay_in_the_mneme_pool() {
     assert!(m.diagnostics[0].message.contains("keeps every copy"), "{:?}", m.diagnostics);
     let m = parse(text, Family::Default);
     assert_eq!(ids(&m), ["dupe_id", "other"]);
-    assert_eq!(m.excluded[0].reason, Exclusion::DuplicateId { kept_line: 2 });
+    assert_eq!(m.excluded[0].reason, Exclusion::DuplicateId { kept_line: 2, kept_file: None });
 }
 
 /// Rules as Mneme reads them: kept under `mneme`, every rule Mneme refuses
@@ -474,4 +474,32 @@ fn repeated_members_are_warnings_at_every_occurrence() {
     let many: Vec<String> = (0..40).map(|i| format!("\"k{}\": {i}", i % 39)).collect();
     let m = parse(&format!(r#"[{{"id": "a", "type": "rule", "title": "T", {}}}]"#, many.join(", ")), Family::Default);
     assert_eq!(m.warnings().count(), 2, "{:?}", m.diagnostics);
+}
+
+/// `paths` of a decision record (what `mneme-gate import` writes for a rule
+/// file): scope globs under profile `default`, ignored under `mneme` (as
+/// Mneme ignores it); both loaders agree, an invalid glob included.
+#[test]
+fn decision_records_take_scope_globs_from_paths() {
+    let text = r#"{"decisions": [{"id": "a", "decision": "x", "paths": ["src/**/*.go", "*.md"]}, {"id": "b", "decision": "y", "paths": "web/"}]}"#;
+    assert!(took_fast_path(text, Family::Default));
+    let m = parse(text, Family::Default);
+    assert_eq!(m.pool[0].paths, ["src/**/*.go", "*.md"]);
+    assert_eq!(m.pool[1].paths, ["web/"]);
+    assert_eq!(m.pool[1].globs.len(), 1);
+    let m = parse(text, Family::Mneme);
+    assert!(m.pool.iter().all(|d| d.paths.is_empty() && d.globs.is_empty()));
+    let broken = "{\"decisions\": [\n{\"id\": \"a\", \"decision\": \"x\", \"paths\": [\"src/[ab\"]},\n{\"id\": \"b\", \"decision\": \"y\", \"paths\": 5}]}";
+    assert!(!took_fast_path(broken, Family::Default));
+    let m = parse(broken, Family::Default);
+    let found: Vec<(usize, &str)> = m.diagnostics.iter().map(|d| (d.line, d.message.as_str())).collect();
+    assert_eq!(
+        found,
+        [
+            (2, "invalid scope glob \"src/[ab\": unclosed character class `[`: close it with `]`"),
+            (3, "field `paths` must be a string or a list of strings, found a number")
+        ]
+    );
+    // Profile mneme does not read `paths` at all.
+    assert!(!parse(broken, Family::Mneme).has_errors());
 }

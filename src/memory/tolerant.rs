@@ -349,6 +349,22 @@ impl Loader<'_> {
             let anti_patterns = f.str_list("anti_patterns", false);
             let status = f.opt_str("status");
             let rules = self.check_rules(&mut f);
+            // Scope globs of a decision record (what `mneme-gate import`
+            // writes); Mneme ignores them, and so does profile `mneme`.
+            let (mut paths, mut globs) = (Vec::new(), Vec::new());
+            if self.family == Family::Default {
+                for (offset, pattern) in f.str_list_at("paths", true) {
+                    match compile_glob(&pattern) {
+                        Ok(glob) => {
+                            paths.push(pattern);
+                            globs.push(glob);
+                        }
+                        Err(msg) => {
+                            glob_errors.push((offset, format!("invalid scope glob {}: {msg}", quoted(&pattern))))
+                        }
+                    }
+                }
+            }
             Decision {
                 id: id.clone().unwrap_or_default(),
                 title: title.unwrap_or_default(),
@@ -356,11 +372,13 @@ impl Loader<'_> {
                 constraint,
                 anti_patterns,
                 content,
-                paths: Vec::new(),
+                paths,
                 status,
+                superseded_by: None,
                 kind: RecordKind::DecisionRecord,
                 offset: node.offset,
-                globs: Vec::new(),
+                origin: None,
+                globs,
                 rules,
             }
         } else {
@@ -393,8 +411,10 @@ impl Loader<'_> {
                 content,
                 paths: Vec::new(),
                 status,
+                superseded_by: None,
                 kind: RecordKind::Item(item_type.clone()),
                 offset: node.offset,
+                origin: None,
                 globs: Vec::new(),
                 rules: Vec::new(),
             };

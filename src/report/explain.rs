@@ -86,13 +86,19 @@ pub fn text(e: &Explanation, width: Option<usize>) -> String {
     out
 }
 
-/// One column per part of the explanation.
+/// One column per part of the explanation (and, for a memory read from
+/// sources, where each record is).
 fn full_table(records: &[&ExplainedRecord]) -> String {
     let mut table = Table::new();
     table.load_preset(presets::ASCII_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Disabled);
-    table.set_header(vec!["rank", "id", "pool", "score", "scope", "matches", "outcome"]);
+    let sourced = records.iter().any(|r| r.source.is_some());
+    let mut header = vec!["rank", "id", "pool", "score", "scope", "matches", "outcome"];
+    if sourced {
+        header.insert(2, "source");
+    }
+    table.set_header(header);
     for r in records {
-        table.add_row(vec![
+        let mut row = vec![
             Cell::new(r.rank.map(|x| x.to_string()).unwrap_or_default()).set_alignment(CellAlignment::Right),
             Cell::new(printable(&r.id)),
             Cell::new(r.pool_order.map(|x| x.to_string()).unwrap_or_else(|| "-".into()))
@@ -101,7 +107,11 @@ fn full_table(records: &[&ExplainedRecord]) -> String {
             Cell::new(scope(&r.scope)),
             Cell::new(matches(r)),
             Cell::new(outcome(r)),
-        ]);
+        ];
+        if sourced {
+            row.insert(2, Cell::new(r.source.as_deref().map(printable).unwrap_or_default()));
+        }
+        table.add_row(row);
     }
     table.to_string()
 }
@@ -123,6 +133,9 @@ fn compact_table(records: &[&ExplainedRecord], width: usize) -> String {
             (Some(n), check) => format!("pool {n}, {}", scope(check)),
         };
         let mut why = vec![place];
+        if let Some(source) = &r.source {
+            why.insert(0, printable(source).into_owned());
+        }
         if !r.fields.is_empty() || !r.tag_hits.is_empty() {
             why.push(matches(r));
         }

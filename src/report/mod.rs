@@ -99,6 +99,10 @@ pub struct DecisionSnapshot {
     pub constraint: Vec<String>,
     pub anti_patterns: Vec<String>,
     pub tags: Vec<String>,
+    /// Where the decision is written (`file:line`), when the memory was read
+    /// from a list of decision sources (ADRs, rule files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -341,6 +345,7 @@ impl Report {
                         constraint: d.constraint.clone(),
                         anti_patterns: d.anti_patterns.clone(),
                         tags: d.tags.clone(),
+                        source: d.origin.as_ref().map(ToString::to_string),
                     },
                 );
             }

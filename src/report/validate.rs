@@ -53,6 +53,9 @@ struct ValidateJson<'a> {
 #[derive(Serialize)]
 struct InactiveInPool<'a> {
     id: &'a str,
+    /// The file, for a memory read from a list of sources.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
     line: usize,
     column: usize,
     status: &'a str,
@@ -66,8 +69,9 @@ fn inactive_in_pool(memory: &Memory) -> Vec<InactiveInPool<'_>> {
         .iter()
         .filter_map(|d| {
             let status = d.status.as_deref().filter(|s| is_inactive(s))?;
-            let (line, column) = memory.line_col(d.offset);
-            Some(InactiveInPool { id: &d.id, line, column, status })
+            let (file, line, column) = memory.place(d);
+            let file = memory.from_sources().then_some(file);
+            Some(InactiveInPool { id: &d.id, file, line, column, status })
         })
         .collect()
 }
@@ -103,9 +107,8 @@ pub fn text(f: &Findings<'_>) -> String {
     for ex in &memory.excluded {
         let _ = writeln!(
             t,
-            "{path}:{}:{}: note: \"{}\" ({}) is kept out of the pool: {}",
-            ex.line,
-            ex.column,
+            "{}: note: \"{}\" ({}) is kept out of the pool: {}",
+            printable(&ex.place(&path)),
             printable(&ex.id),
             printable(&ex.kind.to_string()),
             printable(&ex.reason.to_string())
@@ -117,7 +120,8 @@ pub fn text(f: &Findings<'_>) -> String {
     for r in inactive_in_pool(memory) {
         let _ = writeln!(
             t,
-            "{path}:{}:{}: note: \"{}\" is in the pool although its status `{}` is inactive: profile mneme ignores status, as Mneme 0.10.0 does",
+            "{}:{}:{}: note: \"{}\" is in the pool although its status `{}` is inactive: profile mneme ignores status, as Mneme 0.10.0 does",
+            r.file.as_deref().map_or(path.clone(), printable),
             r.line,
             r.column,
             printable(r.id),

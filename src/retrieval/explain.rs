@@ -112,6 +112,7 @@ impl Index {
             records.push(ExplainedRecord {
                 id: decision.id.clone(),
                 title: decision.title.clone(),
+                source: decision.origin.as_ref().map(ToString::to_string),
                 pool_order: Some(d),
                 scope,
                 fields,
@@ -124,9 +125,14 @@ impl Index {
             });
         }
         for ex in &self.excluded {
+            let place = match &ex.file {
+                Some(file) => format!("{file}:{}", ex.line),
+                None => format!("line {}", ex.line),
+            };
             records.push(ExplainedRecord {
                 id: ex.id.clone(),
                 title: ex.title.clone(),
+                source: ex.file.as_ref().map(|f| format!("{f}:{}", ex.line)),
                 pool_order: None,
                 scope: ScopeCheck::NotInPool,
                 fields: Vec::new(),
@@ -135,7 +141,7 @@ impl Index {
                 score: None,
                 rank: None,
                 reason: Some(ex.reason.code().to_string()),
-                detail: Some(format!("line {}: {}", ex.line, ex.reason)),
+                detail: Some(format!("{place}: {}", ex.reason)),
             });
         }
         let note = retrieval.why_empty(&self.profile);
@@ -184,6 +190,10 @@ pub struct FieldMatch {
 pub struct ExplainedRecord {
     pub id: String,
     pub title: String,
+    /// Where the record was read (`file:line`), for a memory read from a
+    /// list of sources.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     pub pool_order: Option<usize>,
     pub scope: ScopeCheck,
     pub fields: Vec<FieldMatch>,

@@ -484,8 +484,10 @@ fn decision(id: &str, anti: &[&str]) -> crate::memory::Decision {
         content: String::new(),
         paths: vec![],
         status: None,
+        superseded_by: None,
         kind: crate::memory::RecordKind::DecisionRecord,
         offset: 0,
+        origin: None,
         globs: vec![],
         rules: vec![],
     }

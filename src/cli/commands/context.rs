@@ -14,9 +14,9 @@ use crate::retrieval::Query;
 /// see `crate::cache`). Either way the same bytes come out.
 pub(crate) fn execute(s: QuerySettings) -> Result<i32, Error> {
     let query = Query { task: &s.task, file: s.file.as_deref() };
-    let answer = crate::cache::answer(&s.memory.path, &s.memory.profile, query, s.cache.as_deref())?;
+    let answer = crate::cache::answer_sources(&s.memory.sources, &s.memory.profile, query, s.cache.as_deref())?;
     for w in &answer.warnings {
-        output::note(&w.render(&s.memory.path));
+        output::note(&w.render(&s.memory.label()));
     }
     let block = crate::context::render_entries(answer.shown.iter().map(Entry::from));
     let profile = &s.memory.profile;

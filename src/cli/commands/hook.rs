@@ -74,7 +74,7 @@ fn answer(s: &HookSettings) -> Result<(), Error> {
     };
     let query = Query { task: &task, file: file.as_deref() };
     let cache = s.cache.as_deref().map(index_dir);
-    let answer = crate::cache::answer(&memory.path, &memory.profile, query, cache.as_deref())?;
+    let answer = crate::cache::answer_sources(&memory.sources, &memory.profile, query, cache.as_deref())?;
     let block = crate::context::render_entries(answer.shown.iter().map(Entry::from));
     answer.leak();
     if let Some(out) = hook::output(s.agent, &request.event, &block) {

@@ -4,7 +4,7 @@
 //! without `--force`; `.gitignore` only ever gains the lines it lacks.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::cli::args::SuiteArgs;
 use crate::cli::output;
@@ -12,6 +12,7 @@ use crate::cli::settings::{self, InitSettings, MemorySettings};
 use crate::cli::suite::{self, load_memory};
 use crate::config::{Config, CONFIG_FILE};
 use crate::error::{exit, Error};
+use crate::memory::Sources;
 use crate::profile::{Family, Profile};
 use crate::report::display_path;
 use crate::retrieval::Index;
@@ -21,13 +22,24 @@ const GITIGNORE: &str = ".gitignore";
 const CLAUDE_SETTINGS: &str = ".claude/settings.json";
 
 pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
-    let memory_shown = display_path(&s.memory);
-    let memory = MemorySettings { path: s.memory.clone(), profile: Profile::named(Family::Default) };
+    let found = crate::init::detect_sources(Path::new("."), s.memory.as_deref());
+    if found.is_empty() {
+        return Err(Error::Usage(
+            "init needs decisions: pass --memory FILE, or run it where project_memory.json (or .mneme/project_memory.json), an ADR folder (docs/adr/, …), .cursor/rules/, .github/copilot-instructions.md or CLAUDE.md is"
+                .into(),
+        ));
+    }
+    let sources = Sources { list: found, root: PathBuf::from(".") };
+    let memory_shown = match sources.single_json() {
+        Some(p) => display_path(p),
+        None => sources.label(),
+    };
+    let memory = MemorySettings { sources: sources.clone(), profile: Profile::named(Family::Default) };
     let index = Index::build(load_memory(&memory)?, memory.profile);
     let (suite, active, parked) = crate::init::starter_suite(&index, &memory_shown);
 
     let files: [(&str, String); 3] = [
-        (CONFIG_FILE, crate::init::config_text(&memory_shown)),
+        (CONFIG_FILE, crate::init::config_text(&sources.list)),
         ("scenarios/starter.yaml", suite),
         (".github/workflows/mneme-gate.yml", crate::init::workflow()),
     ];
@@ -53,7 +65,7 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
         // The suite as the configuration just written describes it.
         let config = Config::discover(Some(Path::new(CONFIG_FILE)))?;
         let no_flags = SuiteArgs {
-            memory: crate::cli::args::MemoryArgs { memory: None, profile: None, k: None },
+            memory: crate::cli::args::MemoryArgs { memory: Vec::new(), profile: None, k: None },
             scenarios: Vec::new(),
             jobs: None,
         };

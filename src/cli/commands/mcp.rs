@@ -73,7 +73,7 @@ impl ServerHandler for Server {
 }
 
 pub(crate) fn execute(s: McpSettings) -> Result<i32, Error> {
-    let hot = Hot::load(&s.memory.path, s.memory.profile);
+    let hot = Hot::load_sources(&s.memory.sources, s.memory.profile);
     if let Some(problem) = hot.problem() {
         output::note(&format!("mcp: {problem}"));
     }

@@ -11,7 +11,7 @@ use crate::baseline::MAX_BASELINE_BYTES;
 use crate::cli::settings::MergeSettings;
 use crate::cli::suite::load_memory;
 use crate::error::Error;
-use crate::memory::{read_report, size_in_words, ReadError};
+use crate::memory::{read_report, size_in_words, ReadError, Sources};
 use crate::profile::{Family, Profile};
 use crate::report::partition::{self, Partial, PartitionError};
 use crate::report::{display_path, hex_sha256};
@@ -38,13 +38,13 @@ pub(crate) fn execute(mut s: MergeSettings) -> Result<i32, Error> {
         Some(_) => {
             let family = Family::parse(&report.fingerprint.profile.name).unwrap_or(Family::Default);
             let path = s.memory.clone().unwrap_or_else(|| report.fingerprint.memory.path.clone().into());
-            s.run.suite.memory.path = path;
+            s.run.suite.memory.sources = Sources::json(path);
             s.run.suite.memory.profile = Profile::named(family);
             let memory = load_memory(&s.run.suite.memory)?;
             if hex_sha256(memory.text().as_bytes()) != report.fingerprint.memory.sha256 {
                 return Err(Error::Usage(format!(
                     "--memory-ref: {} is not the memory file the partitions ran on (its sha256 differs); pass the one they ran on with --memory",
-                    display_path(&s.run.suite.memory.path)
+                    display_path(&s.run.suite.memory.label())
                 )));
             }
             Some(Index::build(memory, s.run.suite.memory.profile.clone()))

@@ -8,6 +8,7 @@ mod context;
 mod diff;
 mod explain;
 mod hook;
+mod import;
 mod init;
 mod mcp;
 mod merge;
@@ -25,6 +26,7 @@ pub(crate) fn execute(settings: Settings) -> Result<i32, Error> {
         Settings::Explain(s) => explain::execute(s),
         Settings::Retrieve(s) => retrieve::execute(s),
         Settings::Validate(s) => validate::execute(s),
+        Settings::Import(s) => import::execute(s),
         Settings::Run(s) => run::execute(*s),
         Settings::Merge(s) => merge::execute(*s),
         Settings::Baseline(s) => baseline::execute(s),

@@ -60,7 +60,12 @@ pub(crate) fn conclude(
         None => None,
     };
     if let Some(rev) = &s.memory_ref {
-        let path = &s.suite.memory.path;
+        let Some(path) = s.suite.memory.file() else {
+            return Err(Error::Usage(format!(
+                "--memory-ref compares one memory file with its version at {rev}; the memory here is read from sources ({}): import them at both revisions and compare the files",
+                s.suite.memory.sources.label()
+            )));
+        };
         let old = match require()?.read_at(rev, path)? {
             Some(bytes) => {
                 Memory::parse(path, String::from_utf8_lossy(&bytes).into_owned(), s.suite.memory.profile.family).pool

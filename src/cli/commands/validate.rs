@@ -8,13 +8,18 @@ use crate::report::validate::{self, Findings};
 
 pub(crate) fn execute(s: ValidateSettings) -> Result<i32, Error> {
     let profile = &s.memory.profile;
-    let path = &s.memory.path;
-    let mut memory = Memory::read(path, profile.family)?;
+    let path = &s.memory.label();
+    let mut memory = Memory::read_sources(&s.memory.sources, profile.family)?;
     if !memory.has_errors() {
         for (offset, id) in crate::retrieval::silent_decisions(&memory.pool, profile) {
-            let (line, column) = memory.line_col(offset);
+            let at = memory.pool.iter().find(|d| d.id == id && d.offset == offset);
+            let (file, (line, column)) = match at.and_then(|d| d.origin.as_ref()) {
+                Some(o) => (Some(o.file.clone()), (o.line, 1)),
+                None => (None, memory.line_col(offset)),
+            };
             memory.diagnostics.push(Diagnostic {
                 severity: Severity::Warning,
+                file,
                 line,
                 column,
                 record_id: Some(id),
@@ -22,7 +27,7 @@ pub(crate) fn execute(s: ValidateSettings) -> Result<i32, Error> {
             });
         }
     }
-    memory.diagnostics.sort_by_key(|d| (d.severity, d.line, d.column));
+    memory.sort_diagnostics();
     let findings = Findings { path, profile: profile.name, memory: &memory };
     // A validator's findings are its output: they go to standard output.
     if s.json {

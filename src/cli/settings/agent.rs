@@ -55,7 +55,7 @@ pub(crate) fn mcp(config: &Config, args: McpArgs) -> Result<McpSettings, Error> 
     // The server may be started from anywhere and runs for long: an
     // absolute path keeps naming the same file.
     if let Ok(cwd) = std::env::current_dir() {
-        memory.path = cwd.join(&memory.path);
+        memory.sources = memory.sources.absolute(&cwd);
     }
     Ok(McpSettings { memory })
 }

@@ -15,8 +15,10 @@ fn decision(id: &str, anti: &[&str], constraints: &[&str], rules: &[(&str, bool)
         content: String::new(),
         paths: vec![],
         status: None,
+        superseded_by: None,
         kind: RecordKind::DecisionRecord,
         offset: 0,
+        origin: None,
         globs: vec![],
         rules: rules
             .iter()

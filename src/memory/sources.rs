@@ -1,0 +1,626 @@
+//! Decision sources: the memory read from a list of sources rather than one
+//! memory file. A source is a JSON memory file, or a folder (or file) of the
+//! Markdown decisions teams already write: architecture decision records
+//! (`adr`), Cursor rules (`cursor`), GitHub Copilot instructions (`copilot`)
+//! and Claude Code memory and rules (`claude`). Each is read into the same
+//! canonical [`Decision`]s, in the listed order, which is the pool order.
+//!
+//! Why it exists: a team's decisions live in the files its people and its
+//! agents edit; a converted copy drifts. Reading them where they are, with the
+//! file and line of every record, lets `validate`, `explain` and the reports
+//! point into the file the team edits.
+//!
+//! The children, one concept each: `walk` (which files, and the limits of a
+//! repository a pull request controls), `front_matter` (lenient YAML, with
+//! lines), `markdown` (blocks with lines), `adr` and `rules` (the mapping of
+//! each kind of file, each documented there), `export` (the Mneme file
+//! `mneme-gate import` writes).
+//!
+//! Ids are derived from the path and the heading, never from a position in a
+//! list, so they stay the same across runs and across edits elsewhere.
+//!
+//! Which records are in the pool follows the rules of a memory file
+//! (`memory::pool`): every record is a decision record; under profile
+//! `default` an inactive status keeps it out and the first record of an id
+//! wins; profile `mneme` reads them as Mneme would read their import (status
+//! and scope globs ignored, every copy of an id kept).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::model::Origin;
+use super::{
+    compile_glob, glob, read_regular, Decision, Diagnostic, Excluded, Exclusion, Memory, MemoryError, ReadError,
+    RecordKind, Severity, MAX_MEMORY_BYTES,
+};
+use crate::profile::Family;
+
+mod adr;
+pub mod export;
+pub(crate) mod front_matter;
+pub(crate) mod markdown;
+mod rules;
+pub(crate) mod walk;
+
+/// The largest Markdown source file read, in bytes (1 MiB): far above any
+/// ADR or rule file, and a bound on what one file costs.
+pub const MAX_SOURCE_FILE_BYTES: u64 = 1024 * 1024;
+
+/// The kinds of source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceKind {
+    /// A JSON memory file (`project_memory.json`).
+    Json,
+    /// Architecture decision records.
+    Adr,
+    /// Cursor rules.
+    Cursor,
+    /// GitHub Copilot instructions.
+    Copilot,
+    /// Claude Code memory and rules.
+    Claude,
+}
+
+impl SourceKind {
+    pub const ALL: [SourceKind; 5] =
+        [SourceKind::Json, SourceKind::Adr, SourceKind::Cursor, SourceKind::Copilot, SourceKind::Claude];
+
+    /// The name in `mneme-gate.yaml` and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            SourceKind::Json => "json",
+            SourceKind::Adr => "adr",
+            SourceKind::Cursor => "cursor",
+            SourceKind::Copilot => "copilot",
+            SourceKind::Claude => "claude",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<SourceKind> {
+        SourceKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// What an ADR `Proposed` means.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Proposed {
+    /// In the pool, as an accepted ADR (the default).
+    #[default]
+    Active,
+    /// Kept out of the pool under profile `default`.
+    Inactive,
+}
+
+/// One source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    pub kind: SourceKind,
+    pub path: PathBuf,
+    /// `adr`: the prefix of the ids (default `ADR-`).
+    pub id_prefix: Option<String>,
+    /// `adr`: what `Proposed` means.
+    pub proposed: Proposed,
+}
+
+impl Source {
+    pub fn new(kind: SourceKind, path: impl Into<PathBuf>) -> Source {
+        Source { kind, path: path.into(), id_prefix: None, proposed: Proposed::Active }
+    }
+
+    /// A source as the command line writes it: `KIND:PATH` (`adr:docs/adr`)
+    /// for a kind of [`SourceKind`], else the path of a JSON memory file.
+    pub fn parse_spec(spec: &Path) -> Source {
+        if let Some(text) = spec.to_str() {
+            if let Some((kind, path)) = text.split_once(':') {
+                if let Some(kind) = SourceKind::parse(kind) {
+                    return Source::new(kind, if path.is_empty() { "." } else { path });
+                }
+            }
+        }
+        Source::new(SourceKind::Json, spec)
+    }
+
+    /// The source as messages and the command line name it: the path of a
+    /// JSON file, `kind:path` for the others.
+    pub fn label(&self) -> String {
+        match self.kind {
+            SourceKind::Json => self.path.display().to_string(),
+            kind => {
+                let shown = walk::shown(&self.path);
+                let shown = if shown.len() > 1 { shown.trim_end_matches('/') } else { &shown };
+                format!("{}:{shown}", kind.name())
+            }
+        }
+    }
+}
+
+/// The sources of a memory, in pool order, and the folder their paths
+/// must not leave through a symbolic link (the configuration's folder, or
+/// the working folder).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sources {
+    pub list: Vec<Source>,
+    pub root: PathBuf,
+}
+
+impl Sources {
+    /// One JSON memory file: the memory as it was before sources.
+    pub fn json(path: impl Into<PathBuf>) -> Sources {
+        Sources { list: vec![Source::new(SourceKind::Json, path)], root: PathBuf::from(".") }
+    }
+
+    /// The memory file, when the sources are one JSON file (then the memory
+    /// is read exactly as a memory file, its cache included).
+    pub fn single_json(&self) -> Option<&Path> {
+        match self.list.as_slice() {
+            [s] if s.kind == SourceKind::Json => Some(&s.path),
+            _ => None,
+        }
+    }
+
+    /// The sources as messages name them: `adr:docs/adr, cursor:.cursor/rules`.
+    pub fn label(&self) -> String {
+        self.list.iter().map(Source::label).collect::<Vec<_>>().join(", ")
+    }
+
+    /// Makes every relative path absolute against `dir` (a long-running
+    /// server keeps naming the same files).
+    pub fn absolute(mut self, dir: &Path) -> Sources {
+        for s in &mut self.list {
+            s.path = dir.join(&s.path);
+        }
+        self.root = dir.join(&self.root);
+        self
+    }
+}
+
+/// One record of a Markdown file, before it is a [`Decision`].
+#[derive(Debug, Clone)]
+pub(crate) struct Record {
+    pub id: String,
+    pub title: String,
+    pub tags: Vec<String>,
+    pub constraint: Vec<String>,
+    pub anti_patterns: Vec<String>,
+    pub content: String,
+    /// Scope globs as the file gives them (normalised by `rules`).
+    pub globs: Vec<String>,
+    /// The line of the key that gave the globs.
+    pub globs_line: usize,
+    pub status: Option<String>,
+    pub superseded_by: Option<String>,
+    /// The line of the record (its heading, or the file's first line).
+    pub line: usize,
+    /// Kept out of the pool under profile `default` whatever its status
+    /// (an ADR `Proposed` under `proposed: inactive`).
+    pub forced_inactive: bool,
+    pub file: String,
+}
+
+/// The records of one file and its problems (line, column, record, message).
+#[derive(Debug, Default)]
+pub(crate) struct FileRecords {
+    pub records: Vec<Record>,
+    pub problems: Vec<(Severity, usize, usize, Option<String>, String)>,
+}
+
+impl FileRecords {
+    fn error(&mut self, line: usize, column: usize, id: Option<&str>, message: String) {
+        self.problems.push((Severity::Error, line, column, id.map(str::to_string), message));
+    }
+
+    /// A front matter value meant as one string; a wrong type is an error.
+    fn text_field(&mut self, field: &Option<front_matter::Field>, key: &str, id: &str) -> Option<String> {
+        let f = field.as_ref()?;
+        match front_matter::text(&f.value) {
+            Ok(t) => t,
+            Err(found) => {
+                self.error(f.line, 1, Some(id), format!("`{key}` must be a string, found {found}"));
+                None
+            }
+        }
+    }
+
+    /// A front matter value meant as a list (or a comma-separated string).
+    fn list_field(&mut self, f: &front_matter::Field, key: &str, id: &str) -> Vec<String> {
+        match front_matter::split_list(&f.value) {
+            Ok(l) => l,
+            Err(found) => {
+                self.error(
+                    f.line,
+                    1,
+                    Some(id),
+                    format!("`{key}` must be a string, a comma-separated string or a list of strings, found {found}"),
+                );
+                Vec::new()
+            }
+        }
+    }
+}
+
+/// A heading that says what not to do (`Don'ts`, `Anti-patterns`, `What to
+/// avoid`, `Forbidden`, `Never`), from its [`markdown::heading_words`].
+pub(crate) fn is_anti_heading(words: &str) -> bool {
+    let w: Vec<&str> = words.split(' ').collect();
+    let has = |x: &str| w.contains(&x);
+    has("don't")
+        || has("don'ts")
+        || has("dont")
+        || has("donts")
+        || has("never")
+        || has("avoid")
+        || has("forbidden")
+        || has("prohibited")
+        || has("antipattern")
+        || has("antipatterns")
+        || words.contains("anti pattern")
+        || words.contains("do not")
+        || words.contains("not to do")
+}
+
+/// A heading as an id part: lowercase letters and digits, other runs as
+/// one `-`, at most 64 bytes.
+pub(crate) fn slug(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            if out.len() + c.len_utf8() > 64 {
+                break;
+            }
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let out = out.trim_end_matches('-').to_string();
+    if out.is_empty() {
+        "section".to_string()
+    } else {
+        out
+    }
+}
+
+/// What one source gave.
+enum Part {
+    /// A JSON memory file, read as a memory file.
+    Json(Memory),
+    Markdown {
+        records: Vec<Record>,
+        diagnostics: Vec<Diagnostic>,
+        files: Vec<(String, String)>,
+    },
+}
+
+/// Reads the Markdown files of one source.
+fn read_markdown(source: &Source, root: &Path, budget: &mut u64) -> Result<Part, MemoryError> {
+    let walk = walk::find(source, root).map_err(|message| MemoryError::Source { label: source.label(), message })?;
+    let mut diagnostics = Vec::new();
+    let problem = |severity, file: &str, line, column, id: Option<String>, message| Diagnostic {
+        severity,
+        file: Some(file.to_string()),
+        line,
+        column,
+        record_id: id,
+        message,
+    };
+    for p in &walk.problems {
+        let severity = if p.error { Severity::Error } else { Severity::Warning };
+        diagnostics.push(problem(severity, &p.shown, 1, 1, None, p.message.clone()));
+    }
+    let mut records = Vec::new();
+    let mut files = Vec::new();
+    for found in &walk.files {
+        let bytes = match read_regular(&found.path, MAX_SOURCE_FILE_BYTES.min(*budget)) {
+            Ok(b) => b,
+            Err(e) => {
+                let message = match e {
+                    ReadError::Io(e) => format!("cannot be read: {e}"),
+                    ReadError::NotAFile(kind) => format!("{kind}, not a regular file: skipped"),
+                    ReadError::TooLarge { .. } if *budget < MAX_SOURCE_FILE_BYTES => format!(
+                        "the sources hold more than {}, the most mneme-gate reads: name smaller folders",
+                        super::size_in_words(MAX_MEMORY_BYTES)
+                    ),
+                    ReadError::TooLarge { limit } => format!(
+                        "the file is larger than {}, the most read from one Markdown file: split it",
+                        super::size_in_words(limit)
+                    ),
+                };
+                diagnostics.push(problem(Severity::Error, &found.shown, 1, 1, None, message));
+                continue;
+            }
+        };
+        *budget = budget.saturating_sub(bytes.len() as u64);
+        let text = match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                let valid = e.utf8_error().valid_up_to();
+                let prefix = std::str::from_utf8(&e.as_bytes()[..valid]).unwrap_or_default();
+                let (line, column) = super::lines::LineIndex::new(prefix).line_col(prefix.len());
+                diagnostics.push(problem(
+                    Severity::Error,
+                    &found.shown,
+                    line,
+                    column,
+                    None,
+                    "the file is not valid UTF-8: save it as UTF-8".into(),
+                ));
+                continue;
+            }
+        };
+        let mapped = map_file(source, found.role, &found.shown, &found.rel, &text);
+        for (severity, line, column, id, message) in mapped.problems {
+            diagnostics.push(problem(severity, &found.shown, line, column, id, message));
+        }
+        records.extend(mapped.records);
+        files.push((found.shown.clone(), text));
+    }
+    if source.kind == SourceKind::Adr {
+        resolve_superseding(&mut records, source.id_prefix.as_deref().unwrap_or("ADR-"));
+    }
+    Ok(Part::Markdown { records, diagnostics, files })
+}
+
+/// Maps one file of a source.
+fn map_file(source: &Source, role: walk::Role, shown: &str, rel: &Path, text: &str) -> FileRecords {
+    match role {
+        walk::Role::Adr => adr::map(shown, rel, text, source),
+        role => rules::map(role, shown, rel, text),
+    }
+}
+
+/// `ADR-15` → `ADR-0015` when the source has an ADR numbered 15.
+fn resolve_superseding(records: &mut [Record], prefix: &str) {
+    let by_number: HashMap<u64, String> = records
+        .iter()
+        .filter_map(|r| r.id.strip_prefix(prefix).and_then(|n| n.parse::<u64>().ok()).map(|n| (n, r.id.clone())))
+        .collect();
+    for r in records {
+        if let Some(by) = &mut r.superseded_by {
+            if let Some(n) = by.strip_prefix(prefix).and_then(|n| n.parse::<u64>().ok()) {
+                if let Some(id) = by_number.get(&n) {
+                    *by = id.clone();
+                }
+            }
+        }
+    }
+}
+
+/// A record to admit to the pool: the decision, its glob problems (line,
+/// message), and whether its source's options keep it out whatever its
+/// status says.
+type Admission = (Decision, Vec<(usize, String)>, bool);
+
+/// A record as a canonical decision under `family`, with its glob problems.
+fn decision(r: Record, family: Family) -> Admission {
+    let mut globs = Vec::new();
+    let mut paths = Vec::new();
+    let mut errors = Vec::new();
+    // Mneme ignores the scope globs of a decision record, and so does
+    // profile `mneme` (as it does those `import` writes).
+    if family == Family::Default {
+        for pattern in r.globs {
+            match compile_glob(&pattern) {
+                Ok(g) => {
+                    globs.push(g);
+                    paths.push(pattern);
+                }
+                Err(msg) => {
+                    errors.push((r.globs_line, format!("invalid scope glob {}: {msg}", glob::quoted(&pattern))))
+                }
+            }
+        }
+    }
+    let d = Decision {
+        id: r.id,
+        title: r.title,
+        tags: r.tags,
+        constraint: r.constraint,
+        anti_patterns: r.anti_patterns,
+        content: r.content,
+        paths,
+        status: r.status,
+        superseded_by: r.superseded_by,
+        kind: RecordKind::DecisionRecord,
+        offset: 0,
+        origin: Some(Origin { file: r.file, line: r.line }),
+        globs,
+        rules: Vec::new(),
+    };
+    (d, errors, r.forced_inactive)
+}
+
+/// A memory read from sources, and every record read (the pool's and
+/// those kept out, in source order: what `import` writes).
+pub struct Read {
+    pub memory: Memory,
+    pub records: Vec<(SourceKind, Decision)>,
+}
+
+/// Reads `sources` under `family` (see [`Memory::read_sources`]).
+pub fn read(sources: &Sources, family: Family) -> Result<Read, MemoryError> {
+    let label = sources.label();
+    let mut memory = Memory::empty(Path::new(&label), family, Vec::new());
+    memory.label = Some(label);
+    let mut budget = MAX_MEMORY_BYTES;
+    let mut manifest = String::new();
+    let mut all = Vec::new();
+    let mut admit = Admit { seen: HashMap::new() };
+    for source in &sources.list {
+        let part = match source.kind {
+            SourceKind::Json => Part::Json(Memory::read(&source.path, family)?),
+            _ => read_markdown(source, &sources.root, &mut budget)?,
+        };
+        match part {
+            Part::Json(m) => {
+                let file = walk::shown(&m.path);
+                add_to_manifest(&mut manifest, &file, &m.text);
+                memory.files.push(file.clone());
+                memory.records += m.records;
+                memory.decision_index |= m.decision_index;
+                let mut decisions = Vec::with_capacity(m.pool.len());
+                for mut d in m.pool.iter().cloned() {
+                    let (line, _) = m.line_col(d.offset);
+                    d.origin = Some(Origin { file: file.clone(), line });
+                    decisions.push(d);
+                }
+                for mut d in m.diagnostics {
+                    d.file.get_or_insert_with(|| file.clone());
+                    memory.diagnostics.push(d);
+                }
+                for mut ex in m.excluded {
+                    ex.file.get_or_insert_with(|| file.clone());
+                    memory.excluded.push(ex);
+                }
+                all.extend(decisions.iter().map(|d| (SourceKind::Json, d.clone())));
+                // Duplicates inside the file were settled by its own pool.
+                admit.batch(&mut memory, decisions.into_iter().map(|d| (d, Vec::new(), false)).collect(), false);
+            }
+            Part::Markdown { records, diagnostics, files } => {
+                for (file, text) in &files {
+                    add_to_manifest(&mut manifest, file, text);
+                    memory.files.push(file.clone());
+                }
+                memory.diagnostics.extend(diagnostics);
+                memory.records += records.len();
+                let batch: Vec<Admission> = records.into_iter().map(|r| decision(r, family)).collect();
+                all.extend(batch.iter().map(|(d, _, _)| (source.kind, d.clone())));
+                admit.batch(&mut memory, batch, true);
+            }
+        }
+    }
+    memory.text = manifest;
+    memory.sort_diagnostics();
+    Ok(Read { memory, records: all })
+}
+
+/// What the fingerprint hashes: every file read, with its path and length.
+fn add_to_manifest(manifest: &mut String, file: &str, text: &str) {
+    manifest.push_str(&format!("{file}\n{}\n", text.len()));
+    manifest.push_str(text);
+    manifest.push('\n');
+}
+
+/// The pool rules (`memory::pool`) for records that come with their place,
+/// source after source.
+struct Admit {
+    /// The first pool record of each id, where it is.
+    seen: HashMap<String, Origin>,
+}
+
+impl Admit {
+    /// Admits the records of one source: `within`, whether two records of
+    /// the batch with one id are duplicates (a JSON file's were settled by
+    /// its own pool).
+    fn batch(&mut self, memory: &mut Memory, batch: Vec<Admission>, within: bool) {
+        let family = memory.family;
+        let mut added: Vec<(String, Origin)> = Vec::new();
+        for (d, glob_errors, forced) in batch {
+            let origin = d.origin.clone().expect("records of sources have an origin");
+            let inactive = match family {
+                Family::Default if forced => d.status.clone().or_else(|| Some("proposed".into())),
+                Family::Default => d.status.clone().filter(|s| super::is_inactive(s)),
+                Family::Mneme => None,
+            };
+            let reason = if let Some(status) = inactive {
+                Some(Exclusion::InactiveStatus { status, superseded_by: d.superseded_by.clone() })
+            } else if let Some(kept) = self.seen.get(&d.id) {
+                match family {
+                    Family::Default => {
+                        let msg = format!(
+                            "duplicate id \"{}\": the record at {kept} wins and this one is dropped; give it a unique id",
+                            d.id
+                        );
+                        memory.diagnostics.push(diag(Severity::Warning, &origin, Some(&d.id), msg));
+                        Some(Exclusion::DuplicateId { kept_line: kept.line, kept_file: Some(kept.file.clone()) })
+                    }
+                    Family::Mneme => {
+                        let msg = format!(
+                            "duplicate id \"{}\" (also at {kept}): profile mneme keeps every copy in the pool, as Mneme 0.10.0 does, and retrieves the best-ranked one; give it a unique id",
+                            d.id
+                        );
+                        memory.diagnostics.push(diag(Severity::Warning, &origin, Some(&d.id), msg));
+                        None
+                    }
+                }
+            } else {
+                None
+            };
+            for (line, message) in glob_errors {
+                let at = Origin { file: origin.file.clone(), line };
+                if reason.is_none() {
+                    memory.diagnostics.push(diag(Severity::Error, &at, Some(&d.id), message));
+                } else {
+                    let message = format!("{message} (the record is out of the pool, so this is not used yet)");
+                    memory.diagnostics.push(diag(Severity::Warning, &at, Some(&d.id), message));
+                }
+            }
+            match reason {
+                None => {
+                    if within {
+                        self.seen.entry(d.id.clone()).or_insert_with(|| origin.clone());
+                    } else {
+                        added.push((d.id.clone(), origin.clone()));
+                    }
+                    memory.pool.push(d);
+                }
+                Some(reason) => memory.excluded.push(Excluded {
+                    id: d.id,
+                    title: d.title,
+                    kind: d.kind,
+                    file: Some(origin.file.clone()),
+                    line: origin.line,
+                    column: 1,
+                    reason,
+                }),
+            }
+        }
+        for (id, origin) in added {
+            self.seen.entry(id).or_insert(origin);
+        }
+    }
+}
+
+fn diag(severity: Severity, at: &Origin, id: Option<&str>, message: String) -> Diagnostic {
+    Diagnostic {
+        severity,
+        file: Some(at.file.clone()),
+        line: at.line,
+        column: 1,
+        record_id: id.map(str::to_string),
+        message,
+    }
+}
+
+/// The decisions of one Markdown file of a source of `kind` named `name`,
+/// and its problems, as a memory read from that source would hold them
+/// (every record, in the pool or not): for tests and the fuzzer, which
+/// have no files.
+pub fn parse_file(kind: SourceKind, name: &str, text: &str, family: Family) -> (Vec<Decision>, Vec<Diagnostic>) {
+    let role = match kind {
+        SourceKind::Adr | SourceKind::Json => walk::Role::Adr,
+        SourceKind::Cursor if name == ".cursorrules" => walk::Role::CursorLegacy,
+        SourceKind::Cursor => walk::Role::CursorRule,
+        SourceKind::Copilot if name == "copilot-instructions.md" => walk::Role::CopilotRepository,
+        SourceKind::Copilot => walk::Role::CopilotInstructions,
+        SourceKind::Claude if name == "CLAUDE.md" => walk::Role::ClaudeMemory,
+        SourceKind::Claude => walk::Role::ClaudeRule,
+    };
+    let source = Source::new(kind, name);
+    let mapped = map_file(&source, role, name, Path::new(name), text);
+    let diagnostics = mapped
+        .problems
+        .into_iter()
+        .map(|(severity, line, column, record_id, message)| Diagnostic {
+            severity,
+            file: Some(name.to_string()),
+            line,
+            column,
+            record_id,
+            message,
+        })
+        .collect();
+    (mapped.records.into_iter().map(|r| decision(r, family).0).collect(), diagnostics)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,262 @@
+//! The rule files coding agents read, as decisions: Cursor (`.mdc`, legacy
+//! `.cursorrules`), GitHub Copilot (`*.instructions.md`,
+//! `copilot-instructions.md`) and Claude Code (`CLAUDE.md`,
+//! `.claude/rules/*.md`).
+//!
+//! | file | records | id | title | scope |
+//! |---|---|---|---|---|
+//! | Cursor `.mdc` | one | `cursor/` + path below the rules folder, without `.mdc` | `description`, else the file name | `globs`; none with `alwaysApply: true` |
+//! | `.cursorrules` | one per top-level section | `cursor/cursorrules/` + heading | the heading | none |
+//! | Copilot `*.instructions.md` | one | `copilot/` + path without `.instructions.md` | `description`, else the first heading, else the file name | `applyTo` |
+//! | `copilot-instructions.md` | one per top-level section | `copilot/` + heading | the heading | none |
+//! | `CLAUDE.md` | one per top-level section | `claude/` + heading | the heading | none |
+//! | `.claude/rules/*.md` | one per top-level section | `claude/rules/` + path + `/` + heading | the heading | `paths` |
+//!
+//! A file without sections is one record (its id without the heading part);
+//! so is the text before the first section of a file that has sections,
+//! under the file's title.
+//! In every record, bullets are constraints, and bullets that start with
+//! "don't", "do not", "never" or "avoid", or that sit under a heading that says
+//! what not to do (`Forbidden`, `Don'ts`, `Anti-patterns`, …), are
+//! anti-patterns; the other text (paragraphs, table rows, sub-headings) is the
+//! content.
+//!
+//! Globs: a comma-separated string or a list; `**`, `**/*` and `*` mean every
+//! file (no scope); a glob without `/` matches at any depth (`*.ts` →
+//! `**/*.ts`), as these tools match it; a leading `/` or `./` is dropped.
+
+use std::collections::HashSet;
+
+use super::front_matter::{self, Field};
+use super::markdown::{self, section_level, Block, Kind};
+use super::walk::Role;
+use super::{is_anti_heading, slug, FileRecords, Record};
+
+/// Maps one rule file of `role`.
+pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) -> FileRecords {
+    let mut out = FileRecords::default();
+    let rel_text = rel.to_string_lossy().replace('\\', "/");
+    let name = rel.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let (base, stem) = match role {
+        Role::CursorRule => {
+            let s = rel_text.strip_suffix(".mdc").unwrap_or(&rel_text).to_string();
+            (format!("cursor/{s}"), name.strip_suffix(".mdc").unwrap_or(&name).to_string())
+        }
+        Role::CursorLegacy => ("cursor/cursorrules".to_string(), "cursorrules".to_string()),
+        Role::CopilotInstructions => {
+            let s = rel_text.strip_suffix(".instructions.md").unwrap_or(&rel_text).to_string();
+            (format!("copilot/{s}"), name.strip_suffix(".instructions.md").unwrap_or(&name).to_string())
+        }
+        Role::CopilotRepository => ("copilot".to_string(), "copilot-instructions".to_string()),
+        Role::ClaudeMemory => ("claude".to_string(), "CLAUDE".to_string()),
+        Role::ClaudeRule | Role::Adr => {
+            let s = rel_text.strip_suffix(".md").unwrap_or(&rel_text).to_string();
+            (format!("claude/rules/{s}"), name.strip_suffix(".md").unwrap_or(&name).to_string())
+        }
+    };
+    let split = front_matter::split(text);
+    if let Some(p) = &split.problem {
+        out.error(p.line, p.column, Some(&base), p.message.clone());
+    }
+    let fm = &split.front;
+    let starts = crate::memory::lines::line_starts(text);
+    let blocks = markdown::blocks(split.body, split.body_start, &starts);
+
+    // Scope.
+    let (globs, globs_field): (Vec<String>, Option<&Field>) = match role {
+        Role::CursorRule => {
+            let always = match &fm.always_apply {
+                Some(f) => match front_matter::boolean(&f.value) {
+                    Ok(b) => b.unwrap_or(false),
+                    Err(found) => {
+                        out.error(
+                            f.line,
+                            1,
+                            Some(&base),
+                            format!("`alwaysApply` must be true or false, found {found}"),
+                        );
+                        false
+                    }
+                },
+                None => false,
+            };
+            match (&fm.globs, always) {
+                (Some(f), false) => (out.list_field(f, "globs", &base), Some(f)),
+                _ => (Vec::new(), None),
+            }
+        }
+        Role::CopilotInstructions => match &fm.apply_to {
+            Some(f) => (out.list_field(f, "applyTo", &base), Some(f)),
+            None => (Vec::new(), None),
+        },
+        Role::ClaudeRule => match &fm.paths {
+            Some(f) => (out.list_field(f, "paths", &base), Some(f)),
+            None => (Vec::new(), None),
+        },
+        _ => (Vec::new(), None),
+    };
+    let globs = scope_globs(globs);
+    let globs_line = globs_field.map_or(1, |f| f.line);
+    let tags = match &fm.tags {
+        Some(f) => out.list_field(f, "tags", &base),
+        None => Vec::new(),
+    };
+    let description = out.text_field(&fm.description, "description", &base);
+    let fm_title = out.text_field(&fm.title, "title", &base);
+
+    let record = |id: String, title: String, line: usize, blocks: &[Block], anti: bool| {
+        let (constraint, anti_patterns, content) = body(blocks, anti);
+        Record {
+            id,
+            title,
+            tags: tags.clone(),
+            constraint,
+            anti_patterns,
+            content,
+            globs: globs.clone(),
+            globs_line,
+            status: None,
+            superseded_by: None,
+            line,
+            forced_inactive: false,
+            file: shown.to_string(),
+        }
+    };
+    let first_heading = blocks.iter().position(|b| b.heading_level().is_some());
+    match role {
+        // One record per file.
+        Role::CursorRule | Role::CopilotInstructions => {
+            let title = match role {
+                Role::CursorRule => fm_title.or(description).unwrap_or(stem),
+                _ => fm_title.or(description).or_else(|| first_heading.map(|i| blocks[i].text.clone())).unwrap_or(stem),
+            };
+            out.records.push(record(base, title, 1, &blocks, false));
+        }
+        // One record per top-level section.
+        _ => {
+            let (title_at, level) = section_level(&blocks);
+            let doc_title =
+                fm_title.or(description).or_else(|| title_at.map(|i| blocks[i].text.clone())).unwrap_or(stem);
+            let doc_line = title_at.map_or(1, |i| blocks[i].line);
+            let Some(level) = level else {
+                let from = title_at.map_or(0, |i| i + 1);
+                if blocks[from..].iter().any(|b| b.heading_level().is_none()) {
+                    out.records.push(record(base, doc_title, doc_line, &blocks[from..], false));
+                }
+                return out;
+            };
+            let starts: Vec<usize> = blocks
+                .iter()
+                .enumerate()
+                .filter(|&(i, b)| Some(i) != title_at && b.heading_level() == Some(level))
+                .map(|(i, _)| i)
+                .collect();
+            // The text before the first section: a record of its own, under
+            // the document's title.
+            let from = title_at.map_or(0, |i| i + 1);
+            let preamble = &blocks[from..starts.first().copied().unwrap_or(blocks.len())];
+            if !preamble.is_empty() {
+                out.records.push(record(base.clone(), doc_title, doc_line, preamble, false));
+            }
+            let mut used = HashSet::new();
+            for (n, &at) in starts.iter().enumerate() {
+                let end = starts.get(n + 1).copied().unwrap_or(blocks.len());
+                let end = blocks[at + 1..end]
+                    .iter()
+                    .position(|b| b.heading_level().is_some_and(|l| l < level))
+                    .map_or(end, |p| at + 1 + p);
+                let section = &blocks[at + 1..end];
+                if section.is_empty() {
+                    continue;
+                }
+                let mut id = format!("{base}/{}", slug(&blocks[at].text));
+                if !used.insert(id.clone()) {
+                    let mut k = 2;
+                    while used.contains(&format!("{id}-{k}")) {
+                        k += 1;
+                    }
+                    id = format!("{id}-{k}");
+                    used.insert(id.clone());
+                }
+                let anti = is_anti_heading(&markdown::heading_words(&blocks[at].text));
+                out.records.push(record(id, blocks[at].text.clone(), blocks[at].line, section, anti));
+            }
+        }
+    }
+    out
+}
+
+/// Constraints, anti-patterns and content of some blocks (see the module);
+/// `anti_start`: the blocks are under a heading that says what not to do.
+/// A level-1 heading (a document's title) says what the file is about, not
+/// what its bullets are.
+fn body(blocks: &[Block], anti_start: bool) -> (Vec<String>, Vec<String>, String) {
+    let (mut constraint, mut anti, mut content) = (Vec::new(), Vec::new(), Vec::new());
+    let mut anti_heading = anti_start;
+    for b in blocks {
+        match b.kind {
+            Kind::Heading(level) => {
+                if level > 1 {
+                    anti_heading = is_anti_heading(&markdown::heading_words(&b.text));
+                }
+                content.push(b.text.clone());
+            }
+            Kind::Item { .. } if anti_heading || negative(&b.text) => anti.push(b.text.clone()),
+            Kind::Item { .. } => constraint.push(b.text.clone()),
+            Kind::Text | Kind::Row => content.push(b.text.clone()),
+        }
+    }
+    (constraint, anti, content.join("\n"))
+}
+
+/// Whether a bullet says what not to do.
+pub(crate) fn negative(text: &str) -> bool {
+    let t = text.trim_start().to_lowercase();
+    ["don't ", "don’t ", "dont ", "do not ", "never ", "avoid ", "❌", "🚫"].iter().any(|p| t.starts_with(p))
+}
+
+/// The scope globs of a rule (see the module): empty when it applies to
+/// every file.
+pub(crate) fn scope_globs(raw: Vec<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    for g in raw {
+        let mut g = g.trim();
+        while let Some(rest) = g.strip_prefix("./") {
+            g = rest;
+        }
+        let g = g.trim_start_matches('/');
+        if g.is_empty() {
+            continue;
+        }
+        if matches!(g, "**" | "**/*" | "*" | "**/**") {
+            return Vec::new();
+        }
+        let g = if g.contains('/') { g.to_string() } else { format!("**/{g}") };
+        if !out.contains(&g) {
+            out.push(g);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_are_read_as_the_tools_read_them() {
+        let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            scope_globs(v(&["*.ts", "src/**/*.rs", "./a/b", "/c/**", "Dockerfile"])),
+            ["**/*.ts", "src/**/*.rs", "a/b", "c/**", "**/Dockerfile"]
+        );
+        assert!(scope_globs(v(&["src/**", "**"])).is_empty());
+        assert!(scope_globs(v(&["**/*"])).is_empty());
+        assert!(scope_globs(v(&["*"])).is_empty());
+        assert_eq!(scope_globs(v(&["a/*", "a/*", " "])), ["a/*"]);
+        assert!(negative("Never run as root"));
+        assert!(negative("Don't use `any`"));
+        assert!(!negative("Always handle errors — never assign to _"));
+        assert!(!negative("Avoidance of X is good"));
+    }
+}

@@ -1,0 +1,1011 @@
+//! Decision sources (issue 16) on real files from public repositories
+//! (`fixtures/sources/*/SOURCE.md` says where each set comes from): every
+//! decision file is one record (or one per top-level section) with the
+//! title, status, scope and constraint counts written out below, counted by
+//! hand from the files, not by this code. Then the command line: `run` on a
+//! repository with only `docs/adr/` and `.cursor/rules/` and a three-line
+//! configuration, `validate` at the line of a broken front matter, `import`
+//! as a fixed point, and the limits a hostile repository meets.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use mneme_gate::memory::sources::{self, Proposed};
+use mneme_gate::memory::{Memory, Source, SourceKind, Sources};
+use mneme_gate::profile::Family;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture(kind: SourceKind, path: &str) -> Sources {
+    Sources { list: vec![Source::new(kind, root().join("fixtures/sources").join(path))], root: root() }
+}
+
+/// One expected record: id, title, status, scope globs, constraints,
+/// anti-patterns.
+type Want<'a> = (&'a str, &'a str, Option<&'a str>, &'a [&'a str], usize, usize);
+
+/// A record as compared: [`Want`] with owned strings.
+type Got = (String, String, Option<String>, Vec<String>, usize, usize);
+
+/// Every record read from `sources` (in the pool or not), as [`Want`]s,
+/// against `want`.
+fn check(sources: &Sources, want: &[Want<'_>]) -> Memory {
+    let read = sources::read(sources, Family::Default).unwrap();
+    assert!(!read.memory.has_errors(), "{:#?}", read.memory.diagnostics);
+    let got: Vec<Got> = read
+        .records
+        .iter()
+        .map(|(_, d)| {
+            (
+                d.id.clone(),
+                d.title.clone(),
+                d.status.clone(),
+                d.paths.clone(),
+                d.constraint.len(),
+                d.anti_patterns.len(),
+            )
+        })
+        .collect();
+    let want: Vec<Got> = want
+        .iter()
+        .map(|(id, title, status, scope, c, a)| {
+            (
+                id.to_string(),
+                title.to_string(),
+                status.map(str::to_string),
+                scope.iter().map(|s| s.to_string()).collect(),
+                *c,
+                *a,
+            )
+        })
+        .collect();
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(g, w);
+    }
+    assert_eq!(got.len(), want.len(), "{got:#?}");
+    read.memory
+}
+
+fn ids(memory: &Memory) -> (Vec<&str>, Vec<&str>) {
+    (memory.pool.iter().map(|d| d.id.as_str()).collect(), memory.excluded.iter().map(|d| d.id.as_str()).collect())
+}
+
+/// Nygard / adr-tools ADRs of GOV.UK's AWS platform: `Superseded by`,
+/// `Partly superseded`, `Pending`, `Proposed`, `Approved`, `Amended by`.
+#[test]
+fn nygard_adrs_of_govuk_aws() {
+    let sources = fixture(SourceKind::Adr, "govuk-aws/docs/architecture/decisions");
+    let none: &[&str] = &[];
+    let memory = check(
+        &sources,
+        &[
+            ("ADR-0001", "Record architecture decisions", Some("accepted"), none, 0, 0),
+            ("ADR-0003", "Networking Outline", Some("partly superseded"), none, 3, 0),
+            ("ADR-0004", "DNS definitions for hosts and services", Some("superseded"), none, 0, 0),
+            ("ADR-0005", "Terraform Module Location", Some("accepted"), none, 0, 0),
+            ("ADR-0006", "Puppet architecture", Some("proposed"), none, 0, 0),
+            ("ADR-0010", "Terraform directory structure", Some("accepted"), none, 7, 0),
+            ("ADR-0015", "DNS infrastructure", Some("accepted"), none, 0, 0),
+            ("ADR-0017", "Terraform Data Structure", Some("accepted"), none, 8, 0),
+            ("ADR-0018", "Use RDS instead of provisioned EC2 databases", Some("accepted"), none, 0, 0),
+            ("ADR-0036", "Performance-Platform-And-BackDrop-Architecture", Some("proposed"), none, 0, 0),
+            ("ADR-0038", "Mongo Replacement by DocumentDB", Some("accepted"), none, 2, 0),
+            ("ADR-0039", "Non-GOV.UK domain policy", Some("accepted"), none, 0, 0),
+        ],
+    );
+    let (pool, out) = ids(&memory);
+    assert_eq!(pool.len(), 11);
+    assert_eq!(out, ["ADR-0004"]);
+    let ex = &memory.excluded[0];
+    assert_eq!(ex.reason.to_string(), "status `superseded` is inactive (superseded by ADR-0015)");
+    assert!(ex.file.as_deref().unwrap().ends_with("decisions/0004-dns-definitions-for-hosts-and-services.md"));
+    assert_eq!(ex.line, 1);
+    let adr10 = memory.pool.iter().find(|d| d.id == "ADR-0010").unwrap();
+    assert_eq!(adr10.constraint[0], "The data directory contains a subdirectory per Terraform project, to store variable values that can be customised per environment.");
+    assert_eq!(
+        adr10.constraint[5],
+        "Those to deploy common infrastructure will have a `govuk` prefix (e.g. networking, DNS zones)"
+    );
+    assert!(adr10
+        .content
+        .starts_with("We should have a consistent directory structure for Terraform from the beginning."));
+
+    // `proposed: inactive` keeps Pending and Proposed ADRs out.
+    let mut strict = sources.clone();
+    strict.list[0].proposed = Proposed::Inactive;
+    let m = Memory::read_sources(&strict, Family::Default).unwrap();
+    assert_eq!(ids(&m).1, ["ADR-0004", "ADR-0006", "ADR-0036"]);
+    // Profile mneme ignores status, as Mneme does.
+    let m = Memory::read_sources(&sources, Family::Mneme).unwrap();
+    assert_eq!((m.pool.len(), m.excluded.len()), (12, 0));
+}
+
+/// MADR 2 as log4brains writes it (`- Status:` bullets, date-numbered files
+/// whose ids are their names), with its README, index and template skipped.
+#[test]
+fn madr_2_adrs_of_log4brains() {
+    let none: &[&str] = &[];
+    let memory = check(
+        &fixture(SourceKind::Adr, "log4brains/docs/adr"),
+        &[
+            (
+                "ADR-20200924-use-markdown-architectural-decision-records",
+                "Use Markdown Architectural Decision Records",
+                Some("accepted"),
+                none,
+                9,
+                0,
+            ),
+            (
+                "ADR-20200925-multi-packages-architecture-in-a-monorepo-with-yarn-and-lerna",
+                "Multi-packages architecture in a monorepo with Yarn and Lerna",
+                Some("accepted"),
+                none,
+                2,
+                0,
+            ),
+            (
+                "ADR-20200925-use-prettier-eslint-airbnb-for-the-code-style",
+                "Use Prettier-ESLint Airbnb for the code style",
+                Some("accepted"),
+                none,
+                2,
+                0,
+            ),
+            (
+                "ADR-20200926-use-the-adr-number-as-its-unique-id",
+                "Use the ADR number as its unique ID",
+                Some("superseded"),
+                none,
+                3,
+                0,
+            ),
+            ("ADR-20200927-avoid-default-exports", "Avoid default exports", Some("accepted"), none, 0, 0),
+            (
+                "ADR-20201016-use-the-adr-slug-as-its-unique-id",
+                "Use the ADR slug as its unique ID",
+                Some("accepted"),
+                none,
+                4,
+                0,
+            ),
+            (
+                "ADR-20201026-the-core-api-is-responsible-for-enhancing-the-adr-markdown-body-with-mdx",
+                "The core API is responsible for enhancing the ADR markdown body with MDX",
+                Some("accepted"),
+                none,
+                0,
+                0,
+            ),
+            ("ADR-20201103-use-lunr-for-search", "Use Lunr for search", Some("accepted"), none, 0, 0),
+            (
+                "ADR-20210113-distribute-log4brains-as-a-global-npm-package",
+                "Distribute Log4brains as a global NPM package",
+                Some("accepted"),
+                none,
+                2,
+                0,
+            ),
+        ],
+    );
+    assert_eq!(ids(&memory).1, ["ADR-20200926-use-the-adr-number-as-its-unique-id"]);
+    assert_eq!(
+        memory.excluded[0].reason.to_string(),
+        "status `superseded` is inactive (superseded by ADR-20201016-use-the-adr-slug-as-its-unique-id)"
+    );
+    // "Avoid default exports" is a title, not a heading over what to avoid.
+    let d = memory.pool.iter().find(|d| d.id == "ADR-20200927-avoid-default-exports").unwrap();
+    assert_eq!(d.content, "We will avoid default exports in all our codebase, and use named exports instead.");
+}
+
+/// MADR 3 and 4 of the MADR project itself: front matter without status
+/// (active), `Chosen option` paragraphs, nested bullets, code blocks whose
+/// `## Decision Outcome` lines are not headings; `adr-template.md` and
+/// `index.md` skipped.
+#[test]
+fn madr_4_adrs_of_the_madr_project() {
+    let none: &[&str] = &[];
+    let memory = check(
+        &fixture(SourceKind::Adr, "madr/docs/decisions"),
+        &[
+            ("ADR-0000", "Use Markdown Architectural Decision Records", None, none, 5, 0),
+            ("ADR-0001", "Dual License the Work", None, none, 0, 0),
+            ("ADR-0002", "Do Not Use Numbers in Headings", None, none, 3, 0),
+            ("ADR-0005", "Use Dashes in Filenames", None, none, 6, 0),
+            ("ADR-0007", "Do Not Emphasize Line Headings", None, none, 0, 0),
+            ("ADR-0011", "Use Asterisk as List Marker", None, none, 0, 0),
+            ("ADR-0013", "Use YAML front matter for metadata", None, none, 0, 0),
+            ("ADR-0016", "Outcome before Detailed Pros and Cons", None, none, 0, 0),
+        ],
+    );
+    assert_eq!(memory.pool.len(), 8);
+    // The title heading is after the front matter: its line is the record's.
+    let origin = memory.pool[0].origin.as_ref().unwrap();
+    assert_eq!(origin.line, 5);
+    assert!(origin.file.ends_with("madr/docs/decisions/0000-use-markdown-architectural-decision-records.md"));
+}
+
+/// Cursor `.mdc` rules of a public collection: unquoted `**/*.go`, comma
+/// lists, flow lists, `alwaysApply: true`, an empty body, `## Forbidden`.
+#[test]
+fn cursor_rules_of_awesome_cursorrules() {
+    let none: &[&str] = &[];
+    let memory = check(
+        &fixture(SourceKind::Cursor, "awesome-cursorrules"),
+        &[
+            (
+                "cursor/anti-overengineering",
+                "Prevent AI over-engineering by keeping changes scoped, simple, and directly tied to the user's request",
+                None,
+                none,
+                0,
+                0,
+            ),
+            ("cursor/codequality", "Code Quality Guidelines", None, none, 0, 0),
+            (
+                "cursor/database",
+                "Database best practices focusing on Prisma and Supabase integration",
+                None,
+                &["prisma/**/*", "src/db/**/*", "**/*.prisma", "supabase/**/*"],
+                60,
+                0,
+            ),
+            (
+                "cursor/docker",
+                "Docker production rules. Pinned versions, multi-stage builds, non-root user, minimal attack surface.",
+                None,
+                &["**/Dockerfile", "**/Dockerfile.*", "**/docker-compose*.yml", "**/docker-compose*.yaml", "**/.dockerignore"],
+                16,
+                5,
+            ),
+            (
+                "cursor/fastapi",
+                "FastAPI best practices and patterns for building modern Python web APIs",
+                None,
+                &["**/*.py", "app/**/*.py", "api/**/*.py"],
+                60,
+                0,
+            ),
+            (
+                "cursor/flutter-development-guidelines-cursorrules-prompt-file",
+                "Cursor rules for Flutter development with MVVM architecture, Riverpod state management, Material widgets, and Dart style guidelines.",
+                None,
+                &["**/*.dart"],
+                27,
+                1,
+            ),
+            (
+                "cursor/gamemaker-gml",
+                "GameMaker Language (GML) rules for scripts, objects, events, rooms, data structures, and performance-minded game code",
+                None,
+                &["**/*.gml", "**/*.yy", "**/*.yyp"],
+                23,
+                5,
+            ),
+            (
+                "cursor/go-temporal-dsl-prompt-file",
+                "Cursor rules for Go development with Temporal DSL integration.",
+                None,
+                none,
+                0,
+                0,
+            ),
+            (
+                "cursor/go",
+                "Idiomatic Go rules. Explicit error handling, interface-based design, context-first concurrency.",
+                None,
+                &["**/*.go"],
+                17,
+                5,
+            ),
+            (
+                "cursor/security-devsecops-ssdls-appsec",
+                "Cursor rules for secure coding, secret handling, dependency hygiene, authentication, authorization, security testing, and compliance documentation.",
+                None,
+                none,
+                22,
+                4,
+            ),
+        ],
+    );
+    let go = memory.pool.iter().find(|d| d.id == "cursor/go").unwrap();
+    assert_eq!(go.constraint[0], "Always handle errors — never assign to _");
+    assert_eq!(
+        go.anti_patterns,
+        [
+            "No _ to ignore errors",
+            "No init() for business logic",
+            "No global mutable state",
+            "No interface{} where generics work",
+            "No goroutines without termination condition"
+        ]
+    );
+}
+
+/// Copilot `*.instructions.md` (`applyTo` quoted, comma-separated, `**`,
+/// `*`, brace globs) and `copilot-instructions.md`, one record per section.
+#[test]
+fn copilot_instructions_of_awesome_copilot() {
+    let none: &[&str] = &[];
+    check(
+        &fixture(SourceKind::Copilot, "awesome-copilot/.github"),
+        &[
+            ("copilot", "copilot-instructions", None, none, 0, 0),
+            ("copilot/readme-updates", "README updates", None, none, 1, 0),
+            ("copilot/prompt-file-guide", "Prompt file guide", None, none, 8, 0),
+            ("copilot/instruction-file-guide", "Instruction file guide", None, none, 5, 0),
+            ("copilot/agent-file-guide", "Agent file guide", None, none, 7, 0),
+            ("copilot/agent-skills-guide", "Agent Skills guide", None, none, 11, 0),
+            ("copilot/plugin-guide", "Plugin guide", None, none, 10, 0),
+            (
+                "copilot/azure-functions-typescript",
+                "TypeScript patterns for Azure Functions",
+                None,
+                &["**/*.ts", "**/*.js", "**/*.json"],
+                8,
+                0,
+            ),
+            (
+                "copilot/cmake-vcpkg",
+                "C++ project configuration and package management",
+                None,
+                &["**/*.cmake", "**/CMakeLists.txt", "**/*.cpp", "**/*.h", "**/*.hpp"],
+                0,
+                0,
+            ),
+            ("copilot/coldfusion-cfm", "ColdFusion cfm files and application patterns", None, &["**/*.cfm"], 15, 2),
+            ("copilot/genaiscript", "AI-powered script generation guidelines", None, &["**/*.genai.*"], 6, 0),
+            (
+                "copilot/joyride-workspace-automation",
+                "Expert assistance for Joyride Workspace automation - REPL-driven and user space ClojureScript automation within specific VS Code workspaces",
+                None,
+                &["**/.joyride/**"],
+                4,
+                0,
+            ),
+            ("copilot/localization", "Guidelines for localizing markdown documents", None, &["**/*.md"], 17, 1),
+            (
+                "copilot/mongo-dba",
+                "Instructions for customizing GitHub Copilot behavior for MONGODB DBA chat mode.",
+                None,
+                none,
+                10,
+                0,
+            ),
+            (
+                "copilot/nodejs-javascript-vitest",
+                "Guidelines for writing Node.js and JavaScript code with Vitest testing",
+                None,
+                &["**/*.js", "**/*.mjs", "**/*.cjs"],
+                13,
+                3,
+            ),
+            (
+                "copilot/pcf-tooling",
+                "Get Microsoft Power Platform CLI tooling for Power Apps Component Framework",
+                None,
+                &["**/*.{ts,tsx,js,json,xml,pcfproj,csproj}"],
+                2,
+                0,
+            ),
+            (
+                "copilot/quarkus-mcp-server-sse",
+                "Quarkus and MCP Server with HTTP SSE transport development standards and instructions",
+                None,
+                none,
+                17,
+                4,
+            ),
+        ],
+    );
+}
+
+/// Claude Code's `CLAUDE.md` and `.claude/rules/*.md` of a public project:
+/// one record per top-level section, the text before the first section
+/// under the file's title, `What NOT to do` as anti-patterns.
+#[test]
+fn claude_memory_and_rules_of_2anki() {
+    let none: &[&str] = &[];
+    let memory = check(
+        &fixture(SourceKind::Claude, "2anki"),
+        &[
+            ("claude", "CLAUDE.md", None, none, 0, 0),
+            ("claude/goal", "Goal", None, none, 0, 0),
+            ("claude/tech-stack", "Tech stack", None, none, 5, 0),
+            ("claude/entry-points", "Entry points", None, none, 6, 0),
+            ("claude/run-it", "Run it", None, none, 7, 0),
+            ("claude/rules-loaded-from-claude-rules", "Rules (loaded from .claude/rules/)", None, none, 0, 0),
+            ("claude/git", "Git", None, none, 11, 0),
+            ("claude/working-speed", "Working speed", None, none, 5, 0),
+            ("claude/process", "Process", None, none, 6, 0),
+            ("claude/gotchas", "Gotchas", None, none, 6, 1),
+            ("claude/the-trio", "The trio", None, none, 3, 0),
+            ("claude/trio-review-policy", "Trio review policy", None, none, 13, 0),
+            ("claude/spec-lifecycle", "Spec lifecycle", None, none, 3, 0),
+            ("claude/changelog", "Changelog", None, none, 8, 0),
+            (
+                "claude/slash-commands-claude-commands-and-claude-skills",
+                "Slash commands (`.claude/commands/` and `.claude/skills/`)",
+                None,
+                none,
+                4,
+                0,
+            ),
+            ("claude/rules/code-quality", "Code-quality rules", None, none, 0, 0),
+            ("claude/rules/dependencies", "Dependency rules", None, none, 0, 0),
+            ("claude/rules/dependencies/update-rhythm", "Update rhythm", None, none, 3, 0),
+            ("claude/rules/email-templates", "Email template rules", None, none, 0, 0),
+            ("claude/rules/email-templates/required-in-every-template", "Required in every template", None, none, 0, 0),
+            ("claude/rules/email-templates/color-palette", "Color palette", None, none, 0, 0),
+            ("claude/rules/email-templates/copy-rules-per-voice-md", "Copy rules (per VOICE.md)", None, none, 5, 0),
+            ("claude/rules/email-templates/what-not-to-do", "What NOT to do", None, none, 0, 4),
+            ("claude/rules/parallel-pr-coordination", "Parallel PR coordination", None, none, 0, 0),
+            (
+                "claude/rules/parallel-pr-coordination/wave-coordination-playbook",
+                "Wave coordination playbook",
+                None,
+                none,
+                5,
+                0,
+            ),
+            ("claude/rules/security", "Security rules", None, none, 0, 0),
+            ("claude/rules/sonar", "SonarCloud quality gate", None, none, 0, 0),
+            (
+                "claude/rules/sonar/run-sonar-locally-before-pushing-required-for-non-trivial-code-c",
+                "Run Sonar locally before pushing — required for non-trivial code changes",
+                None,
+                none,
+                0,
+                0,
+            ),
+            ("claude/rules/sonar/what-triggers-a-security-issue", "What triggers a security issue", None, none, 4, 0),
+            ("claude/rules/sonar/handling-false-positives", "Handling false positives", None, none, 2, 0),
+            (
+                "claude/rules/sonar/existing-rule-waivers-in-sonar-project-properties",
+                "Existing rule waivers (in `sonar-project.properties`)",
+                None,
+                none,
+                0,
+                0,
+            ),
+            ("claude/rules/testing", "Testing rules", None, none, 0, 0),
+            ("claude/rules/testing/conventions", "Conventions", None, none, 4, 0),
+        ],
+    );
+    // A table row is content: the security rules are retrievable by it.
+    let security = memory.pool.iter().find(|d| d.id == "claude/rules/security").unwrap();
+    assert!(security.content.contains("Never use `knex.raw()` with string concatenation"), "{}", security.content);
+    let git = memory.pool.iter().find(|d| d.id == "claude/git").unwrap();
+    assert_eq!(git.origin.as_ref().unwrap().line, 49);
+}
+
+/// `paths:` of Claude Code rules (a list, a string, unquoted globs) and the
+/// ids that stay put when other files change.
+#[test]
+fn claude_rule_paths_and_stable_ids() {
+    let text = "---\npaths:\n  - src/api/**/*.ts\n  - *.sql\n---\n# API rules\n\n- Validate every input\n- Never build SQL by concatenation\n";
+    let (decisions, problems) = sources::parse_file(SourceKind::Claude, "api.md", text, Family::Default);
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(decisions.len(), 1);
+    let d = &decisions[0];
+    assert_eq!((d.id.as_str(), d.title.as_str()), ("claude/rules/api", "API rules"));
+    assert_eq!(d.paths, ["src/api/**/*.ts", "**/*.sql"]);
+    assert_eq!((d.constraint.len(), d.anti_patterns.len()), (1, 1));
+    // The same section, with another before it: the same id.
+    let moved = "# Notes\n\n## Style\n\n- short lines\n\n## Build\n\n- make\n";
+    let (a, _) = sources::parse_file(SourceKind::Claude, "CLAUDE.md", moved, Family::Default);
+    let inserted = "# Notes\n\n## Added\n\n- new\n\n## Style\n\n- short lines\n\n## Build\n\n- make\n";
+    let (b, _) = sources::parse_file(SourceKind::Claude, "CLAUDE.md", inserted, Family::Default);
+    let ids = |v: &[mneme_gate::memory::Decision]| v.iter().map(|d| d.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&a), ["claude/style", "claude/build"]);
+    assert_eq!(ids(&b), ["claude/added", "claude/style", "claude/build"]);
+    // Under profile mneme the globs are ignored, as Mneme ignores them.
+    let (m, _) = sources::parse_file(SourceKind::Claude, "api.md", text, Family::Mneme);
+    assert!(m[0].paths.is_empty() && m[0].globs.is_empty());
+}
+
+/// A front matter that cannot be read is an error at its line; the rest of
+/// the file and the other files still load.
+#[test]
+fn a_broken_front_matter_is_an_error_at_its_line() {
+    let text = "---\ndescription: Go rules\nglobs: [**/*.go\nalwaysApply: false\n---\n# Go\n\n- wrap errors\n";
+    let (decisions, problems) = sources::parse_file(SourceKind::Cursor, "go.mdc", text, Family::Default);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    let p = &problems[0];
+    assert!((3..=5).contains(&p.line), "{p:?}");
+    assert!(p.message.starts_with("the front matter is not valid YAML"), "{p:?}");
+    assert_eq!(decisions[0].constraint, ["wrap errors"]);
+    let (_, problems) = sources::parse_file(
+        SourceKind::Cursor,
+        "x.mdc",
+        "---\nglobs:\n  a: 1\nalwaysApply: maybe\n---\n",
+        Family::Default,
+    );
+    let lines: Vec<(usize, &str)> = problems.iter().map(|p| (p.line, p.message.as_str())).collect();
+    assert_eq!(
+        lines,
+        [
+            (4, "`alwaysApply` must be true or false, found a string"),
+            (3, "`globs` must be a string, a comma-separated string or a list of strings, found a mapping"),
+        ]
+    );
+}
+
+// ---------------------------------------------------------------------------
+// The command line.
+
+struct Out {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(dir: &Path, args: &[&str]) -> Out {
+    let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env("MNEME_GATE_GIT", "off")
+        .env("MNEME_GATE_CACHE", "off")
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("COLUMNS")
+        .output()
+        .unwrap();
+    Out {
+        code: out.status.code(),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+fn expect(out: Out, code: i32, what: &str) -> Out {
+    assert_eq!(out.code, Some(code), "{what}\nstdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
+    out
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A repository whose only decisions are `docs/adr/` and `.cursor/rules/`.
+fn adr_and_cursor_repository() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let f = root().join("fixtures/sources");
+    copy_dir(&f.join("govuk-aws/docs/architecture/decisions"), &dir.path().join("docs/adr"));
+    copy_dir(&f.join("awesome-cursorrules/.cursor/rules"), &dir.path().join(".cursor/rules"));
+    std::fs::write(
+        dir.path().join("mneme-gate.yaml"),
+        "# decisions: the ADRs and the Cursor rules, in pool order\nmemory: [adr: docs/adr/, cursor: .cursor/rules/]\nscenarios: scenarios/\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("scenarios")).unwrap();
+    std::fs::write(
+        dir.path().join("scenarios/suite.yaml"),
+        r#"scenarios:
+  - id: terraform-tfvars-layout
+    task: Add the tfvars data files of a new Terraform project for each environment and stack
+    expect: [ADR-0017]
+    acceptable: [ADR-0010, ADR-0005]
+  - id: internal-dns-records
+    task: Add internal DNS records so instances resolve the puppet service
+    expect: [ADR-0015]
+    acceptable: [ADR-0006, ADR-0010, ADR-0003]
+  - id: go-error-wrapping
+    task: Wrap the errors returned by the repository with context
+    file: services/orders/repository.go
+    expect: [cursor/go]
+    acceptable: [cursor/security-devsecops-ssdls-appsec, cursor/codequality]
+  - id: dockerfile-user
+    task: Run the container as a non-root user with pinned base image versions
+    file: services/orders/Dockerfile
+    expect: [cursor/docker]
+    acceptable: [cursor/security-devsecops-ssdls-appsec, cursor/codequality]
+"#,
+    )
+    .unwrap();
+    dir
+}
+
+/// The issue's "done when": `run` works on a repository whose only
+/// decisions are an ADR folder and Cursor rules, with a three-line
+/// configuration; the superseded ADR stays out of the pool; the reports
+/// say where each retrieved decision is written.
+#[test]
+fn run_on_adrs_and_cursor_rules_with_a_three_line_configuration() {
+    let dir = adr_and_cursor_repository();
+    let out = expect(run(dir.path(), &["run", "--json", "report.json"]), 0, "run");
+    assert!(out.stdout.contains("PASS"), "{}", out.stdout);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["fingerprint"]["memory"]["path"], "adr:docs/adr, cursor:.cursor/rules");
+    assert_eq!(report["decisions"]["cursor/go"]["source"], ".cursor/rules/go.mdc:1");
+    assert_eq!(report["decisions"]["ADR-0015"]["source"], "docs/adr/0015-dns-infrastructure.md:1");
+    let retrieved: Vec<String> = report["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["retrieved"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap().to_string()))
+        .collect();
+    assert!(!retrieved.iter().any(|id| id == "ADR-0004"), "the superseded ADR is never retrieved: {retrieved:?}");
+
+    // A scenario that expects the superseded ADR is told where it is and why.
+    std::fs::write(
+        dir.path().join("scenarios/superseded.yaml"),
+        "scenarios:\n  - id: old-dns\n    task: DNS definitions for hosts and services\n    expect: [ADR-0004]\n",
+    )
+    .unwrap();
+    let out = run(dir.path(), &["run"]);
+    assert!(
+        format!("{}{}", out.stdout, out.stderr).contains(
+            "old-dns expects `ADR-0004`, which is kept out of the retrieval pool (docs/adr/0004-dns-definitions-for-hosts-and-services.md:1: status `superseded` is inactive (superseded by ADR-0015))"
+        ),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+
+    // explain points at the Markdown source of every record.
+    let out = expect(run(dir.path(), &["explain", "--task", "dns records for puppet", "--json"]), 0, "explain");
+    let e: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let record = |id: &str| e["records"].as_array().unwrap().iter().find(|r| r["id"] == id).unwrap().clone();
+    assert_eq!(record("ADR-0015")["source"], "docs/adr/0015-dns-infrastructure.md:1");
+    assert_eq!(
+        record("ADR-0004")["detail"],
+        "docs/adr/0004-dns-definitions-for-hosts-and-services.md:1: status `superseded` is inactive (superseded by ADR-0015)"
+    );
+}
+
+/// `context`, `hook` and `retrieve` give one answer on sources (no cache
+/// file is involved for them).
+#[test]
+fn context_and_retrieve_agree_on_sources() {
+    let dir = adr_and_cursor_repository();
+    let task = "Wrap the errors returned by the repository with context";
+    let file = "services/orders/repository.go";
+    let out = expect(run(dir.path(), &["context", "--task", task, "--file", file, "--json"]), 0, "context");
+    let c: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let context_ids: Vec<&str> = c["retrieved"].as_array().unwrap().iter().map(|d| d["id"].as_str().unwrap()).collect();
+    std::fs::write(
+        dir.path().join("q.jsonl"),
+        format!("{{\"id\": \"q\", \"task\": \"{task}\", \"file\": \"{file}\"}}\n"),
+    )
+    .unwrap();
+    let out = expect(run(dir.path(), &["retrieve", "--queries", "q.jsonl"]), 0, "retrieve");
+    let r: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    let retrieve_ids: Vec<&str> =
+        r["retrieved"].as_array().unwrap().iter().map(|d| d["id"].as_str().unwrap()).collect();
+    assert_eq!(context_ids, retrieve_ids);
+    assert_eq!(context_ids[0], "cursor/go");
+}
+
+/// `validate` reports a broken front matter at its line, with the file, and
+/// reads every other file.
+#[test]
+fn validate_reports_a_broken_front_matter_at_its_line() {
+    let dir = adr_and_cursor_repository();
+    std::fs::write(
+        dir.path().join(".cursor/rules/broken.mdc"),
+        "---\ndescription: \"Broken\nglobs: **/*.ts\n---\n# Broken\n\n- a rule\n",
+    )
+    .unwrap();
+    let out = expect(run(dir.path(), &["validate"]), 2, "validate");
+    // The quoted string that never closes ends at line 3, where YAML sees
+    // the mistake; the rest of the file (its bullets) is still read.
+    assert_eq!(
+        out.stdout.lines().next().unwrap(),
+        ".cursor/rules/broken.mdc:3:1: error: the front matter is not valid YAML: invalid indentation in multiline quoted scalar (record \"cursor/broken\")",
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.ends_with(
+            "adr:docs/adr, cursor:.cursor/rules: 23 record(s), 22 in the retrieval pool (profile default), 1 kept out; 1 error(s), 0 warning(s)\n"
+        ),
+        "{}",
+        out.stdout
+    );
+    // The commands that retrieve refuse the sources, saying where.
+    let out = expect(run(dir.path(), &["run"]), 2, "run refuses");
+    assert!(
+        out.stderr.contains("the decision sources (adr:docs/adr, cursor:.cursor/rules) have 1 error(s):"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains(".cursor/rules/broken.mdc:3:1: error:"), "{}", out.stderr);
+}
+
+/// `import` writes the Mneme file (the same bytes every time), and loading
+/// it gives the pool the sources give.
+#[test]
+fn import_writes_a_memory_that_loads_into_the_same_pool() {
+    let dir = adr_and_cursor_repository();
+    expect(run(dir.path(), &["import", "--out", "project_memory.json"]), 0, "import");
+    let first = std::fs::read(dir.path().join("project_memory.json")).unwrap();
+    let out = expect(
+        run(dir.path(), &["import", "adr:docs/adr/", "cursor:.cursor/rules/", "--out", "project_memory.json"]),
+        0,
+        "import again",
+    );
+    assert_eq!(std::fs::read(dir.path().join("project_memory.json")).unwrap(), first, "same bytes");
+    assert_eq!(
+        out.stdout,
+        "wrote project_memory.json: 22 record(s) from adr:docs/adr, cursor:.cursor/rules, 21 in the retrieval pool (profile default)\n"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&first).unwrap();
+    assert_eq!(json["meta"]["name"], "decisions");
+    let adr4 = &json["decisions"][2];
+    assert_eq!(adr4["id"], "ADR-0004");
+    assert_eq!(adr4["status"], "superseded");
+    assert_eq!(adr4["superseded_by"], "ADR-0015");
+    assert_eq!(adr4["source"]["type"], "adr");
+    assert_eq!(adr4["source"]["path"], "docs/adr/0004-dns-definitions-for-hosts-and-services.md");
+    for family in [Family::Default, Family::Mneme] {
+        let direct = Memory::load_sources(
+            &Sources {
+                list: vec![
+                    Source::new(SourceKind::Adr, dir.path().join("docs/adr")),
+                    Source::new(SourceKind::Cursor, dir.path().join(".cursor/rules")),
+                ],
+                root: dir.path().to_path_buf(),
+            },
+            family,
+        )
+        .unwrap();
+        let imported = Memory::load(&dir.path().join("project_memory.json"), family).unwrap();
+        assert_eq!(pool(&direct), pool(&imported), "{family:?}");
+    }
+}
+
+/// What two pools must share to rank alike: every canonical field, in
+/// order.
+fn pool(m: &Memory) -> Vec<String> {
+    m.pool
+        .iter()
+        .map(|d| {
+            format!(
+                "{}|{}|{:?}|{:?}|{:?}|{}|{:?}|{:?}",
+                d.id, d.title, d.tags, d.constraint, d.anti_patterns, d.content, d.paths, d.kind
+            )
+        })
+        .collect()
+}
+
+mod property {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// A line of generated Markdown text: words, sometimes with markup.
+    fn words() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                Just("ledger"),
+                Just("refund"),
+                Just("never"),
+                Just("avoid"),
+                Just("`code`"),
+                Just("**bold**"),
+                Just("[link](0002-x.md)"),
+                Just("é"),
+                Just("Don't"),
+                Just("payments"),
+            ],
+            1..6,
+        )
+        .prop_map(|w| w.join(" "))
+    }
+
+    fn adr() -> impl Strategy<Value = String> {
+        (
+            words(),
+            prop_oneof![
+                Just("Accepted"),
+                Just("Proposed"),
+                Just("Superseded by [2. X](0002-x.md)"),
+                Just("Deprecated"),
+                Just("Weird")
+            ],
+            proptest::collection::vec(words(), 0..4),
+            proptest::collection::vec(words(), 0..3),
+            any::<bool>(),
+        )
+            .prop_map(|(title, status, bullets, avoid, front)| {
+                let mut t = String::new();
+                if front {
+                    t.push_str(&format!("---\nstatus: {status}\ntags: [a, b]\n---\n"));
+                }
+                t.push_str(&format!(
+                    "# 1. {title}\n\n## Status\n\n{status}\n\n## Context\n\n{title}\n\n## Decision\n\n"
+                ));
+                for b in &bullets {
+                    t.push_str(&format!("- {b}\n"));
+                }
+                if !avoid.is_empty() {
+                    t.push_str("\n## Don'ts\n\n");
+                    for b in &avoid {
+                        t.push_str(&format!("* {b}\n"));
+                    }
+                }
+                t
+            })
+    }
+
+    fn rule() -> impl Strategy<Value = String> {
+        (
+            words(),
+            prop_oneof![Just("**/*.ts"), Just("src/**, *.md"), Just("[\"a/*.rs\", \"b/**\"]"), Just("**")],
+            any::<bool>(),
+            proptest::collection::vec((words(), any::<bool>()), 0..5),
+        )
+            .prop_map(|(description, globs, always, bullets)| {
+                let mut t =
+                    format!("---\ndescription: {description}\nglobs: {globs}\nalwaysApply: {always}\n---\n# Rule\n\n");
+                for (b, sub) in &bullets {
+                    if *sub {
+                        t.push_str(&format!("\n## {b}\n\n"));
+                    }
+                    t.push_str(&format!("- {b}\n"));
+                }
+                t
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+        /// import → JSON → load gives the same pool as loading the sources.
+        #[test]
+        fn import_then_load_is_the_same_pool(
+            adrs in proptest::collection::vec(adr(), 0..5),
+            rules in proptest::collection::vec(rule(), 0..5),
+            order in any::<bool>(),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let adr_dir = dir.path().join("docs/adr");
+            let rules_dir = dir.path().join(".cursor/rules");
+            std::fs::create_dir_all(&adr_dir).unwrap();
+            std::fs::create_dir_all(&rules_dir).unwrap();
+            for (i, text) in adrs.iter().enumerate() {
+                // Two files may share a number: a duplicate id.
+                std::fs::write(adr_dir.join(format!("{:04}-adr-{i}.md", i % 3)), text).unwrap();
+            }
+            for (i, text) in rules.iter().enumerate() {
+                std::fs::write(rules_dir.join(format!("rule-{i}.mdc")), text).unwrap();
+            }
+            let mut list = vec![Source::new(SourceKind::Adr, &adr_dir), Source::new(SourceKind::Cursor, &rules_dir)];
+            if order {
+                list.reverse();
+            }
+            let sources = Sources { list, root: dir.path().to_path_buf() };
+            for family in [Family::Default, Family::Mneme] {
+                let read = sources::read(&sources, family).unwrap();
+                prop_assert!(!read.memory.has_errors(), "{:?}", read.memory.diagnostics);
+                let text = sources::export::mneme_json(&read.records, &sources.label(), dir.path());
+                let json = dir.path().join("m.json");
+                std::fs::write(&json, &text).unwrap();
+                let imported = Memory::load(&json, family).unwrap();
+                prop_assert_eq!(pool(&read.memory), pool(&imported));
+                let excluded = |m: &Memory| m.excluded.iter().map(|e| (e.id.clone(), e.reason.code())).collect::<Vec<_>>();
+                prop_assert_eq!(excluded(&read.memory), excluded(&imported));
+                // The same sources, the same bytes.
+                let again = sources::read(&sources, family).unwrap();
+                prop_assert_eq!(text, sources::export::mneme_json(&again.records, &sources.label(), dir.path()));
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// A repository a pull request controls.
+
+#[cfg(unix)]
+#[test]
+fn links_out_of_a_source_special_files_and_large_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let adr = dir.path().join("docs/adr");
+    std::fs::create_dir_all(&adr).unwrap();
+    std::fs::write(adr.join("0001-ok.md"), "# 1. Fine\n\n## Decision\n\n- keep it\n").unwrap();
+    std::fs::write(outside.path().join("secret.md"), "# 2. Secret\n").unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.md"), adr.join("0002-link.md")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), adr.join("linked-folder")).unwrap();
+    let fifo = adr.join("0003-pipe.md");
+    let made = Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+    std::fs::write(adr.join("0004-large.md"), "x".repeat(1024 * 1024 + 1)).unwrap();
+    let out = expect(run(dir.path(), &["validate", "--memory", "adr:docs/adr"]), 2, "validate");
+    let text = out.stdout;
+    assert!(
+        text.contains("docs/adr/0002-link.md:1:1: error: a symbolic link that leads out of the source folder"),
+        "{text}"
+    );
+    assert!(
+        text.contains("docs/adr/linked-folder:1:1: warning: a symbolic link to a folder is not followed: skipped"),
+        "{text}"
+    );
+    if made {
+        assert!(
+            text.contains("docs/adr/0003-pipe.md:1:1: warning: a named pipe (FIFO), not a regular file: skipped"),
+            "{text}"
+        );
+    }
+    assert!(text.contains("docs/adr/0004-large.md:1:1: error: the file is larger than 1 MiB"), "{text}");
+    assert!(!text.contains("Secret"), "{text}");
+    assert!(text.contains("1 record(s), 1 in the retrieval pool"), "{text}");
+
+    // A source folder that is itself a link out of the repository.
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("rules")).unwrap();
+    let out = expect(run(dir.path(), &["validate", "--memory", "claude:rules"]), 2, "a linked source");
+    assert!(
+        out.stderr.contains(
+            "cannot read the decision source claude:rules: rules leads out of the repository through a symbolic link"
+        ),
+        "{}",
+        out.stderr
+    );
+    // A source that holds nothing of its kind is a warning (a misspelt path).
+    let out = expect(run(dir.path(), &["validate", "--memory", "claude:docs", "--strict"]), 2, "an empty source");
+    assert!(out.stdout.starts_with("docs:1:1: warning: holds no Claude Code memory"), "{}", out.stdout);
+    let out = expect(run(dir.path(), &["validate", "--memory", "adr:missing"]), 2, "a missing source");
+    assert!(out.stderr.contains("cannot read the decision source adr:missing: cannot read missing:"), "{}", out.stderr);
+}
+
+/// `init` finds the ADR folder and the Cursor rules and proposes them.
+#[test]
+fn init_proposes_the_sources_it_finds() {
+    let dir = adr_and_cursor_repository();
+    std::fs::remove_file(dir.path().join("mneme-gate.yaml")).unwrap();
+    std::fs::remove_dir_all(dir.path().join("scenarios")).unwrap();
+    let out = expect(run(dir.path(), &["init"]), 0, "init");
+    assert!(out.stdout.contains("from the decisions of adr:docs/adr, cursor:.cursor/rules"), "{}", out.stdout);
+    let config = std::fs::read_to_string(dir.path().join("mneme-gate.yaml")).unwrap();
+    assert!(config.contains("memory:             # decision sources, in pool order (docs/sources.md)\n  - adr: \"docs/adr/\"\n  - cursor: \".cursor/rules/\"\n"), "{config}");
+    expect(run(dir.path(), &["run"]), 0, "the generated suite passes");
+}
+
+/// Cursor's legacy `.cursorrules`: one record per top-level section, or one
+/// for a file without sections; it has no scope.
+#[test]
+fn legacy_cursorrules() {
+    let (d, p) = sources::parse_file(
+        SourceKind::Cursor,
+        ".cursorrules",
+        "You are an expert in Go.\n\n## Errors\n\n- Wrap errors.\n\n## Never\n\n- panic in a handler\n",
+        Family::Default,
+    );
+    assert!(p.is_empty(), "{p:?}");
+    let view: Vec<(&str, &str, usize, usize, usize)> = d
+        .iter()
+        .map(|d| {
+            (
+                d.id.as_str(),
+                d.title.as_str(),
+                d.constraint.len(),
+                d.anti_patterns.len(),
+                d.origin.as_ref().unwrap().line,
+            )
+        })
+        .collect();
+    assert_eq!(
+        view,
+        [
+            ("cursor/cursorrules", "cursorrules", 0, 0, 1),
+            ("cursor/cursorrules/errors", "Errors", 1, 0, 3),
+            ("cursor/cursorrules/never", "Never", 0, 1, 7),
+        ]
+    );
+    let (d, _) =
+        sources::parse_file(SourceKind::Cursor, ".cursorrules", "- be brief\n- avoid jargon\n", Family::Default);
+    assert_eq!(d.len(), 1);
+    assert_eq!((d[0].id.as_str(), d[0].constraint.len(), d[0].anti_patterns.len()), ("cursor/cursorrules", 1, 1));
+}
