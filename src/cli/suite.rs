@@ -62,14 +62,29 @@ pub(crate) fn load_memory(settings: &MemorySettings) -> Result<Memory, Error> {
 /// the report with the absolute rules.
 pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Error> {
     let started = Instant::now();
-    let memory = load_memory(&settings.memory)?;
-    let memory_path = &settings.memory.label();
-    // Hashed as loaded (type-checked and capped), not read a second time.
-    let memory_bytes = memory.text().as_bytes().to_vec();
-
     let pool = thread_pool(settings.jobs)?;
-    let family = settings.memory.profile.family;
-    let suite = pool.install(|| Suite::load_for(&settings.roots, &settings.limits, family)).map_err(Error::Suite)?;
+    let profile = &settings.memory.profile;
+    let family = profile.family;
+    let memory_path = &settings.memory.label();
+    // The memory is loaded and indexed on a thread of its own while the
+    // suite files are parsed on the pool; their messages and errors come
+    // in the order they always did (the memory's first).
+    let (indexed, suite) = std::thread::scope(|scope| {
+        let indexed = scope.spawn(|| -> Result<_, Error> {
+            let memory = Memory::load_sources(&settings.memory.sources, family)?;
+            let warnings: Vec<String> = memory.warnings().map(|w| w.render(&memory.path)).collect();
+            // Hashed as loaded (type-checked and capped), not read a second time.
+            let sha256 = crate::report::hex_sha256(memory.text().as_bytes());
+            Ok((Index::build(memory, profile.clone()), sha256, warnings))
+        });
+        let suite = pool.install(|| Suite::load_for(&settings.roots, &settings.limits, family));
+        (indexed.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), suite)
+    });
+    let (index, memory_sha256, memory_warnings) = indexed?;
+    for w in &memory_warnings {
+        output::note(w);
+    }
+    let suite = suite.map_err(Error::Suite)?;
     for w in &suite.warnings {
         output::note(&format!("warning: {w}"));
     }
@@ -84,13 +99,15 @@ pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Err
             )));
         }
     }
+    // Every file the selected scenarios read, hashed for the fingerprint
+    // while they run (a partition's fingerprint is the whole selection's).
+    let files = crate::report::suite_files(scenarios.iter());
 
     // One partition: the whole selection is hashed and each scenario's
     // place in it kept before the others are dropped.
     let whole = settings.partition.map(|slice| {
         let filter = settings.filter.iter().map(|m| m.glob().glob().to_string()).collect();
         let whole = Whole::of(scenarios.iter().map(|s| s.id.as_str()), filter);
-        let fingerprint = crate::report::suite_fingerprint(&settings.roots, scenarios.iter());
         let mut positions = HashMap::new();
         let mut position = 0;
         scenarios.retain(|s| {
@@ -101,11 +118,9 @@ pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Err
             }
             keep
         });
-        (slice, whole, fingerprint, positions)
+        (slice, whole, positions)
     });
 
-    let profile = &settings.memory.profile;
-    let index = Index::build(memory, profile.clone());
     let loaded = started.elapsed();
     let bar = progress_bar(scenarios.len(), quiet);
     let tick = || {
@@ -115,7 +130,12 @@ pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Err
     };
     let progress = bar.as_ref().map(|_| &tick as &(dyn Fn() + Sync));
     let options = RunOptions { jobs: settings.jobs, progress };
-    let (run, model) = super::model::run(&index, scenarios, settings.model.as_ref(), options, quiet)?;
+    let (ran, suite_fingerprint) = std::thread::scope(|scope| {
+        let hashing = scope.spawn(|| pool.install(|| crate::report::hash_suite(&settings.roots, &files)));
+        let ran = super::model::run(&index, scenarios, settings.model.as_ref(), options, quiet);
+        (ran, hashing.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    });
+    let (run, model) = ran?;
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -134,23 +154,19 @@ pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Err
         Some(_) => run.scenarios.iter().map(|s| (s.scenario.id.clone(), s.verdict.explanation.clone())).collect(),
         None => Default::default(),
     };
-    let mut report = Report::build(
-        run,
-        gate,
-        ReportInputs {
-            index: &index,
-            memory_path,
-            memory_bytes: &memory_bytes,
-            suite_roots: &settings.roots,
-            profile,
-            warnings: suite.warnings,
-        },
-    );
+    let inputs = ReportInputs {
+        index: &index,
+        memory_path,
+        memory_sha256,
+        suite: suite_fingerprint,
+        profile,
+        warnings: suite.warnings,
+    };
+    let mut report = Report::build(run, gate, inputs);
     if let Some(model) = &model {
         model.attach(&mut report);
     }
-    let partition = whole.map(|(slice, whole, fingerprint, positions)| {
-        report.fingerprint.suite = fingerprint;
+    let partition = whole.map(|(slice, whole, positions)| {
         let requests = model.as_ref().map(|m| m.requests()).unwrap_or_default();
         PartitionRun { slice, whole, positions, explanations, requests }
     });

@@ -312,19 +312,20 @@ pub struct ReportInputs<'a> {
     /// The index the run used (for the decisions' texts).
     pub index: &'a Index,
     pub memory_path: &'a Path,
-    pub memory_bytes: &'a [u8],
-    pub suite_roots: &'a [PathBuf],
+    /// Lower-case hex sha256 of the memory file's bytes ([`hex_sha256`]).
+    pub memory_sha256: String,
+    /// The suite's fingerprint ([`suite_files`], [`hash_suite`]).
+    pub suite: SuiteFingerprint,
     pub profile: &'a Profile,
     pub warnings: Vec<String>,
 }
 
 impl Report {
-    /// Builds the report of a run. Reads the suite's files again to hash
-    /// them (a file that cannot be read hashes as `missing`).
+    /// Builds the report of a run.
     /// Consumes the run: its strings move into the report instead of being
     /// copied, so a large suite is not held twice.
     pub fn build(run: RunResult, gate: GateOutcome, inputs: ReportInputs<'_>) -> Report {
-        let suite = suite_fingerprint(inputs.suite_roots, run.scenarios.iter().map(|s| &s.scenario));
+        let suite = inputs.suite;
         let mut warnings = inputs.warnings;
         warnings.extend(run.scenarios.iter().flat_map(|s| s.warnings.iter().cloned()));
         warnings.sort();
@@ -356,10 +357,7 @@ impl Report {
             schema: REPORT_SCHEMA.to_string(),
             tool: Tool { name: "mneme-gate".into(), version: env!("CARGO_PKG_VERSION").into() },
             fingerprint: Fingerprint {
-                memory: FileFingerprint {
-                    path: display_path(inputs.memory_path),
-                    sha256: hex_sha256(inputs.memory_bytes),
-                },
+                memory: FileFingerprint { path: display_path(inputs.memory_path), sha256: inputs.memory_sha256 },
                 suite,
                 profile: ProfileFingerprint::of(inputs.profile),
                 k,
@@ -444,8 +442,9 @@ fn scenario_report(run: ScenarioRun) -> ScenarioReport {
     }
 }
 
-/// The files a suite read, hashed in sorted path order.
-pub fn suite_fingerprint<'a>(roots: &[PathBuf], scenarios: impl Iterator<Item = &'a Scenario>) -> SuiteFingerprint {
+/// The files the scenarios read (suite files, Mneme `query.txt`, response
+/// files), each once, for [`hash_suite`].
+pub fn suite_files<'a>(scenarios: impl Iterator<Item = &'a Scenario>) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = Vec::new();
     for s in scenarios {
         files.push(s.source.clone());
@@ -463,8 +462,17 @@ pub fn suite_fingerprint<'a>(roots: &[PathBuf], scenarios: impl Iterator<Item = 
     // A suite file holds many scenarios: hash each file once.
     files.sort();
     files.dedup();
+    files
+}
+
+/// The fingerprint of a suite: its roots, and its files (from
+/// [`suite_files`]) read and hashed in sorted path order (a file that
+/// cannot be read hashes as `missing`).
+pub fn hash_suite(roots: &[PathBuf], files: &[PathBuf]) -> SuiteFingerprint {
+    // Read and hashed on the caller's thread pool (the run's `--jobs`).
+    use rayon::prelude::*;
     let mut lines: Vec<String> = files
-        .iter()
+        .par_iter()
         .map(|p| {
             let hash = std::fs::read(p).map(|b| hex_sha256(&b)).unwrap_or_else(|_| "missing".into());
             format!("{}\t{hash}\n", display_path(p))
@@ -488,7 +496,13 @@ pub fn hex_sha256(bytes: &[u8]) -> String {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        out.push(DIGITS[usize::from(b >> 4)] as char);
+        out.push(DIGITS[usize::from(b & 15)] as char);
+    }
+    out
 }
 
 /// A path as reports show it: relative to the working directory when it is

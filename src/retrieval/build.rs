@@ -4,7 +4,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::scope::{GlobSets, LiteralFilter, Scopes};
+use super::scope::{LiteralFilter, PrefixSets, Scopes};
 use super::{for_each_field_text, Index, Query, TagEntry};
 use crate::memory::{Decision, Memory};
 use crate::profile::{Field, Profile};
@@ -166,7 +166,7 @@ impl Index {
         (index.posting_start, index.postings) = csr(tokens, &post, |p| p.0, |p| (p.1, p.2));
         (index.tag_posting_start, index.tag_postings) = csr(tokens, &tag_post, |p| p.0, |p| p.1);
         if only.is_none() {
-            index.scopes.set = Some(GlobSets::build(&index.scopes.globs.iter().collect::<Vec<_>>()));
+            index.scopes.set = Some(PrefixSets::build(&index.scopes.globs, &index.scopes.filters));
         }
         index.decisions = memory.pool;
         index

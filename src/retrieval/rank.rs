@@ -65,8 +65,51 @@ impl Index {
             return (Retrieval { hits, empty_query: true }, runner_up);
         }
 
-        self.accumulate(scratch);
         let min = self.profile.min_score.0;
+        if min >= 0 && self.copies.is_none() && k <= SMALL_K && self.dense(scratch) {
+            // Most of the pool is touched: every decision's score is summed
+            // without tracking which were touched, then all are scanned (an
+            // untouched decision scores 0, never above `min`).
+            self.accumulate_dense(scratch);
+            let Scratch { score, in_scope, tag_count, .. } = scratch;
+            let candidate = |d: usize| path.is_none() || !self.has_scope[d] || in_scope[d];
+            for (d, &s) in score.iter().enumerate() {
+                if s > min && candidate(d) {
+                    keep_best(&mut hits, Hit { pool: d, score: Milli(s) }, k);
+                }
+            }
+            // The runner-up: the best candidate left out. One that scores
+            // above 0 was touched (an untouched decision scores 0) and is
+            // the one `runner_up` finds; at 0 or below, which decisions were
+            // touched decides, and the query is summed again with tracking.
+            let mut dense_runner_up = None;
+            let mut again = false;
+            if want_runner_up {
+                let mut best: Option<(i64, usize)> = None;
+                for (d, &s) in score.iter().enumerate() {
+                    if best.is_none_or(|(b, _)| s > b) && candidate(d) && !hits.iter().any(|h| h.pool == d) {
+                        best = Some((s, d));
+                    }
+                }
+                match best {
+                    Some((s, d)) if s > 0 => {
+                        dense_runner_up = Some(RunnerUp { pool: d, score: Milli(s), touched: true });
+                    }
+                    Some(_) => again = true,
+                    None => {}
+                }
+            }
+            score.fill(0);
+            tag_count.clear();
+            if again {
+                self.accumulate(scratch);
+                dense_runner_up = self.runner_up(&hits, path.is_some(), Milli::ZERO, scratch);
+                self.reset(scratch);
+            }
+            self.clear_scope(scratch);
+            return (Retrieval { hits, empty_query: false }, dense_runner_up);
+        }
+        self.accumulate(scratch);
         if min < 0 {
             // Untouched decisions score 0, which passes a negative floor.
             hits.extend(
@@ -74,6 +117,37 @@ impl Index {
                     .filter(|&d| in_candidates(d, scratch) && scratch.score[d] > min)
                     .map(|d| Hit { pool: d, score: Milli(scratch.score[d]) }),
             );
+        } else if self.copies.is_none() && k <= SMALL_K {
+            // The usual query: a few hits kept while scanning, in rank order,
+            // instead of every touched decision collected and then selected.
+            // (Each touched decision's working state is cleared in the same
+            // pass: what `reset` does.)
+            // With the runner-up wanted, the state is kept for it and
+            // cleared after.
+            let Scratch { score, seen, touched, in_scope, tag_count, .. } = scratch;
+            for &d in touched.iter() {
+                let d = d as usize;
+                let s = if want_runner_up {
+                    score[d]
+                } else {
+                    seen[d] = false;
+                    std::mem::take(&mut score[d])
+                };
+                if s > min && (path.is_none() || !self.has_scope[d] || in_scope[d]) {
+                    keep_best(&mut hits, Hit { pool: d, score: Milli(s) }, k);
+                }
+            }
+            let runner_up = if want_runner_up {
+                let found = self.runner_up(&hits, path.is_some(), Milli::ZERO, scratch);
+                self.reset(scratch);
+                found
+            } else {
+                touched.clear();
+                tag_count.clear();
+                None
+            };
+            self.clear_scope(scratch);
+            return (Retrieval { hits, empty_query: false }, runner_up);
         } else {
             hits.extend(
                 scratch
@@ -182,6 +256,34 @@ impl Index {
         }
     }
 
+    /// Whether the query's postings cover more than half the pool: then
+    /// [`Index::accumulate_dense`] and a scan of every decision cost less
+    /// than tracking the decisions touched.
+    pub(super) fn dense(&self, scratch: &Scratch) -> bool {
+        let postings: usize = scratch.query.iter().map(|&t| self.posting(t).len()).sum();
+        postings * 2 > self.decisions.len()
+    }
+
+    /// [`Index::accumulate`] without tracking the decisions touched
+    /// (`seen` and `touched` are left as they are).
+    fn accumulate_dense(&self, scratch: &mut Scratch) {
+        for &t in &scratch.query {
+            for &(d, w) in self.posting(t) {
+                scratch.score[d as usize] += w;
+            }
+            for &tag in self.tag_posting(t) {
+                *scratch.tag_count.entry(tag).or_insert(0) += 1;
+            }
+        }
+        let boost = self.profile.tag_boost.0;
+        for (&tag, &count) in &scratch.tag_count {
+            let entry = &self.tags[tag as usize];
+            if count == entry.len {
+                scratch.score[entry.decision as usize] += boost;
+            }
+        }
+    }
+
     /// Clears what [`Index::accumulate`] wrote.
     fn reset(&self, scratch: &mut Scratch) {
         for &d in &scratch.touched {
@@ -213,7 +315,7 @@ impl Index {
 
     /// Fills `out` with the sorted, unique ids of the query's known tokens;
     /// returns whether the query had any token at all (known or not).
-    fn query_tokens(&self, task: &str, path: Option<&str>, out: &mut Vec<u32>) -> bool {
+    pub(super) fn query_tokens(&self, task: &str, path: Option<&str>, out: &mut Vec<u32>) -> bool {
         out.clear();
         let mut any = false;
         let mut add = |token: &str| {
@@ -255,6 +357,25 @@ impl Index {
     }
 }
 
+/// Up to this `k`, the best hits are kept while scanning ([`keep_best`]).
+const SMALL_K: usize = 32;
+
+/// Adds `hit` to `best` (at most `k` hits, in [`rank`] order) when it is
+/// among the `k` best so far: `best` ends as [`rank`] of every hit offered.
+fn keep_best(best: &mut Vec<Hit>, hit: Hit, k: usize) {
+    let before = |a: &Hit, b: &Hit| a.score > b.score || (a.score == b.score && a.pool < b.pool);
+    if best.len() == k {
+        match best.last() {
+            Some(last) if before(&hit, last) => {
+                best.pop();
+            }
+            _ => return,
+        }
+    }
+    let at = best.iter().position(|b| before(&hit, b)).unwrap_or(best.len());
+    best.insert(at, hit);
+}
+
 /// Orders hits by score (highest first), then pool order, and keeps `k`.
 pub fn rank(hits: &mut Vec<Hit>, k: usize) {
     // (score desc, pool asc) is a total order (pool positions are unique), so
@@ -270,4 +391,35 @@ pub fn rank(hits: &mut Vec<Hit>, k: usize) {
         hits.truncate(k);
     }
     hits.sort_unstable_by(order);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeping_the_best_while_scanning_is_ranking_them_all() {
+        let mut state = 7u64;
+        let mut next = move || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) as i64
+        };
+        for round in 0..200 {
+            let n = (next() % 60) as usize;
+            let hits: Vec<Hit> =
+                (0..n).map(|i| Hit { pool: (i * 7919 + round) % 1000, score: Milli(next() % 5) }).collect();
+            let mut unique = hits.clone();
+            unique.sort_by_key(|h| h.pool);
+            unique.dedup_by_key(|h| h.pool);
+            for k in [0, 1, 3, 5, 32] {
+                let mut want = unique.clone();
+                rank(&mut want, k);
+                let mut got = Vec::new();
+                for &h in &unique {
+                    keep_best(&mut got, h, k);
+                }
+                assert_eq!(got, want, "round {round}, k {k}");
+            }
+        }
+    }
 }

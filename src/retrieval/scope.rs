@@ -2,14 +2,18 @@
 //! path, with one `GlobSet` built for all queries, or, for an index that
 //! answers one query, with only the globs a cheap literal test keeps.
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use std::sync::OnceLock;
+
+use globset::{Glob, GlobMatcher, GlobSet, GlobSetBuilder};
+use rustc_hash::FxHashMap;
 
 /// The distinct scope globs of the pool and how a path is matched to them.
 #[derive(Debug)]
 pub(super) struct Scopes {
-    /// All distinct globs compiled at build (batch use), or `None` when
-    /// built for one query (see [`Index::build_for_query`]).
-    pub(super) set: Option<GlobSets>,
+    /// All distinct globs, bucketed for any number of queries (batch
+    /// use), or `None` when built for one query (see
+    /// [`Index::build_for_query`]).
+    pub(super) set: Option<PrefixSets>,
     /// Per distinct glob: the decisions that carry it.
     pub(super) owner: Vec<Vec<u32>>,
     /// Per distinct glob: the glob (as compiled at load).
@@ -83,17 +87,130 @@ fn build_sets(globs: &[&Glob], start: usize, out: &mut Vec<(usize, GlobSet)>) {
     }
 }
 
+/// The distinct globs of a batch index, bucketed so that a path is checked
+/// against the few globs that can match it, not against every glob of the
+/// pool (globset tries each glob that shares an extension, `*.py`, one by
+/// one):
+///
+/// - by the literal text that starts every path a glob matches (its
+///   [`LiteralFilter::start`]: `src/api` for `src/api/**/*.py`), looked up
+///   with each prefix of the path;
+/// - a glob `**/NAME` (`NAME` without `/`, starting with literal text:
+///   `**/test_*.py`) by that text, which starts the last segment of every
+///   path it matches, looked up with each prefix of the path's last segment;
+/// - any other glob (`**/*.sql`, `{a,b}/**`) is a candidate for every path.
+///
+/// A candidate is then checked with its [`LiteralFilter`], and, when that
+/// cheap test passes, with the glob itself, compiled the first time it is
+/// needed. The matches are exactly globset's for each glob, as one
+/// `GlobSet` of them all gives: a glob is left out for a path only when the
+/// path lacks text that every path the glob matches has.
+#[derive(Debug)]
+pub(super) struct PrefixSets {
+    /// Per literal start: its globs.
+    by_prefix: FxHashMap<Box<str>, Vec<usize>>,
+    /// The byte lengths of those starts, ascending.
+    lengths: Vec<usize>,
+    /// Per literal start of the last segment (`**/NAME` globs): its globs.
+    by_name: FxHashMap<Box<str>, Vec<usize>>,
+    name_lengths: Vec<usize>,
+    /// Every other glob.
+    rest: Vec<usize>,
+    /// Per glob, its matcher, compiled on first use.
+    matchers: Vec<OnceLock<GlobMatcher>>,
+}
+
+impl PrefixSets {
+    pub(super) fn build(globs: &[Glob], filters: &[LiteralFilter]) -> PrefixSets {
+        let mut by_prefix: FxHashMap<Box<str>, Vec<usize>> = FxHashMap::default();
+        let mut by_name: FxHashMap<Box<str>, Vec<usize>> = FxHashMap::default();
+        let mut rest = Vec::new();
+        for (g, (glob, filter)) in globs.iter().zip(filters).enumerate() {
+            let start = filter.start();
+            if !start.is_empty() {
+                by_prefix.entry(start.into()).or_default().push(g);
+            } else if let Some(name) = name_start(glob.glob()) {
+                by_name.entry(name.into()).or_default().push(g);
+            } else {
+                rest.push(g);
+            }
+        }
+        let lengths_of = |map: &FxHashMap<Box<str>, Vec<usize>>| {
+            let mut lengths: Vec<usize> = map.keys().map(|p| p.len()).collect();
+            lengths.sort_unstable();
+            lengths.dedup();
+            lengths
+        };
+        PrefixSets {
+            lengths: lengths_of(&by_prefix),
+            name_lengths: lengths_of(&by_name),
+            by_prefix,
+            by_name,
+            rest,
+            matchers: (0..globs.len()).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// The indices (ascending) of the globs (of `globs`, with their
+    /// `filters`, those the buckets were built of) that match `path`.
+    pub(super) fn matches_into(&self, globs: &[Glob], filters: &[LiteralFilter], path: &str, out: &mut Vec<usize>) {
+        out.clear();
+        let mut check = |g: usize| {
+            if filters[g].may_match(path) && self.matchers[g].get_or_init(|| globs[g].compile_matcher()).is_match(path)
+            {
+                out.push(g);
+            }
+        };
+        for_each_prefix(&self.by_prefix, &self.lengths, path, &mut check);
+        let name = path.rsplit('/').next().unwrap_or(path);
+        for_each_prefix(&self.by_name, &self.name_lengths, name, &mut check);
+        self.rest.iter().for_each(|&g| check(g));
+        out.sort_unstable();
+    }
+}
+
+/// Calls `each` with the globs of every key of `map` (whose key lengths are
+/// `lengths`, ascending) that starts `text`.
+fn for_each_prefix(map: &FxHashMap<Box<str>, Vec<usize>>, lengths: &[usize], text: &str, each: &mut impl FnMut(usize)) {
+    for &len in lengths {
+        if len > text.len() {
+            break;
+        }
+        if !text.is_char_boundary(len) {
+            continue;
+        }
+        if let Some(globs) = map.get(&text[..len]) {
+            globs.iter().for_each(|&g| each(g));
+        }
+    }
+}
+
+/// For a glob `**/NAME` whose `NAME` has no `/` and is made of literal text
+/// and the wildcards `*` and `?` only: the literal text `NAME` starts with,
+/// which starts the last segment of every path the glob matches (`*` and
+/// `?` never match `/`). `None` for any other glob, or an empty start.
+fn name_start(glob: &str) -> Option<&str> {
+    let name = glob.strip_prefix("**/")?;
+    let plain = |c: char| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '*' | '?');
+    if !name.chars().all(plain) {
+        return None;
+    }
+    let start = &name[..name.find(['*', '?']).unwrap_or(name.len())];
+    (!start.is_empty()).then_some(start)
+}
+
 impl Scopes {
     /// The indices (ascending) of the distinct globs that match `path`.
     ///
-    /// With the set built at load this is one `GlobSet` lookup. Built for
+    /// With the sets built at load this is a few `GlobSet` lookups (see
+    /// [`PrefixSets`]). Built for
     /// one query, compiling every glob's regex would dominate the query, so
     /// only the globs whose literal text can occur in `path` (a necessary
     /// condition, see [`LiteralFilter`]) are compiled, into one small
     /// `GlobSet`, and matched: the same globset semantics, on fewer globs.
     pub(super) fn matches_into(&self, path: &str, out: &mut Vec<usize>) {
         match &self.set {
-            Some(set) => set.matches_into(path, out),
+            Some(set) => set.matches_into(&self.globs, &self.filters, path, out),
             None => {
                 out.clear();
                 let candidates: Vec<usize> =
@@ -158,6 +275,15 @@ impl LiteralFilter {
         LiteralFilter { runs: Some(runs), prefix: "".into() }
     }
 
+    /// Text every path the glob matches starts with (empty when the glob
+    /// starts with a wildcard).
+    pub(super) fn start(&self) -> &str {
+        match &self.runs {
+            Some(runs) => runs.first().map_or("", |r| r),
+            None => &self.prefix,
+        }
+    }
+
     /// False only when no path without the runs in order can match.
     pub(super) fn may_match(&self, path: &str) -> bool {
         let Some(runs) = &self.runs else { return path.starts_with(&*self.prefix) };
@@ -214,6 +340,9 @@ mod tests {
             "src/x/**/{c,d}.rs",
             "a\\*b",
             "**/.git/**",
+            "**/x?y.rs",
+            "**/test_*",
+            "**/ün*.py",
         ];
         let paths = [
             "services/payments/refunds.py",
@@ -269,8 +398,25 @@ mod tests {
             for path in paths {
                 if matcher.is_match(path) {
                     assert!(filter.may_match(path), "{glob} matches {path} but the filter drops it");
+                    assert!(
+                        path.starts_with(filter.start()),
+                        "{glob} matches {path}, which does not start with its start"
+                    );
                 }
             }
+        }
+        // Bucketed by their starts, the globs match what one set of them matches.
+        let compiled: Vec<Glob> = globs.iter().map(|g| crate::memory::compile_glob(g).unwrap()).collect();
+        let filters: Vec<LiteralFilter> = compiled.iter().map(|g| LiteralFilter::new(g.glob())).collect();
+        let bucketed = PrefixSets::build(&compiled, &filters);
+        let one = GlobSets::build(&compiled.iter().collect::<Vec<_>>());
+        let more =
+            ["ün", "ü", "services", "src/x/a1/c/d", "a/x1y.rs", "x1y.rs", "/x1y.rs", "a/x1y.rs/", "test_", "q/ün1.py"];
+        for path in paths.iter().chain(&more) {
+            let (mut want, mut got) = (Vec::new(), Vec::new());
+            one.matches_into(path, &mut want);
+            bucketed.matches_into(&compiled, &filters, path, &mut got);
+            assert_eq!(got, want, "{path}");
         }
         assert!(!LiteralFilter::new("src/jeam/**/*.{rs,py}").may_match("services/payments/refunds.py"));
         assert!(LiteralFilter::new("src/jeam/**/*.{rs,py}").may_match("src/jeam/a.rs"));

@@ -257,7 +257,8 @@ fn globs_too_many_for_one_set_still_match() {
     let profile = Profile::named(Family::Default);
     let q = Query { task: "ledger payments", file: Some("services/payments/refunds.py") };
     let batch = index(&text, profile.clone());
-    assert!(batch.scopes.set.as_ref().is_some_and(|s| s.set_count() > 1), "one set was enough: make the globs heavier");
+    let all = super::scope::GlobSets::build(&batch.scopes.globs.iter().collect::<Vec<_>>());
+    assert!(all.set_count() > 1, "one set was enough: make the globs heavier");
     assert_eq!(run(&batch, q.task, q.file)[0].0, "pay");
     let why = batch.explain(q);
     let pay = why.records.iter().find(|r| r.id == "pay").unwrap();
@@ -268,4 +269,111 @@ fn globs_too_many_for_one_set_still_match() {
     let memory = Memory::parse(Path::new("m.json"), text.clone(), Family::Default);
     let one = Index::build_for_query(memory, profile, q);
     assert_eq!(run(&one, q.task, q.file)[0].0, "pay");
+}
+
+/// The ways a query is answered (postings summed for the decisions they
+/// touch, or for the whole pool when they touch most of it; the best kept
+/// while scanning, or all ranked) give the same ranking.
+#[test]
+fn dense_sparse_and_full_rankings_agree() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("fixtures/project_memory.json")).unwrap();
+    for family in [Family::Default, Family::Mneme] {
+        let ix = index(&text, Profile::named(family));
+        let titles: Vec<&str> = ix.decisions().iter().map(|d| d.title.as_str()).collect();
+        let mut queries: Vec<String> = titles.iter().map(|t| t.to_string()).collect();
+        // Several titles at once touch most of the pool.
+        queries.extend(titles.chunks(4).map(|c| c.join(" ")));
+        queries.push(titles.join(" "));
+        let mut scratch = Scratch::default();
+        let mut dense = 0;
+        for (i, task) in queries.iter().enumerate() {
+            let file = [None, Some("services/payments/refunds.py"), Some("web/app/page.tsx")][i % 3];
+            let q = Query { task, file };
+            ix.query_tokens(task, file, &mut scratch.query);
+            dense += usize::from(ix.dense(&scratch));
+            for k in [1, 3, 5] {
+                let fast = ix.retrieve_with(q, k, &mut scratch);
+                let mut all = ix.retrieve_with(q, 1000, &mut scratch);
+                all.hits.truncate(k);
+                assert_eq!(fast, all, "{task} {file:?} k={k}");
+            }
+        }
+        assert!(dense > 10, "the whole-pool path was taken {dense} times");
+    }
+}
+
+/// The runner-up (the best candidate a ranking leaves out, whatever its
+/// score) is the same on every path: for the top k it is the (k+1)-th of
+/// the full ranking when there is one, else the full ranking's own
+/// runner-up, computed on the general path.
+#[test]
+fn runner_up_agrees_on_every_path() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("fixtures/project_memory.json")).unwrap();
+    for family in [Family::Default, Family::Mneme] {
+        let ix = index(&text, Profile::named(family));
+        let titles: Vec<&str> = ix.decisions().iter().map(|d| d.title.as_str()).collect();
+        let mut queries: Vec<String> = titles.iter().map(|t| t.to_string()).collect();
+        queries.extend(titles.chunks(4).map(|c| c.join(" ")));
+        queries.push(titles.join(" "));
+        queries.push("zzz-unknown-token".into());
+        let mut scratch = Scratch::default();
+        let (mut dense, mut beyond, mut left_out) = (0, 0, 0);
+        for (i, task) in queries.iter().enumerate() {
+            let file = [None, Some("services/payments/refunds.py"), Some("web/app/page.tsx")][i % 3];
+            let q = Query { task, file };
+            ix.query_tokens(task, file, &mut scratch.query);
+            dense += usize::from(ix.dense(&scratch));
+            let (all, all_up) = ix.retrieve_with_runner_up(q, 1000, &mut scratch);
+            for k in [1, 3, 5] {
+                let (fast, up) = ix.retrieve_with_runner_up(q, k, &mut scratch);
+                let mut top = all.clone();
+                top.hits.truncate(k);
+                assert_eq!(fast, top, "{task} {file:?} k={k}");
+                let expected = match all.hits.get(k) {
+                    Some(h) if ix.copy_group(h.pool) == h.pool => {
+                        beyond += 1;
+                        Some(RunnerUp { pool: h.pool, score: h.score, touched: true })
+                    }
+                    Some(_) => continue,
+                    None => {
+                        left_out += 1;
+                        all_up
+                    }
+                };
+                assert_eq!(up, expected, "{task} {file:?} k={k}");
+                // Asking for the runner-up leaves the scratch as it was.
+                assert_eq!(ix.retrieve_with(q, k, &mut scratch), top, "{task} {file:?} k={k}, again");
+            }
+        }
+        assert!(dense > 10 && beyond > 10 && left_out > 3, "paths taken: {dense} dense, {beyond}, {left_out}");
+    }
+}
+
+/// On the whole-pool path, a runner-up that no posting touched (every
+/// touched candidate was retrieved) is found by summing the query again:
+/// the first untouched candidate in pool order, at 0.
+#[test]
+fn an_untouched_runner_up_on_the_whole_pool_path() {
+    let ix = default_index(
+        r#"[{"id": "a", "type": "rule", "title": "alpha", "scope": ["aaa/**"]},
+            {"id": "b", "type": "rule", "title": "alpha gamma", "scope": ["bbb/**"]},
+            {"id": "c", "type": "rule", "title": "gamma", "scope": ["bbb/**"]},
+            {"id": "d", "type": "rule", "title": "delta"},
+            {"id": "e", "type": "rule", "title": "epsilon"}]"#,
+    );
+    let q = Query { task: "alpha gamma", file: Some("aaa/zzz.py") };
+    let mut scratch = Scratch::default();
+    ix.query_tokens(q.task, q.file, &mut scratch.query);
+    assert!(ix.dense(&scratch), "the query touches most of the pool");
+    for k in [1, 3, 1000] {
+        let (r, up) = ix.retrieve_with_runner_up(q, k, &mut scratch);
+        assert_eq!(r.hits.iter().map(|h| ix.decisions()[h.pool].id.as_str()).collect::<Vec<_>>(), ["a"], "k={k}");
+        assert_eq!(up, Some(RunnerUp { pool: 3, score: Milli::ZERO, touched: false }), "k={k}");
+    }
+    // Out of scope, b and c are neither hit nor runner-up; without a file, b
+    // is the hit and a (tied with c, first in pool order) the runner-up.
+    let (_, up) = ix.retrieve_with_runner_up(Query { task: "alpha gamma", file: None }, 1, &mut scratch);
+    assert_eq!(up.map(|u| ix.decisions()[u.pool].id.as_str()), Some("a"));
 }

@@ -24,7 +24,10 @@ pub(crate) fn execute(s: RunSettings) -> Result<i32, Error> {
     if let Some(partition) = partition {
         return write_partial(&s, partition.partial(report));
     }
-    conclude(&s, report, Some(&index), started, Some((loaded, ran)))
+    let code = conclude(&s, report, Some(&index), started, Some((loaded, ran)));
+    // As the report (see `conclude`): the process ends with the command.
+    std::mem::forget(index);
+    code
 }
 
 /// What `run` and `merge` do once the report of the suite is built: the git
@@ -113,7 +116,12 @@ pub(crate) fn conclude(
     text.push_str(&defuse_lines(&report::terminal::render(&report, style), s.colour));
     text.push_str(&defuse_lines(&report::model::terminal(&report), false));
     output::terminal(&text, s.reports.to_stdout())?;
-    Ok(if report.gate.passed { exit::OK } else { exit::GATE_FAILED })
+    let code = if report.gate.passed { exit::OK } else { exit::GATE_FAILED };
+    // The process ends here: freeing a large report piece by piece would
+    // only delay the exit (every scenario's strings, in the order they were
+    // allocated).
+    std::mem::forget(report);
+    Ok(code)
 }
 
 /// `run --partition`: writes the partial report and says what it holds; the
