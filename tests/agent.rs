@@ -35,7 +35,11 @@ struct Out {
 
 fn run(mut c: Command, stdin: &[u8]) -> Out {
     let mut child = c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    // A hook that stops before reading its input (a bad flag) closes the
+    // pipe: what it prints and its exit code are what is checked.
+    if let Err(e) = child.stdin.take().unwrap().write_all(stdin) {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    }
     let out = child.wait_with_output().unwrap();
     Out {
         code: out.status.code().expect("exited"),
