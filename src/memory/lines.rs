@@ -68,17 +68,22 @@ pub(super) fn line_col(text: &str, starts: &[usize], offset: usize) -> (usize, u
 }
 
 /// Line and column of offsets visited in (mostly) increasing order: the
-/// same answers as [`line_col`], counting newlines from the last offset
-/// asked.
+/// same answers as [`line_col`], counting newlines and characters from the
+/// last offset asked (a memory on one line costs no more than one with a
+/// record a line: a column is never counted from the line start again
+/// unless the cursor moves back).
 pub(super) struct LineCursor {
+    /// A character boundary.
     offset: usize,
     /// 0-based line of `offset`.
     line: usize,
+    /// 1-based column (in characters) of `offset`.
+    column: usize,
 }
 
 impl LineCursor {
     pub(super) fn new() -> LineCursor {
-        LineCursor { offset: 0, line: 0 }
+        LineCursor { offset: 0, line: 0, column: 1 }
     }
 
     pub(super) fn line_col(&mut self, text: &str, offset: usize) -> (usize, usize) {
@@ -88,13 +93,21 @@ impl LineCursor {
         }
         let newlines = |a: usize, b: usize| text.as_bytes()[a..b].iter().filter(|&&c| c == b'\n').count();
         if offset >= self.offset {
-            self.line += newlines(self.offset, offset);
+            let span = &text[self.offset..offset];
+            match span.rfind('\n') {
+                Some(last) => {
+                    self.line += newlines(self.offset, offset);
+                    self.column = span[last + 1..].chars().count() + 1;
+                }
+                None => self.column += span.chars().count(),
+            }
         } else {
             self.line -= newlines(offset, self.offset);
+            let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+            self.column = text[start..offset].chars().count() + 1;
         }
         self.offset = offset;
-        let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-        (self.line + 1, text[start..offset].chars().count() + 1)
+        (self.line + 1, self.column)
     }
 }
 
@@ -132,8 +145,19 @@ mod tests {
         let text = "ab\n€é\"x\n\n  {\"a\": 1}\nlast";
         let index = LineIndex::new(text);
         let mut cursor = LineCursor::new();
-        for offset in [0, 3, 5, 4, 9, 1, 12, 13, 30, 7, 0, text.len(), 100] {
+        for offset in [0, 3, 5, 4, 9, 1, 12, 13, 30, 7, 0, text.len(), 100, 2, 6, 6, 8, 3, 15, 4] {
             assert_eq!(cursor.line_col(text, offset), index.line_col(offset), "{offset}");
+        }
+        // Every pair of offsets, forwards and back, on a text with long
+        // lines, several-byte characters and offsets inside them.
+        let text = "{\"a\": \"é€x\", \"b\": 1}\n\n  [\"\u{10a0a}\", 2,\n\"z\"] é";
+        let index = LineIndex::new(text);
+        for a in 0..=text.len() + 1 {
+            for b in 0..=text.len() + 1 {
+                let mut cursor = LineCursor::new();
+                assert_eq!(cursor.line_col(text, a), index.line_col(a), "{a}");
+                assert_eq!(cursor.line_col(text, b), index.line_col(b), "{a} then {b}");
+            }
         }
     }
 }

@@ -50,6 +50,10 @@ struct SynthArgs {
     /// The suite's layout.
     #[arg(long, value_enum, default_value_t = Layout::Native)]
     layout: Layout,
+    /// Small records (title, a short content, one tag, scope), written on one line: for memory-scale
+    /// benchmarks (a million records is about 200 MB).
+    #[arg(long)]
+    small: bool,
     /// Output folder: writes project_memory.json and, with --scenarios, scenarios/.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -139,9 +143,15 @@ fn synth_cmd(args: SynthArgs) -> Result<i32, Error> {
         move |source| Error::Write { path: Some(path), source }
     };
     std::fs::create_dir_all(&args.out).map_err(write_err(&args.out))?;
-    let corpus = synth::corpus(&synth::CorpusSpec::new(args.decisions, args.seed));
+    let mut corpus = synth::corpus(&synth::CorpusSpec::new(args.decisions, args.seed));
     let memory = args.out.join("project_memory.json");
-    std::fs::write(&memory, corpus.to_json()).map_err(write_err(&memory))?;
+    let json = if args.small {
+        corpus.shrink();
+        corpus.to_json_compact()
+    } else {
+        corpus.to_json()
+    };
+    std::fs::write(&memory, json).map_err(write_err(&memory))?;
     if args.scenarios > 0 {
         let layout = match args.layout {
             Layout::Native => synth::SuiteLayout::Native,

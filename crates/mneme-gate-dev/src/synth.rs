@@ -724,8 +724,36 @@ impl Corpus {
         self.records.iter().find(|r| r.id == id)
     }
 
+    /// Makes every record small: its title, the first sentence of its
+    /// content cut to eight words, its first tag and its scope; no
+    /// constraints, anti-patterns or rules. With [`Corpus::to_json_compact`],
+    /// the memory-scale benchmark's input (about 200 bytes a record).
+    pub fn shrink(&mut self) {
+        for r in &mut self.records {
+            let first = r.content.split(". ").next().unwrap_or_default();
+            let mut short: String = first.split(' ').take(8).collect::<Vec<_>>().join(" ");
+            if !short.ends_with('.') {
+                short.push('.');
+            }
+            r.content = short;
+            r.constraints.clear();
+            r.anti_patterns.clear();
+            r.tags.truncate(1);
+            r.forbid_literal = None;
+        }
+    }
+
     /// The memory as pretty-printed `project_memory.json` text.
     pub fn to_json(&self) -> String {
+        self.json(true)
+    }
+
+    /// The memory as `project_memory.json` text on one line.
+    pub fn to_json_compact(&self) -> String {
+        self.json(false)
+    }
+
+    fn json(&self, pretty: bool) -> String {
         let mut decisions = Vec::new();
         let mut items = Vec::new();
         for r in &self.records {
@@ -768,7 +796,8 @@ impl Corpus {
             decisions,
             items,
         };
-        let mut out = serde_json::to_string_pretty(&memory).expect("memory serialises");
+        let mut out = if pretty { serde_json::to_string_pretty(&memory) } else { serde_json::to_string(&memory) }
+            .expect("memory serialises");
         out.push('\n');
         out
     }
@@ -1292,6 +1321,25 @@ mod tests {
         let s = SuiteSpec::new(200, 5);
         assert_eq!(suite_yaml(&c, &s), suite_yaml(&corpus(&small()), &s));
         assert_ne!(suite_yaml(&c, &s), suite_yaml(&c, &SuiteSpec::new(200, 6)));
+    }
+
+    #[test]
+    fn shrunk_corpora_are_small_one_line_memories_with_the_same_records() {
+        let full = corpus(&CorpusSpec::new(400, 3));
+        let mut small = full.clone();
+        small.shrink();
+        let text = small.to_json_compact();
+        assert_eq!(text.find('\n'), Some(text.len() - 1), "one line");
+        assert!(text.len() < full.to_json().len() / 2, "{} bytes", text.len());
+        assert!(text.len() / small.records.len() < 260, "{} bytes a record", text.len() / small.records.len());
+        let memory: Memory = serde_json::from_str(&text).expect("valid JSON");
+        assert_eq!(memory.decisions.len() + memory.items.len(), full.records.len());
+        assert_eq!(small.pool_ids(), full.pool_ids());
+        for (s, f) in small.records.iter().zip(&full.records) {
+            assert_eq!((&s.id, &s.title, &s.scope, &s.status), (&f.id, &f.title, &f.scope, &f.status));
+            assert!(s.constraints.is_empty() && s.anti_patterns.is_empty() && s.tags.len() == 1);
+            assert!(s.content.split(' ').count() <= 8 && s.content.ends_with('.'), "{}", s.content);
+        }
     }
 
     #[derive(Deserialize)]
