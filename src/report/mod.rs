@@ -352,7 +352,11 @@ impl Report {
         }
         let (k, summary) = (run.k, run.summary);
         let mut scenarios: Vec<ScenarioReport> = run.scenarios.into_iter().map(scenario_report).collect();
-        scenarios.sort_by(|a, b| a.id.cmp(&b.id));
+        // Ids are unique in a suite (a duplicate is a load error), so the
+        // order is the stable sort's; sorted in place, without the stable
+        // sort's scratch copy of the scenarios (7 MB at 10,000 scenarios, at
+        // the run's peak of memory).
+        scenarios.sort_unstable_by(|a, b| a.id.cmp(&b.id));
         Report {
             schema: REPORT_SCHEMA.to_string(),
             tool: Tool { name: "mneme-gate".into(), version: env!("CARGO_PKG_VERSION").into() },
