@@ -104,3 +104,26 @@ fn markdown_source_title_is_never_cut_inside_a_character() {
         assert!(decisions[0].title.starts_with('U'), "{}", decisions[0].title);
     }
 }
+
+/// `compiled_index`: the committed seed is the bundled example's compiled
+/// directory as the fuzz target builds it, and it opens against the
+/// target's records. A seed that no longer opens (the format or the index
+/// changed) would leave the target fuzzing only the header checks.
+#[test]
+fn compiled_index_seed_is_the_fixtures_directory() {
+    use mneme_gate::cache::{compile, Compiled};
+    use mneme_gate::profile::Profile;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("fixtures/project_memory.json")).unwrap();
+    let profile = Profile::named(Family::Default);
+    let memory = Memory::parse(Path::new("project_memory.json"), text, profile.family);
+    let parts = compile(&memory, &profile).expect("the bundled example compiles");
+    let seed = std::fs::read(root.join("fuzz/seeds/compiled_index/bundled-example-directory")).unwrap();
+    assert!(
+        seed == parts.directory,
+        "fuzz/seeds/compiled_index is stale ({} bytes, the directory is {}): run fuzz/make_seeds.sh",
+        seed.len(),
+        parts.directory.len()
+    );
+    assert!(Compiled::open(&seed, &parts.records).is_ok(), "the seed does not open");
+}
