@@ -6,45 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-struct Out {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs the binary in `dir`. Git info stays on (these tests are about it)
-/// unless the caller turns it off with `MNEME_GATE_GIT=off`.
-fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
-    cmd.args(args).current_dir(dir).env("NO_COLOR", "1").env_remove("GITHUB_ACTIONS").env_remove("COLUMNS");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
-    Out {
-        code: out.status.code(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
-
-fn expect(out: Out, code: i32, what: &str) -> Out {
-    assert_eq!(out.code, Some(code), "{what}\nstdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
-    out
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main"])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
+mod common;
+use common::{expect, git, run, OFF};
 
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -91,8 +54,6 @@ fn break_refund_scope(dir: &Path) {
       "created_at": "2022-07-12T10:30:00Z""#,
     );
 }
-
-const OFF: &[(&str, &str)] = &[("MNEME_GATE_GIT", "off")];
 
 #[test]
 fn the_bundled_baseline_is_current() {

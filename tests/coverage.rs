@@ -7,54 +7,15 @@
 //! baseline, and old baselines without the new figures.
 
 use std::path::Path;
-use std::process::Command;
 
-struct Out {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs the binary in `dir` with `env` (git stays on unless it says off).
-fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
-    cmd.args(args).current_dir(dir).env("NO_COLOR", "1").env_remove("GITHUB_ACTIONS").env_remove("COLUMNS");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
-    Out {
-        code: out.status.code(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
-
-fn expect(out: Out, code: i32, what: &str) -> Out {
-    assert_eq!(out.code, Some(code), "{what}\nstdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
-    out
-}
-
-const OFF: &[(&str, &str)] = &[("MNEME_GATE_GIT", "off")];
+mod common;
+use common::{expect, git, run, OFF};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
 const CONFIG: &str = "tests/fixtures/coverage/mneme-gate.yaml";
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main"])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
 
 /// The corpus in a temporary folder, with `gate` as the configuration's
 /// `gate:` section and a baseline path.
