@@ -271,24 +271,41 @@ fn globs_too_many_for_one_set_still_match() {
     assert_eq!(run(&one, q.task, q.file)[0].0, "pay");
 }
 
+/// A query's task and file.
+type TaskAndFile = (String, Option<&'static str>);
+
+/// The bundled example's index under each profile, with queries that take
+/// every path of a ranking: each title, titles four at a time and all of
+/// them together (which touch most of the pool), without a file and with
+/// files in and out of the scopes, in turn.
+fn fixture_indexes_and_queries() -> Vec<(Index, Vec<TaskAndFile>)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("fixtures/project_memory.json")).unwrap();
+    [Family::Default, Family::Mneme]
+        .into_iter()
+        .map(|family| {
+            let ix = index(&text, Profile::named(family));
+            let titles: Vec<&str> = ix.decisions().iter().map(|d| d.title.as_str()).collect();
+            let mut tasks: Vec<String> = titles.iter().map(|t| t.to_string()).collect();
+            tasks.extend(titles.chunks(4).map(|c| c.join(" ")));
+            tasks.push(titles.join(" "));
+            let files = [None, Some("services/payments/refunds.py"), Some("web/app/page.tsx")];
+            let queries = tasks.into_iter().enumerate().map(|(i, task)| (task, files[i % 3])).collect();
+            (ix, queries)
+        })
+        .collect()
+}
+
 /// The ways a query is answered (postings summed for the decisions they
 /// touch, or for the whole pool when they touch most of it; the best kept
 /// while scanning, or all ranked) give the same ranking.
 #[test]
 fn dense_sparse_and_full_rankings_agree() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(root.join("fixtures/project_memory.json")).unwrap();
-    for family in [Family::Default, Family::Mneme] {
-        let ix = index(&text, Profile::named(family));
-        let titles: Vec<&str> = ix.decisions().iter().map(|d| d.title.as_str()).collect();
-        let mut queries: Vec<String> = titles.iter().map(|t| t.to_string()).collect();
-        // Several titles at once touch most of the pool.
-        queries.extend(titles.chunks(4).map(|c| c.join(" ")));
-        queries.push(titles.join(" "));
+    for (ix, queries) in fixture_indexes_and_queries() {
         let mut scratch = Scratch::default();
         let mut dense = 0;
-        for (i, task) in queries.iter().enumerate() {
-            let file = [None, Some("services/payments/refunds.py"), Some("web/app/page.tsx")][i % 3];
+        for (task, file) in &queries {
+            let (task, file) = (task.as_str(), *file);
             let q = Query { task, file };
             ix.query_tokens(task, file, &mut scratch.query);
             dense += usize::from(ix.dense(&scratch));
@@ -309,19 +326,12 @@ fn dense_sparse_and_full_rankings_agree() {
 /// runner-up, computed on the general path.
 #[test]
 fn runner_up_agrees_on_every_path() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(root.join("fixtures/project_memory.json")).unwrap();
-    for family in [Family::Default, Family::Mneme] {
-        let ix = index(&text, Profile::named(family));
-        let titles: Vec<&str> = ix.decisions().iter().map(|d| d.title.as_str()).collect();
-        let mut queries: Vec<String> = titles.iter().map(|t| t.to_string()).collect();
-        queries.extend(titles.chunks(4).map(|c| c.join(" ")));
-        queries.push(titles.join(" "));
-        queries.push("zzz-unknown-token".into());
+    for (ix, mut queries) in fixture_indexes_and_queries() {
+        queries.push(("zzz-unknown-token".into(), None));
         let mut scratch = Scratch::default();
         let (mut dense, mut beyond, mut left_out) = (0, 0, 0);
-        for (i, task) in queries.iter().enumerate() {
-            let file = [None, Some("services/payments/refunds.py"), Some("web/app/page.tsx")][i % 3];
+        for (task, file) in &queries {
+            let (task, file) = (task.as_str(), *file);
             let q = Query { task, file };
             ix.query_tokens(task, file, &mut scratch.query);
             dense += usize::from(ix.dense(&scratch));
