@@ -61,7 +61,7 @@ pub(crate) use glob::compile_glob;
 /// hostile one can make the gate hold in memory.
 pub const MAX_MEMORY_BYTES: u64 = 512 * 1024 * 1024;
 pub use model::{Decision, Diagnostic, Excluded, Memory, Severity};
-pub use model::{Exclusion, Origin, RecordKind, Rule};
+pub use model::{Exclusion, Origin, RecordKind, Rule, Sections};
 
 /// The memory file could not be used.
 #[derive(Debug, thiserror::Error)]

@@ -30,6 +30,11 @@ pub struct Decision {
     pub constraint: Vec<String>,
     pub anti_patterns: Vec<String>,
     pub content: String,
+    /// The rest of a decision's text, by part, as a Markdown source reads it
+    /// (empty for a record of a JSON memory file): what `content` does not
+    /// hold, so that a profile can weigh each part on its own.
+    #[serde(skip_serializing_if = "Sections::is_empty")]
+    pub sections: Sections,
     /// Scope globs as written (only item records under profile `default`).
     pub paths: Vec<String>,
     pub status: Option<String>,
@@ -56,6 +61,40 @@ pub struct Decision {
     /// uses them.
     #[serde(skip)]
     pub rules: Vec<Rule>,
+}
+
+/// The parts of a decision's text beyond `content`, each the text of its
+/// part joined by newlines (an ADR's or MADR's subsections and other
+/// sections, its front matter's summary). Empty for JSON memory records.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Sections {
+    /// The front matter's `summary:` or `description:`.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub summary: String,
+    /// The decision's own subsections (text under headings nested inside
+    /// Decision / Decision Outcome), which `content` does not hold.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub decision: String,
+    /// The context's subsections and the other sections that state the
+    /// problem (Problem Statement, Decision Drivers, …).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub context: String,
+    /// Considered options, and their pros and cons.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub options: String,
+    /// Consequences (positive, negative, neutral) and the like.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub consequences: String,
+}
+
+impl Sections {
+    pub fn is_empty(&self) -> bool {
+        self.summary.is_empty()
+            && self.decision.is_empty()
+            && self.context.is_empty()
+            && self.options.is_empty()
+            && self.consequences.is_empty()
+    }
 }
 
 /// The file and line a record was read from (a Markdown source's heading or

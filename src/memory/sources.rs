@@ -417,6 +417,7 @@ fn decision(r: Record, family: Family) -> Admission {
         constraint: r.constraint,
         anti_patterns: r.anti_patterns,
         content: r.content,
+        sections: Default::default(),
         paths,
         status: r.status,
         superseded_by: r.superseded_by,

@@ -482,6 +482,7 @@ fn decision(id: &str, anti: &[&str]) -> crate::memory::Decision {
         constraint: vec!["no postgres".into()],
         anti_patterns: anti.iter().map(|s| s.to_string()).collect(),
         content: String::new(),
+        sections: Default::default(),
         paths: vec![],
         status: None,
         superseded_by: None,

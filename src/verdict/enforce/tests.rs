@@ -13,6 +13,7 @@ fn decision(id: &str, anti: &[&str], constraints: &[&str], rules: &[(&str, bool)
         constraint: constraints.iter().map(|s| s.to_string()).collect(),
         anti_patterns: anti.iter().map(|s| s.to_string()).collect(),
         content: String::new(),
+        sections: Default::default(),
         paths: vec![],
         status: None,
         superseded_by: None,
