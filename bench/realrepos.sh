@@ -29,7 +29,7 @@
 # The metrics are recomputed here from each scenario's `retrieved`, `expected`
 # and `acceptable` in the JSON report (docs/metrics.md definitions), and
 # checked against the report's own; the means are unweighted over
-# repositories. The exit code is 0 when every run produced a report, whatever
+# repositories. Rows list the tuning set first, then the held-out ones. The exit code is 0 when every run produced a report, whatever
 # the numbers; `run`'s own exit code (its gate) is ignored.
 # Needs bash and python3 (standard library only).
 set -euo pipefail
@@ -158,6 +158,8 @@ for line in open(list_file, encoding="utf-8"):
     rows.append(dict(name=name, role=role, profile=prof, governed=n, controls=len(ctl),
                      r3=mean(0), r1=mean(1), mrr=mean(2), ndcg=mean(3), injected=sum(ctl)))
 
+rank = {"tuning": 0, "held-out": 1}
+rows.sort(key=lambda r: (rank.get(r["role"], 2), r["name"]))
 heads = ["repository", "role", "governed", f"recall@{k}", "recall@1", "MRR", f"nDCG@{k}", "controls injected"]
 
 
