@@ -43,6 +43,8 @@ PATTERNS = [
     re.compile(r"\b(this worktree|your worktree|the coordinator|helper session)\b", re.I),
     # markers addressed to someone
     re.compile(r"\bXXX\b"),
+    # a path of one engineer's machine
+    re.compile(r"/work/(main|notes|wt-[\w-]+|scratch[\w-]*)\b"),
 ]
 
 
