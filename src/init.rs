@@ -31,6 +31,9 @@ pub fn config_text(sources: &[Source]) -> String {
                     SourceKind::Json => m.push_str(&format!("  - {path}\n")),
                     kind => m.push_str(&format!("  - {}: {path}\n", kind.name())),
                 }
+                if let Some(prefix) = &s.id_prefix {
+                    m.push_str(&format!("    id_prefix: {}   # one id space per folder\n", quote(prefix)));
+                }
             }
             m
         }
@@ -79,8 +82,10 @@ pub fn detect_sources(root: &Path, memory: Option<&Path>) -> Vec<Source> {
         .filter(|d| !d.is_empty() && !d.starts_with('/') && !d.split('/').any(|c| c == ".."));
     let known: Vec<String> = configured.into_iter().chain(ADR_FOLDERS.iter().map(|s| s.to_string())).collect();
     let found = detect::find(root, &known);
-    for dir in &found.adr_folders {
-        out.push(Source::new(SourceKind::Adr, dir.as_str()));
+    for (dir, prefix) in found.adr_folders.iter().zip(detect::prefixes(&found.adr_folders)) {
+        let mut source = Source::new(SourceKind::Adr, dir.as_str());
+        source.id_prefix = prefix;
+        out.push(source);
     }
     if found.agents {
         out.push(Source::new(SourceKind::Agents, "."));
@@ -359,7 +364,7 @@ mod tests {
         std::fs::write(root.join(".cursorrules"), "- be brief\n").unwrap();
         assert_eq!(labels(detect_sources(root, None))[..3], ["adr:doc/arch", "adr:docs/adr", "cursor:."]);
         let text = config_text(&detect_sources(root, None));
-        assert!(text.contains("memory:             # decision sources, in pool order (docs/sources.md)\n  - adr: \"doc/arch/\"\n  - adr: \"docs/adr/\"\n  - cursor: \".\"\n"), "{text}");
+        assert!(text.contains("memory:             # decision sources, in pool order (docs/sources.md)\n  - adr: \"doc/arch/\"\n    id_prefix: \"arch/ADR-\"   # one id space per folder\n  - adr: \"docs/adr/\"\n  - cursor: \".\"\n"), "{text}");
         assert!(config_text(&[Source::new(SourceKind::Json, "m.json")]).contains("\nmemory: \"m.json\"\n"));
     }
 

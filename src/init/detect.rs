@@ -100,6 +100,49 @@ pub fn find(root: &Path, known: &[String]) -> Found {
     found
 }
 
+/// The `id_prefix` of each ADR folder when there are several (a monorepo
+/// numbers each folder from 1, and two `ADR-0001` would be one id): the
+/// folder's path without its generic parts (`docs`, `adr`, `decisions`…),
+/// then `/ADR-` (`services/pay/docs/adr/` → `services/pay/ADR-`); `None`
+/// for the folder that has nothing else (`docs/adr/`), which keeps `ADR-`.
+pub fn prefixes(folders: &[String]) -> Vec<Option<String>> {
+    const GENERIC: [&str; 10] = [
+        "docs",
+        "doc",
+        "adr",
+        "adrs",
+        "decisions",
+        "architecture",
+        "madr",
+        "records",
+        "decision-records",
+        "architecture-decisions",
+    ];
+    if folders.len() < 2 {
+        return vec![None; folders.len()];
+    }
+    let short = |f: &str| {
+        let parts: Vec<&str> = f.split('/').filter(|p| !p.is_empty() && !GENERIC.contains(p)).collect();
+        parts.join("/")
+    };
+    let shorts: Vec<String> = folders.iter().map(|f| short(f)).collect();
+    folders
+        .iter()
+        .zip(&shorts)
+        .map(|(f, s)| {
+            let clash = s.is_empty() && shorts.iter().filter(|o| o.is_empty()).count() > 1
+                || !s.is_empty() && shorts.iter().filter(|o| *o == s).count() > 1;
+            if clash {
+                Some(format!("{}/ADR-", f.trim_end_matches('/')))
+            } else if s.is_empty() {
+                None
+            } else {
+                Some(format!("{s}/ADR-"))
+            }
+        })
+        .collect()
+}
+
 /// Whether `dir` (a real folder, not a link) holds a numbered Markdown file.
 fn has_numbered(dir: &Path) -> bool {
     let is_dir = fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir());
@@ -192,5 +235,16 @@ mod tests {
         write(root, ".log4brains.yml", "project:\n  adrFolder: ./arch/records\n");
         write(root, "arch/records/20200101-h.md", "# H\n");
         assert!(find(root, &[]).adr_folders.contains(&"arch/records/".to_string()));
+    }
+
+    #[test]
+    fn several_adr_folders_get_a_prefix_each() {
+        let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(prefixes(&v(&["docs/adr/"])), [None]);
+        assert_eq!(
+            prefixes(&v(&["docs/adr/", "katana_mcp_server/docs/adr/", "packages/web/docs/decisions/"])),
+            [None, Some("katana_mcp_server/ADR-".into()), Some("packages/web/ADR-".into())]
+        );
+        assert_eq!(prefixes(&v(&["docs/adr/", "adr/"])), [Some("docs/adr/ADR-".into()), Some("adr/ADR-".into())]);
     }
 }

@@ -269,7 +269,14 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
             while stack.last().is_some_and(|&(l, _)| l >= level) {
                 stack.pop();
             }
-            let p = if Some(i) == title_heading { None } else { part(&heading_words(&b.text)) };
+            let p = match part(&heading_words(&b.text)) {
+                _ if Some(i) == title_heading => None,
+                // A Status heading deep in the body is about something
+                // else (a component's status): its text belongs to the part
+                // around it.
+                Some(Part::Status) if Some(level) > section_level => None,
+                p => p,
+            };
             stack.push((level, p));
             continue;
         }
