@@ -365,6 +365,7 @@ fn read_markdown(
         }
     }
     let repository = import_root(source, root);
+    let source_dir = std::fs::canonicalize(&source.path).ok().filter(|p| p.is_dir());
     let mut imported = 0usize;
     while let Some((found, hops)) = queue.pop_front() {
         let found = &found;
@@ -406,17 +407,8 @@ fn read_markdown(
             }
         };
         if let Some((canonical, shown_root)) = &repository {
-            follow(
-                source.kind,
-                found,
-                hops,
-                &text,
-                (canonical, shown_root),
-                seen,
-                &mut imported,
-                &mut queue,
-                &mut diagnostics,
-            );
+            let place = imports::Place { root: canonical, shown_root, source: source_dir.as_deref() };
+            follow(source.kind, found, hops, &text, &place, seen, &mut imported, &mut queue, &mut diagnostics);
         }
         let mapped = map_file(source, found.role, &found.shown, &found.rel, &text);
         for (severity, line, column, id, message) in mapped.problems {
@@ -463,7 +455,7 @@ fn follow(
     found: &walk::Found,
     hops: usize,
     text: &str,
-    (root, shown_root): (&PathBuf, &PathBuf),
+    place: &imports::Place<'_>,
     seen: &mut HashSet<PathBuf>,
     imported: &mut usize,
     queue: &mut VecDeque<(walk::Found, usize)>,
@@ -481,7 +473,7 @@ fn follow(
         _ => "claude",
     };
     for r in imports::references(&blocks, top) {
-        let resolved = imports::resolve(&r.target, r.import, &found.path, &found.shown, shown_root, root, name);
+        let resolved = imports::resolve(&r.target, r.import, &found.path, &found.shown, place, name);
         let f = match resolved {
             imports::Resolved::Skip => continue,
             imports::Resolved::Problem(p) => {

@@ -87,18 +87,27 @@ pub(crate) enum Resolved {
     Problem(WalkProblem),
 }
 
-/// Resolves `target`, named in the file `from`, against the repository
-/// whose canonical folder is `root` (`rel_root`: the same folder as the
-/// paths are written, to show and id the file). `kind`: the source's name.
+/// Where a source's imports are placed: the repository's canonical folder
+/// (`root`) and the same as written (`shown_root`, to show the file), and
+/// the source's own canonical folder (`source`; an id is the path below it,
+/// else below the repository).
+pub(crate) struct Place<'a> {
+    pub root: &'a Path,
+    pub shown_root: &'a Path,
+    pub source: Option<&'a Path>,
+}
+
+/// Resolves `target`, named in the file `from`, in `place`. `kind`: the
+/// source's name.
 pub(crate) fn resolve(
     target: &str,
     import: bool,
     from: &Path,
     from_shown: &str,
-    rel_root: &Path,
-    root: &Path,
+    place: &Place<'_>,
     kind: &'static str,
 ) -> Resolved {
+    let (root, rel_root) = (place.root, place.shown_root);
     let problem = |message: String| WalkProblem { shown: from_shown.to_string(), error: false, message };
     let quoted = format!("`{}`", crate::describe::printable(target));
     if target.starts_with('~') || Path::new(target).is_absolute() {
@@ -132,7 +141,7 @@ pub(crate) fn resolve(
     // then the file below it.
     let below = canonical.strip_prefix(root).unwrap_or(&canonical).to_path_buf();
     let path = rel_root.join(&below);
-    let rel = normal(&below);
+    let rel = normal(place.source.and_then(|s| canonical.strip_prefix(s).ok()).unwrap_or(&below));
     Resolved::File(Found { shown: shown(&path), path, rel, role: Role::Imported(kind) })
 }
 
