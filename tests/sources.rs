@@ -1388,3 +1388,98 @@ fn init_lists_every_decision_folder_of_the_real_repositories() {
         );
     }
 }
+
+/// What `CLAUDE.md` and `AGENTS.md` import or link is read once, inside the
+/// repository only, at most five imports deep; a nested `AGENTS.md` applies
+/// to its folder.
+#[cfg(unix)]
+#[test]
+fn imports_stay_in_the_repository_without_cycles() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.md"), "# Secret\n\n- never read\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    let w = |p: &str, t: &str| {
+        let p = repo.join(p);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, t).unwrap();
+    };
+    w("CLAUDE.md", "# Claude\n\n@AGENTS.md\n@rules/a.md\n@../outside.md\n@~/.claude/mine.md\n@rules/link.md\n\n```\n@rules/in-code.md\n```\n");
+    w("AGENTS.md", "# Agents\n\n- Use the [style guide](docs/style.md) and [site](https://example.com/x.md).\n");
+    w("docs/style.md", "# Style\n\n- Short lines.\n\nSee [more](more.md).\n");
+    w("docs/more.md", "# More\n\n- a link of a link is not followed\n");
+    w("rules/a.md", "# A\n\n- rule a\n\n@b.md\n");
+    w("rules/b.md", "# B\n\n- rule b\n\n@a.md\n@c.md\n");
+    w("rules/c.md", "# C\n\n- rule c\n\n@d.md\n");
+    w("rules/d.md", "# D\n\n- rule d\n\n@e.md\n");
+    w("rules/e.md", "# E\n\n- rule e\n\n@f.md\n");
+    w("rules/f.md", "# F\n\n- rule f\n\n@g.md\n");
+    w("rules/g.md", "# G\n\n- too deep\n");
+    w("rules/in-code.md", "# In code\n\n- not an import\n");
+    w("pkg/AGENTS.md", "# Package\n\n## Errors\n\n- Wrap errors.\n");
+    std::os::unix::fs::symlink(outside.path().join("secret.md"), repo.join("rules/link.md")).unwrap();
+    let sources = Sources {
+        list: vec![Source::new(SourceKind::Agents, &repo), Source::new(SourceKind::Claude, &repo)],
+        root: repo.clone(),
+    };
+    let read = sources::read(&sources, Family::Default).unwrap();
+    let ids: Vec<&str> = read.records.iter().map(|(_, d)| d.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "agents",
+            "agents/pkg/errors",
+            "agents/@docs/style",
+            "claude",
+            "claude/@rules/a",
+            "claude/@rules/b",
+            "claude/@rules/c",
+            "claude/@rules/d",
+            "claude/@rules/e",
+        ],
+        "the walked files, then what they bring in; AGENTS.md is read once (by its source), the cycle a → b → a ends, f and g are deeper than five imports"
+    );
+    let scoped = read.records.iter().find(|(_, d)| d.id == "agents/pkg/errors").unwrap();
+    assert_eq!(scoped.1.paths, ["pkg/**"]);
+    let messages: Vec<String> = read.memory.diagnostics.iter().map(|d| d.message.clone()).collect();
+    for want in [
+        "imports `../outside.md`, which cannot be read",
+        "imports `~/.claude/mine.md` is outside the repository",
+        "imports `rules/link.md`, which is outside the repository once links are resolved: not read",
+    ] {
+        assert!(messages.iter().any(|m| m.starts_with(want)), "{want}: {messages:#?}");
+    }
+    assert!(read.records.iter().all(|(_, d)| !d.constraint.iter().any(|c| c.contains("never read"))));
+}
+
+/// A second file with a number already used does not take over the first
+/// one's id, nor leave it: neither is that number's id any more, so a
+/// scenario or baseline that named it fails loudly (its id is in no pool)
+/// instead of silently meaning the other file; a file added with a new
+/// number changes no other id.
+#[test]
+fn adding_a_file_never_silently_changes_what_an_id_means() {
+    let dir = tempfile::tempdir().unwrap();
+    let adr = dir.path().join("docs/adr");
+    std::fs::create_dir_all(&adr).unwrap();
+    let body = |t: &str| {
+        format!("# {t}\n\n## Status\n\nAccepted\n\n## Decision\n\nWe {t}, for every service we run, because the team knows it well and it is cheap to operate.\n")
+    };
+    std::fs::write(adr.join("0003-use-postgres.md"), body("use Postgres")).unwrap();
+    let sources = Sources { list: vec![Source::new(SourceKind::Adr, &adr)], root: dir.path().to_path_buf() };
+    let ids = |s: &Sources| {
+        let read = sources::read(s, Family::Default).unwrap();
+        let ids: Vec<String> = read.records.iter().map(|(_, d)| d.id.clone()).collect();
+        (ids, read.memory)
+    };
+    assert_eq!(ids(&sources).0, ["ADR-0003"]);
+    std::fs::write(adr.join("0004-use-redis.md"), body("use Redis")).unwrap();
+    assert_eq!(ids(&sources).0, ["ADR-0003", "ADR-0004"], "a new number changes no other id");
+    std::fs::write(adr.join("0003-add-a-cache.md"), body("add a cache")).unwrap();
+    let (now, memory) = ids(&sources);
+    assert_eq!(now, ["ADR-0003-add-a-cache", "ADR-0003-use-postgres", "ADR-0004"]);
+    let w = warnings(&memory);
+    assert_eq!(w.len(), 1, "{w:#?}");
+    assert!(w[0].contains("so none of them is \"ADR-0003\""), "{}", w[0]);
+    assert!(w[0].contains("0003-use-postgres.md → ADR-0003-use-postgres"), "{}", w[0]);
+}
