@@ -522,12 +522,17 @@ fn map_file(source: &Source, role: walk::Role, shown: &str, rel: &Path, text: &s
 /// The fewest words of its own (content, constraints, anti-patterns and
 /// sections, the title aside) a decision file's record should have: fewer,
 /// and retrieval reads little more than its title.
-const THIN_WORDS: usize = 12;
+const THIN_WORDS: usize = 8;
 
 /// A warning for an ADR whose record holds almost no text of its own (a
-/// title and a link to a document elsewhere).
+/// title and a link to a document elsewhere), unless its status keeps it
+/// out of the pool.
 fn thin(r: &Record) -> Option<String> {
     r.id_parts.as_ref()?;
+    // One that its status keeps out of the pool is never retrieved anyway.
+    if r.status.as_deref().is_some_and(super::is_inactive) {
+        return None;
+    }
     let s = &r.sections;
     let words: usize = [&r.content, &s.summary, &s.decision, &s.context, &s.options, &s.consequences]
         .iter()
