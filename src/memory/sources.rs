@@ -773,7 +773,10 @@ pub fn parse_file(kind: SourceKind, name: &str, text: &str, family: Family) -> (
         SourceKind::Agents => walk::Role::AgentsMemory,
     };
     let source = Source::new(kind, name);
-    let mapped = map_file(&source, role, name, Path::new(name), text);
+    let mut mapped = map_file(&source, role, name, Path::new(name), text);
+    if role == walk::Role::Adr {
+        adr::assign_ids(&mut mapped.records, source.id_from);
+    }
     let diagnostics = mapped
         .problems
         .into_iter()

@@ -386,7 +386,6 @@ fn metadata_line(text: &str) -> bool {
 /// shared number or id, with the file and line of its first record.
 pub(crate) fn assign_ids(records: &mut [Record], from: IdFrom) -> Vec<(Origin, Option<String>, String)> {
     let mut warnings = Vec::new();
-    let parts = |r: &Record| r.id_parts.clone();
     // Numbers several files share.
     let mut by_number: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
     for (i, r) in records.iter().enumerate() {
@@ -395,15 +394,14 @@ pub(crate) fn assign_ids(records: &mut [Record], from: IdFrom) -> Vec<(Origin, O
         }
     }
     let shared: BTreeMap<u64, Vec<usize>> = by_number.into_iter().filter(|(_, v)| v.len() > 1).collect();
-    for (i, r) in records.iter_mut().enumerate() {
-        let Some(p) = parts(r) else { continue };
+    for r in records.iter_mut() {
+        let Some(p) = r.id_parts.clone() else { continue };
         let number_ok = p.number.is_some_and(|n| !shared.contains_key(&n));
         r.id = match from {
             IdFrom::FrontMatter if p.front.is_some() => p.front.clone().unwrap_or_default(),
             IdFrom::FrontMatter | IdFrom::Number if number_ok => p.number_id.clone().unwrap_or_default(),
             _ => p.stem_id.clone(),
         };
-        let _ = i;
     }
     // An id that two files still share (two front matters, a front matter
     // that names another file's number, one stem in two folders): each of
