@@ -1483,3 +1483,24 @@ fn adding_a_file_never_silently_changes_what_an_id_means() {
     assert!(w[0].contains("so none of them is \"ADR-0003\""), "{}", w[0]);
     assert!(w[0].contains("0003-use-postgres.md → ADR-0003-use-postgres"), "{}", w[0]);
 }
+
+/// `import --out` to a file outside the repository writes each
+/// `source.path` relative to the written file's folder, as documented, so
+/// that the file still points at the decisions it was read from.
+#[test]
+fn import_out_elsewhere_keeps_source_paths_relative_to_the_written_file() {
+    let dir = adr_and_cursor_repository();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out_file = elsewhere.path().join("deep/memory.json");
+    std::fs::create_dir_all(out_file.parent().unwrap()).unwrap();
+    expect(run(dir.path(), &["import", "adr:docs/adr/", "--out", out_file.to_str().unwrap()]), 0, "import");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap();
+    let path = json["decisions"][0]["source"]["path"].as_str().unwrap();
+    let resolved = out_file.parent().unwrap().join(path);
+    assert!(resolved.is_file(), "{path} from {} names no file", out_file.display());
+    assert!(path.starts_with("../"), "{path}");
+    assert_eq!(
+        std::fs::canonicalize(resolved).unwrap(),
+        std::fs::canonicalize(dir.path().join("docs/adr/0001-record-architecture-decisions.md")).unwrap()
+    );
+}

@@ -598,6 +598,47 @@ mod tests {
         assert_eq!(number("dns.md"), None);
     }
 
+    fn one(text: &str) -> Record {
+        let source = Source::new(crate::memory::SourceKind::Adr, "docs/adr");
+        let mut out = map("0007-x.md", Path::new("0007-x.md"), text, &source);
+        assert!(out.problems.is_empty(), "{:?}", out.problems);
+        out.records.remove(0)
+    }
+
+    #[test]
+    fn the_status_line_wins_over_a_deep_status_heading() {
+        let r = one(
+            "# X\n\n* Status: accepted\n\n## Context\n\nc\n\n## Design\n\n### Status\n\nDeprecated fields are shown.\n",
+        );
+        assert_eq!(r.status.as_deref(), Some("accepted"));
+        assert_eq!(r.sections.context, "Deprecated fields are shown.");
+        // Nygard's `## Status` section, written with a no-break space.
+        let r = one("# 1. X\n\n##\u{a0}Status\n\nSuperseded by [2. Y](0002-y.md)\n\n## Context\n\nc\n");
+        assert_eq!((r.status.as_deref(), r.superseded_by.as_deref()), (Some("superseded"), Some("ADR-0002")));
+        let r = one("# X\n\n## Status: Proposed\n\n## Context\n\nc\n");
+        assert_eq!(r.status.as_deref(), Some("proposed"));
+    }
+
+    #[test]
+    fn every_part_of_a_madr_is_read() {
+        let r = one(concat!(
+            "---\nsummary: In short.\n---\n# Use X\n\n* Status: accepted\n* Deciders: a, b\n\n",
+            "## Context and Problem Statement\n\nWe need X.\n\n- a context bullet\n\n### Forces\n\nForce text.\n\n",
+            "## Decision Drivers\n\n* driver one\n\n## Considered Options\n\n* X\n* Y\n\n",
+            "## Decision Outcome\n\nChosen option: X.\n\n- use X everywhere\n\n### Confirmation\n\nReviews check it.\n\n",
+            "### Positive Consequences\n\n* faster\n\n## Pros and Cons of the Options\n\n### Y\n\n* Bad, because slow\n\n",
+            "## More Information\n\nSee the wiki.\n"
+        ));
+        assert_eq!(r.content, "We need X.\nChosen option: X.");
+        assert_eq!(r.constraint, ["use X everywhere"]);
+        let s = &r.sections;
+        assert_eq!(s.summary, "In short.");
+        assert_eq!(s.context, "a context bullet\nForce text.\ndriver one\nSee the wiki.");
+        assert_eq!(s.options, "X\nY\nBad, because slow");
+        assert_eq!(s.decision, "Reviews check it.");
+        assert_eq!(s.consequences, "faster");
+    }
+
     #[test]
     fn statuses_are_read_by_their_first_word() {
         let s = |t: &str| read_status(t, &[]);
