@@ -1307,6 +1307,20 @@ fn monorepo_adr_folders_of_katana() {
             Some("packages/katana-client/ADR-")
         ]
     );
+    // Written by hand without prefixes, the folders share one id space:
+    // the numbers two folders share give way to the stems, and nothing is
+    // dropped.
+    let plain: Vec<Source> = list.iter().map(|s| Source::new(SourceKind::Adr, &s.path)).collect();
+    let read = sources::read(&Sources { list: plain, root: base.clone() }, Family::Default).unwrap();
+    let ids: Vec<&str> = read.records.iter().map(|(_, d)| d.id.as_str()).collect();
+    assert_eq!(ids.len(), 24);
+    assert_eq!(
+        ids[11..14],
+        ["ADR-0001-transport-layer-resilience", "ADR-0002-openapi-code-generation", "ADR-0003-transparent-pagination"]
+    );
+    assert_eq!(ids[21], "ADR-0001-composable-fetch-wrappers");
+    assert!(read.memory.excluded.iter().all(|e| e.reason.code() == "inactive_status"), "{:?}", read.memory.excluded);
+    assert_eq!(warnings(&read.memory).iter().filter(|w| w.contains("share the number")).count(), 3);
     let sources = Sources { list, root: base.clone() };
     every_decision(
         &sources,

@@ -1,8 +1,9 @@
 //! Decision sources: the memory read from a list of sources rather than one
 //! memory file. A source is a JSON memory file, or a folder (or file) of the
 //! Markdown decisions teams already write: architecture decision records
-//! (`adr`), Cursor rules (`cursor`), GitHub Copilot instructions (`copilot`)
-//! and Claude Code memory and rules (`claude`). Each is read into the same
+//! (`adr`), Cursor rules (`cursor`), GitHub Copilot instructions (`copilot`),
+//! Claude Code memory and rules (`claude`) and `AGENTS.md` files (`agents`),
+//! with the files `CLAUDE.md` and `AGENTS.md` import or link. Each is read into the same
 //! canonical [`Decision`]s, in the listed order, which is the pool order.
 //!
 //! Why it exists: a team's decisions live in the files its people and its
@@ -13,7 +14,8 @@
 //! The children, one concept each: `walk` (which files, and the limits of a
 //! repository a pull request controls), `front_matter` (lenient YAML, with
 //! lines), `markdown` (blocks with lines), `adr` and `rules` (the mapping of
-//! each kind of file, each documented there), `export` (the Mneme file
+//! each kind of file, each documented there), `imports` (what `CLAUDE.md` and
+//! `AGENTS.md` bring in, confined to the repository), `export` (the Mneme file
 //! `mneme-gate import` writes).
 //!
 //! Ids are derived from the path and the heading, never from a position in a
@@ -417,16 +419,8 @@ fn read_markdown(
         records.extend(mapped.records);
         files.push((found.shown.clone(), text));
     }
-    if source.kind == SourceKind::Adr {
-        for (at, id, message) in adr::assign_ids(&mut records, source.id_from) {
-            diagnostics.push(problem(Severity::Warning, &at.file, at.line, 1, id, message));
-        }
-    }
-    for r in &records {
-        if let Some(message) = thin(r) {
-            diagnostics.push(problem(Severity::Warning, &r.file, r.line, 1, Some(r.id.clone()), message));
-        }
-    }
+    // ADR ids are settled over every `adr` source with the same prefix,
+    // once all are read (`settle_adr_ids`).
     Ok(Part::Markdown { records, diagnostics, files })
 }
 
@@ -611,11 +605,15 @@ pub fn read(sources: &Sources, family: Family) -> Result<Read, MemoryError> {
     // Every Markdown file read so far (canonical): an import of one is not
     // read twice.
     let mut seen = HashSet::new();
+    let mut parts = Vec::with_capacity(sources.list.len());
     for source in &sources.list {
-        let part = match source.kind {
+        parts.push(match source.kind {
             SourceKind::Json => Part::Json(Memory::read(&source.path, family)?),
             _ => read_markdown(source, &sources.root, &mut budget, &mut seen)?,
-        };
+        });
+    }
+    settle_adr_ids(&sources.list, &mut parts);
+    for (source, part) in sources.list.iter().zip(parts) {
         match part {
             Part::Json(m) => {
                 let file = walk::shown(&m.path);
@@ -657,6 +655,56 @@ pub fn read(sources: &Sources, family: Family) -> Result<Read, MemoryError> {
     memory.text = manifest;
     memory.sort_diagnostics();
     Ok(Read { memory, records: all })
+}
+
+/// Settles the ids of the ADRs of every `adr` source, the sources with
+/// one prefix together (two folders each with an `0001` are two
+/// decisions, as two files of one folder are; see `adr::assign_ids`), and
+/// adds the warnings about shared numbers and thin decisions.
+fn settle_adr_ids(list: &[Source], parts: &mut [Part]) {
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    for (i, source) in list.iter().enumerate() {
+        if source.kind != SourceKind::Adr {
+            continue;
+        }
+        let prefix = source.id_prefix.clone().unwrap_or_else(|| "ADR-".into());
+        match groups.iter_mut().find(|(p, _)| *p == prefix) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((prefix, vec![i])),
+        }
+    }
+    for (_, members) in groups {
+        let mut joined = Vec::new();
+        let mut lens = Vec::new();
+        for &i in &members {
+            if let Part::Markdown { records, .. } = &mut parts[i] {
+                lens.push(records.len());
+                joined.append(records);
+            }
+        }
+        let warnings = adr::assign_ids(&mut joined);
+        let mut rest = joined.into_iter();
+        for (&i, len) in members.iter().zip(lens) {
+            if let Part::Markdown { records, .. } = &mut parts[i] {
+                records.extend(rest.by_ref().take(len));
+            }
+        }
+        if let Some(Part::Markdown { diagnostics, .. }) = members.first().map(|&i| &mut parts[i]) {
+            for (at, id, message) in warnings {
+                diagnostics.push(diag(Severity::Warning, &at, id.as_deref(), message));
+            }
+        }
+        for &i in &members {
+            if let Part::Markdown { records, diagnostics, .. } = &mut parts[i] {
+                for r in records.iter() {
+                    if let Some(message) = thin(r) {
+                        let at = Origin { file: r.file.clone(), line: r.line };
+                        diagnostics.push(diag(Severity::Warning, &at, Some(&r.id), message));
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// What the fingerprint hashes: every file read, with its path and length.
@@ -775,7 +823,7 @@ pub fn parse_file(kind: SourceKind, name: &str, text: &str, family: Family) -> (
     let source = Source::new(kind, name);
     let mut mapped = map_file(&source, role, name, Path::new(name), text);
     if role == walk::Role::Adr {
-        adr::assign_ids(&mut mapped.records, source.id_from);
+        adr::assign_ids(&mut mapped.records);
     }
     let diagnostics = mapped
         .problems

@@ -3,12 +3,13 @@
 //!
 //! | decision | from |
 //! |---|---|
-//! | id | the file's number, after the prefix: `0001-use-postgres.md` → `ADR-0001` |
+//! | id | front matter `id:`, else the number after the prefix (`0001-use-postgres.md` → `ADR-0001`) when no other ADR of that prefix has it, else the prefix and the stem (settled by [`assign_ids`]) |
 //! | title | front matter `title`, else the first heading, without its number (`# 1. Use X` → `Use X`) |
-//! | status | front matter `status`, else the Status section's first line, else a `Status: …` line before the sections |
+//! | status | front matter `status`, else a Status section at the sections' level, else a `Status: …` line before the sections, else a deeper Status section |
 //! | content | the text of the Context (or Context and Problem Statement) and Decision (or Decision Outcome) sections; the whole text when there are neither |
 //! | constraints | the bullets of the Decision / Decision Outcome section |
 //! | anti-patterns | the bullets under a heading that says what not to do (`Don'ts`, `Anti-patterns`, `Avoid`, …) |
+//! | sections | the rest of the ADR, by part: summary, decision, context, options, consequences |
 //! | tags | front matter `tags`, else the folders between the source's folder and the file |
 //!
 //! Statuses are read by their first word: accepted, approved, adopted, active
@@ -63,6 +64,8 @@ pub(crate) struct IdParts {
     pub rel_id: String,
     /// The file name a `Superseded by` link names, its stem.
     pub superseded_stem: Option<String>,
+    /// Where the source takes its ids from.
+    pub from: IdFrom,
 }
 
 /// Whether a Markdown file without a number reads as an ADR: a status (front
@@ -366,6 +369,7 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
             stem: stem.clone(),
             rel_id: format!("{prefix}{rel_stem}"),
             superseded_stem,
+            from: source.id_from,
         }),
     });
     out
@@ -380,11 +384,12 @@ fn metadata_line(text: &str) -> bool {
     })
 }
 
-/// The ids of an ADR source's records, settled over the whole source (see
-/// docs/sources.md, "Ids stay put"): `from` says where they come from;
-/// every file gets an id of its own. Returns the warnings, one per
-/// shared number or id, with the file and line of its first record.
-pub(crate) fn assign_ids(records: &mut [Record], from: IdFrom) -> Vec<(Origin, Option<String>, String)> {
+/// The ids of the records of the ADR sources that share a prefix, settled
+/// over all of them (see docs/sources.md, "Ids stay put"): each source's
+/// `id_from` says where its ids come from; every file gets an id of its
+/// own. Returns the warnings, one per shared number or id, with the file
+/// and line of its first record.
+pub(crate) fn assign_ids(records: &mut [Record]) -> Vec<(Origin, Option<String>, String)> {
     let mut warnings = Vec::new();
     // Numbers several files share.
     let mut by_number: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
@@ -397,7 +402,7 @@ pub(crate) fn assign_ids(records: &mut [Record], from: IdFrom) -> Vec<(Origin, O
     for r in records.iter_mut() {
         let Some(p) = r.id_parts.clone() else { continue };
         let number_ok = p.number.is_some_and(|n| !shared.contains_key(&n));
-        r.id = match from {
+        r.id = match p.from {
             IdFrom::FrontMatter if p.front.is_some() => p.front.clone().unwrap_or_default(),
             IdFrom::FrontMatter | IdFrom::Number if number_ok => p.number_id.clone().unwrap_or_default(),
             _ => p.stem_id.clone(),
@@ -430,21 +435,22 @@ pub(crate) fn assign_ids(records: &mut [Record], from: IdFrom) -> Vec<(Origin, O
             ),
         ));
     }
-    if from != IdFrom::Stem {
-        for (n, files) in &shared {
-            let list: Vec<String> = files.iter().map(|&i| format!("{} → {}", records[i].file, records[i].id)).collect();
-            let number_id = records[files[0]].id_parts.as_ref().and_then(|p| p.number_id.clone()).unwrap_or_default();
-            let first = &records[files[0]];
-            warnings.push((
-                Origin { file: first.file.clone(), line: first.line },
-                None,
-                format!(
-                    "{} files share the number {n}, so none of them is \"{number_id}\": {}; a scenario or baseline that names \"{number_id}\" must name one of these ids",
-                    files.len(),
-                    list.join(", ")
-                ),
-            ));
+    for (n, files) in &shared {
+        if files.iter().all(|&i| records[i].id_parts.as_ref().is_some_and(|p| p.from == IdFrom::Stem)) {
+            continue;
         }
+        let list: Vec<String> = files.iter().map(|&i| format!("{} → {}", records[i].file, records[i].id)).collect();
+        let number_id = records[files[0]].id_parts.as_ref().and_then(|p| p.number_id.clone()).unwrap_or_default();
+        let first = &records[files[0]];
+        warnings.push((
+            Origin { file: first.file.clone(), line: first.line },
+            None,
+            format!(
+                "{} files share the number {n}, so none of them is \"{number_id}\": {}; a scenario or baseline that names \"{number_id}\" must name one of these ids",
+                files.len(),
+                list.join(", ")
+            ),
+        ));
     }
     // `Superseded by` a file: that file's id, now that ids are settled.
     let by_stem: HashMap<String, String> =
