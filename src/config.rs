@@ -813,7 +813,7 @@ mod tests {
             (
                 "memory: [1]\n",
                 (1, 10),
-                "invalid type: integer `1`, expected a memory file, or `adr`, `cursor`, `copilot`, `claude` or `json` with a path",
+                "invalid type: integer `1`, expected a memory file, or `adr`, `cursor`, `copilot`, `claude`, `agents` or `json` with a path",
             ),
         ];
         for (text, (line, column), message) in cases {

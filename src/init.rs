@@ -14,7 +14,7 @@ use std::collections::HashSet;
 
 use std::path::Path;
 
-use crate::memory::sources::walk::adr_file;
+mod detect;
 use crate::memory::{compile_glob, Decision, Source, SourceKind};
 use crate::retrieval::{Index, Query};
 
@@ -30,6 +30,9 @@ pub fn config_text(sources: &[Source]) -> String {
                 match s.kind {
                     SourceKind::Json => m.push_str(&format!("  - {path}\n")),
                     kind => m.push_str(&format!("  - {}: {path}\n", kind.name())),
+                }
+                if let Some(prefix) = &s.id_prefix {
+                    m.push_str(&format!("    id_prefix: {}   # one id space per folder\n", quote(prefix)));
                 }
             }
             m
@@ -60,9 +63,10 @@ pub const ADR_FOLDERS: [&str; 9] = [
 ];
 
 /// The decision sources `init` finds in the folder `root`, in the order it
-/// proposes them: the memory file (`memory`, when there is one), the ADR
-/// folder (adr-tools' `.adr-dir` first, else the first of
-/// [`ADR_FOLDERS`] that holds a numbered ADR), Cursor rules
+/// proposes them: the memory file (`memory`, when there is one), every ADR
+/// folder (`detect`: found by content anywhere, plus adr-tools' `.adr-dir`,
+/// log4brains' folders and those of [`ADR_FOLDERS`] that hold a numbered
+/// file), the `AGENTS.md` files (`agents: .`), Cursor rules
 /// (`.cursor/rules/`, or `.` with a legacy `.cursorrules`), Copilot
 /// instructions (`.github/` with `copilot-instructions.md` or
 /// `instructions/`) and Claude Code memory (`.` with `CLAUDE.md` or
@@ -72,18 +76,19 @@ pub fn detect_sources(root: &Path, memory: Option<&Path>) -> Vec<Source> {
     if let Some(m) = memory {
         out.push(Source::new(SourceKind::Json, m));
     }
-    let has_adr = |dir: &Path| {
-        std::fs::read_dir(root.join(dir))
-            .map(|entries| entries.filter_map(Result::ok).any(|e| adr_file(&e.file_name().to_string_lossy())))
-            .unwrap_or(false)
-    };
     let configured = std::fs::read_to_string(root.join(".adr-dir"))
         .ok()
         .and_then(|t| t.lines().next().map(|l| l.trim().trim_end_matches('/').to_string()))
         .filter(|d| !d.is_empty() && !d.starts_with('/') && !d.split('/').any(|c| c == ".."));
-    let adr = configured.into_iter().chain(ADR_FOLDERS.iter().map(|s| s.to_string())).find(|d| has_adr(Path::new(d)));
-    if let Some(dir) = adr {
-        out.push(Source::new(SourceKind::Adr, format!("{dir}/")));
+    let known: Vec<String> = configured.into_iter().chain(ADR_FOLDERS.iter().map(|s| s.to_string())).collect();
+    let found = detect::find(root, &known);
+    for (dir, prefix) in found.adr_folders.iter().zip(detect::prefixes(&found.adr_folders)) {
+        let mut source = Source::new(SourceKind::Adr, dir.as_str());
+        source.id_prefix = prefix;
+        out.push(source);
+    }
+    if found.agents {
+        out.push(Source::new(SourceKind::Agents, "."));
     }
     let is_dir = |p: &str| root.join(p).is_dir();
     let is_file = |p: &str| root.join(p).is_file();
@@ -357,9 +362,9 @@ mod tests {
         std::fs::write(root.join("doc/arch/0001-a.md"), "# 1. A\n").unwrap();
         std::fs::write(root.join(".adr-dir"), "doc/arch\n").unwrap();
         std::fs::write(root.join(".cursorrules"), "- be brief\n").unwrap();
-        assert_eq!(labels(detect_sources(root, None))[..2], ["adr:doc/arch", "cursor:."]);
+        assert_eq!(labels(detect_sources(root, None))[..3], ["adr:doc/arch", "adr:docs/adr", "cursor:."]);
         let text = config_text(&detect_sources(root, None));
-        assert!(text.contains("memory:             # decision sources, in pool order (docs/sources.md)\n  - adr: \"doc/arch/\"\n  - cursor: \".\"\n"), "{text}");
+        assert!(text.contains("memory:             # decision sources, in pool order (docs/sources.md)\n  - adr: \"doc/arch/\"\n    id_prefix: \"arch/ADR-\"   # one id space per folder\n  - adr: \"docs/adr/\"\n  - cursor: \".\"\n"), "{text}");
         assert!(config_text(&[Source::new(SourceKind::Json, "m.json")]).contains("\nmemory: \"m.json\"\n"));
     }
 

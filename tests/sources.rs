@@ -10,7 +10,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use mneme_gate::memory::sources::{self, Proposed};
+// Only its git helper: this file runs the binary with its own settings.
+#[allow(dead_code)]
+mod common;
+
+use mneme_gate::memory::sources::{self, IdFrom, Proposed};
 use mneme_gate::memory::{Memory, Source, SourceKind, Sources};
 use mneme_gate::profile::Family;
 
@@ -774,8 +778,8 @@ fn pool(m: &Memory) -> Vec<String> {
         .iter()
         .map(|d| {
             format!(
-                "{}|{}|{:?}|{:?}|{:?}|{}|{:?}|{:?}",
-                d.id, d.title, d.tags, d.constraint, d.anti_patterns, d.content, d.paths, d.kind
+                "{}|{}|{:?}|{:?}|{:?}|{}|{:?}|{:?}|{:?}",
+                d.id, d.title, d.tags, d.constraint, d.anti_patterns, d.content, d.paths, d.kind, d.sections
             )
         })
         .collect()
@@ -819,17 +823,29 @@ mod property {
             proptest::collection::vec(words(), 0..4),
             proptest::collection::vec(words(), 0..3),
             any::<bool>(),
+            (any::<bool>(), proptest::option::of(words())),
         )
-            .prop_map(|(title, status, bullets, avoid, front)| {
+            .prop_map(|(title, status, bullets, avoid, front, (own_id, more))| {
                 let mut t = String::new();
                 if front {
-                    t.push_str(&format!("---\nstatus: {status}\ntags: [a, b]\n---\n"));
+                    t.push_str(&format!("---\nstatus: {status}\ntags: [a, b]\nsummary: {title}\n"));
+                    if own_id {
+                        t.push_str("id: the-same-id\n");
+                    }
+                    t.push_str("---\n");
                 }
                 t.push_str(&format!(
                     "# 1. {title}\n\n## Status\n\n{status}\n\n## Context\n\n{title}\n\n## Decision\n\n"
                 ));
                 for b in &bullets {
                     t.push_str(&format!("- {b}\n"));
+                }
+                // The rest of an ADR: a subsection of the decision, the
+                // options, the consequences.
+                if let Some(more) = &more {
+                    t.push_str(&format!(
+                        "\n### Details\n\n{more}\n\n## Considered Options\n\n- {more}\n\n## Consequences\n\n{more}\n"
+                    ));
                 }
                 if !avoid.is_empty() {
                     t.push_str("\n## Don'ts\n\n");
@@ -1008,4 +1024,497 @@ fn legacy_cursorrules() {
         sources::parse_file(SourceKind::Cursor, ".cursorrules", "- be brief\n- avoid jargon\n", Family::Default);
     assert_eq!(d.len(), 1);
     assert_eq!((d[0].id.as_str(), d[0].constraint.len(), d[0].anti_patterns.len()), ("cursor/cursorrules", 1, 1));
+}
+
+// ---------------------------------------------------------------------------
+// Real repositories, read right (issue 25): every decision file of four more
+// public repositories reaches the pool once, with its own id.
+
+/// One expected decision: id, title, status.
+type Decision3<'a> = (&'a str, &'a str, Option<&'a str>);
+
+/// Every record of `sources` as (id, title, status), against `want`
+/// (counted by hand from the files); no record is dropped as a duplicate,
+/// and no two share an id.
+fn every_decision(sources: &Sources, want: &[Decision3<'_>]) -> Memory {
+    let read = sources::read(sources, Family::Default).unwrap();
+    assert!(!read.memory.has_errors(), "{:#?}", read.memory.diagnostics);
+    let got: Vec<(String, String, Option<String>)> =
+        read.records.iter().map(|(_, d)| (d.id.clone(), d.title.clone(), d.status.clone())).collect();
+    let want: Vec<(String, String, Option<String>)> =
+        want.iter().map(|(i, t, s)| (i.to_string(), t.to_string(), s.map(str::to_string))).collect();
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(g, w);
+    }
+    assert_eq!(got.len(), want.len(), "{got:#?}");
+    let mut ids: Vec<&str> = got.iter().map(|(id, _, _)| id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), got.len(), "two records share an id");
+    for e in &read.memory.excluded {
+        assert_eq!(e.reason.code(), "inactive_status", "{} is dropped: {:?}", e.id, e.reason);
+    }
+    assert_eq!(read.memory.pool.len() + read.memory.excluded.len(), got.len());
+    read.memory
+}
+
+/// The messages of a memory's warnings, as `file: message`.
+fn warnings(m: &Memory) -> Vec<String> {
+    m.diagnostics
+        .iter()
+        .filter(|d| d.severity == mneme_gate::memory::Severity::Warning)
+        .map(|d| format!("{}: {}", d.file.as_deref().unwrap_or(""), d.message))
+        .collect()
+}
+
+/// Kuma's MADRs under `docs/madr/decisions/`: 13 Markdown files, of which
+/// `000-template.md` is the template: 12 decisions. Two numbers are shared
+/// (096, 100): those four files take their stems, and `validate` says so
+/// once per number; three MADRs are a title and a link.
+#[test]
+fn madr_of_kuma_under_docs_madr_decisions() {
+    let sources = fixture(SourceKind::Adr, "kuma/docs/madr/decisions");
+    let memory = every_decision(
+        &sources,
+        &[
+            ("ADR-001", "Adopt MADR", Some("accepted")),
+            ("ADR-036", "Internal listeners naming convention", Some("superseded")),
+            ("ADR-042", "Introduce Warnings for Resource API", Some("accepted")),
+            (
+                "ADR-067",
+                "MeshTLS policy - being able to selectively modify TLS properties (mode, version, cipher)",
+                Some("accepted"),
+            ),
+            ("ADR-069", "Inbound policies", Some("accepted")),
+            ("ADR-092", "Workload Identifier", Some("accepted")),
+            ("ADR-096-ingress-address-sync", "Syncing Zone Ingress Address Across Zones", Some("accepted")),
+            ("ADR-096-observability-dashboards", "Observability dashboards redesign", Some("accepted")),
+            ("ADR-099", "Allow Multiple Meshes per Kubernetes Namespace", Some("accepted")),
+            // Its `### Status` (about a feature) is deep in the body: the
+            // `* Status: accepted` line wins.
+            ("ADR-100-otel-env-bootstrap-runtime", "OTEL env-var bootstrap and runtime resolution", Some("accepted")),
+            (
+                "ADR-100-zone-egress-endpoint-storage",
+                "Zone Egress Address Storage for Endpoint Generation",
+                Some("accepted"),
+            ),
+            ("ADR-102", "Standardize Computed Labels for Mesh-Scoped Zone Proxy Listeners", Some("accepted")),
+        ],
+    );
+    assert_eq!(memory.excluded.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(), ["ADR-036"]);
+    let w = warnings(&memory);
+    let shared: Vec<&String> = w.iter().filter(|m| m.contains("share the number")).collect();
+    assert_eq!(shared.len(), 2, "once per shared number: {w:#?}");
+    assert!(
+        shared[0].contains("2 files share the number 96, so none of them is \"ADR-096\": ")
+            && shared[0].contains("096-observability-dashboards.md → ADR-096-observability-dashboards"),
+        "{}",
+        shared[0]
+    );
+    let thin: Vec<&String> = w.iter().filter(|m| m.contains("almost no text of its own")).collect();
+    assert_eq!(thin.len(), 3, "{w:#?}");
+    for (m, file) in thin.iter().zip(["067-meshtls.md", "069-inbound-policies.md", "092-workload-identifier.md"]) {
+        assert!(m.contains(file), "{m}");
+    }
+    // The whole MADR is read, by part.
+    let otel = memory.pool.iter().find(|d| d.id == "ADR-100-otel-env-bootstrap-runtime").unwrap();
+    assert!(otel.sections.context.contains("Status should be built in"), "the deep Status section is text");
+    assert!(otel.sections.options.contains("control plane"), "{:?}", otel.sections.options);
+    let adopt = memory.pool.iter().find(|d| d.id == "ADR-001").unwrap();
+    assert!(!adopt.sections.options.is_empty() && !adopt.sections.consequences.is_empty(), "{:#?}", adopt.sections);
+}
+
+/// Brighter's ADRs: 11 files, five of them `0037-*` and three `0038-*`.
+/// Each has front matter `id:` (the team made the file slug the identity),
+/// which is the id; none is dropped.
+#[test]
+fn colliding_adr_numbers_of_brighter_keep_every_decision() {
+    let sources = fixture(SourceKind::Adr, "brighter/docs/adr");
+    let memory = every_decision(
+        &sources,
+        &[
+            ("0001-record-architecture-decisions", "Record architecture decisions", Some("accepted")),
+            ("0018-support-a-command-oriented-interface", "Support A Command Oriented Interface", Some("accepted")),
+            ("0037-add-messaging-gateway-generated-test", "Add Messaging Gateway Generated Tests", Some("accepted")),
+            ("0037-aws-test-resource-cleanup", "AWS Test Resource Cleanup", Some("accepted")),
+            ("0037-provide-roslyn-analyzers-for-brighter", "Provide Roslyn Analyzers for Brighter", Some("proposed")),
+            ("0037-reject-message-on-error-handler", "Reject Message On Error Handler", Some("accepted")),
+            ("0037-universal-scheduler-delay", "Universal Scheduler Delay Support", Some("accepted")),
+            (
+                "0038-aws-sqs-dlq-direct-send",
+                "AWS SQS DLQ: Replace ChangeMessageVisibility with Direct Send",
+                Some("accepted"),
+            ),
+            ("0038-dont-ack-action", "Don't Ack Action", Some("accepted")),
+            ("0038-remove-clear-service-bus", "Remove ClearServiceBus", Some("accepted")),
+            ("0065-add-frontmatter-to-adrs", "Add Frontmatter to ADRs", Some("proposed")),
+        ],
+    );
+    let w = warnings(&memory);
+    assert_eq!(w.len(), 2, "{w:#?}");
+    assert!(w[0].contains("5 files share the number 37"), "{}", w[0]);
+    assert!(w[1].contains("3 files share the number 38"), "{}", w[1]);
+    let reject = memory.pool.iter().find(|d| d.id == "0037-reject-message-on-error-handler").unwrap();
+    assert!(reject.sections.summary.starts_with("Introduces RejectMessageOnErrorAttribute"), "{:?}", reject.sections);
+    // `id_from: number` ignores the front matter: the shared numbers give
+    // way to the stems; `stem` takes the stems everywhere.
+    let mut by_number = fixture(SourceKind::Adr, "brighter/docs/adr");
+    by_number.list[0].id_from = IdFrom::Number;
+    let read = sources::read(&by_number, Family::Default).unwrap();
+    let ids: Vec<&str> = read.records.iter().map(|(_, d)| d.id.as_str()).collect();
+    assert_eq!(ids[..3], ["ADR-0001", "ADR-0018", "ADR-0037-add-messaging-gateway-generated-test"]);
+    by_number.list[0].id_from = IdFrom::Stem;
+    let read = sources::read(&by_number, Family::Default).unwrap();
+    assert_eq!(read.records[0].1.id, "ADR-0001-record-architecture-decisions");
+}
+
+/// Brighter's `AGENTS.md` links six rule files of `.agent_instructions/`:
+/// each is read as decisions of its own (one per top-level section), the
+/// file it does not link (`adr_frontmatter.md`) is not, nor the ADRs.
+#[test]
+fn agents_md_of_brighter_and_the_rule_files_it_links() {
+    let sources = fixture(SourceKind::Agents, "brighter");
+    let read = sources::read(&sources, Family::Default).unwrap();
+    assert!(!read.memory.has_errors(), "{:#?}", read.memory.diagnostics);
+    let files: Vec<&str> = {
+        let mut f: Vec<&str> = read.records.iter().map(|(_, d)| d.origin.as_ref().unwrap().file.as_str()).collect();
+        f.dedup();
+        f
+    };
+    let base = root().join("fixtures/sources/brighter");
+    let shown = |p: &str| format!("{}/{p}", base.display());
+    assert_eq!(
+        files,
+        [
+            "AGENTS.md",
+            ".agent_instructions/build_and_development.md",
+            ".agent_instructions/project_structure.md",
+            ".agent_instructions/code_style.md",
+            ".agent_instructions/testing.md",
+            ".agent_instructions/documentation.md",
+            ".agent_instructions/dependency_management.md",
+        ]
+        .map(shown)
+    );
+    let ids: Vec<&str> = read.records.iter().map(|(_, d)| d.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "agents",
+            "agents/how-to-use-this-file",
+            "agents/detailed-instructions",
+            "agents/@.agent_instructions/build_and_development/building-the-solution",
+            "agents/@.agent_instructions/build_and_development/running-tests",
+            "agents/@.agent_instructions/build_and_development/docker-development-environment",
+            "agents/@.agent_instructions/project_structure",
+            "agents/@.agent_instructions/project_structure/testing-framework",
+            "agents/@.agent_instructions/project_structure/package-management",
+            "agents/@.agent_instructions/code_style",
+            "agents/@.agent_instructions/testing",
+            "agents/@.agent_instructions/testing/tdd-style",
+            "agents/@.agent_instructions/testing/test-scope-and-isolation",
+            "agents/@.agent_instructions/testing/no-internalsvisibleto",
+            "agents/@.agent_instructions/testing/exploratory-tests-for-implementation-details",
+            "agents/@.agent_instructions/testing/test-doubles",
+            "agents/@.agent_instructions/testing/testing-middleware-with-docker",
+            "agents/@.agent_instructions/documentation",
+            "agents/@.agent_instructions/documentation/architecture-decision-records",
+            "agents/@.agent_instructions/documentation/writing-tone-for-design-documents",
+            "agents/@.agent_instructions/documentation/licensing",
+            "agents/@.agent_instructions/dependency_management",
+        ]
+    );
+    // A section that holds only a code block is a record of that code.
+    let build = &read.records[3].1;
+    assert_eq!(build.title, "Building the Solution");
+    assert!(build.content.contains("dotnet"), "{:?}", build.content);
+    assert_eq!(read.memory.pool.len(), ids.len());
+}
+
+/// GOV.UK's dotcom-rendering: 17 Markdown files under
+/// `docs/architecture/`, in three sub-folders. `historic-adrs/` holds
+/// deprecated ADRs whose number the team removed on purpose, and one file
+/// that is not an ADR (`dotenv.md`); `proposed-adrs/` a proposal; the
+/// third-party reviews are numbered 000 to 004, as the main folder is: 16
+/// decisions.
+#[test]
+fn unnumbered_proposed_and_sub_folder_adrs_of_dotcom_rendering() {
+    let sources = fixture(SourceKind::Adr, "dotcom-rendering/dotcom-rendering/docs/architecture");
+    let memory = every_decision(
+        &sources,
+        &[
+            (
+                "ADR-000-architecture-decision-records",
+                "Lightweight Architectural Design Decision Format",
+                Some("accepted"),
+            ),
+            ("ADR-001-dotcom-rendering", "Frontend rendering layer as a service", Some("accepted")),
+            ("ADR-017", "Remove monorepo", Some("accepted")),
+            ("ADR-028", "React Context API", Some("accepted")),
+            ("ADR-029", "Scaling", None),
+            ("ADR-000-technical-review-records", "3rd-Party Technical Review Format", Some("accepted")),
+            ("ADR-001-modi-poc", "MoDI Proof of Concept", None),
+            ("ADR-002", "Ipsos Mori tagging", None),
+            ("ADR-003", "Gracenote Tag", None),
+            ("ADR-004", "urlbox.io subscription", None),
+            ("ADR-000-structure-for-initial-milestone-amp", "AMP structure for initial milestone", Some("accepted")),
+            ("ADR-016", "React Context API", Some("superseded")),
+            ("ADR-multiple-sites", "Multiple sites", Some("superseded")),
+            ("ADR-signing-image-urls", "DCR now signs image urls", Some("complete")),
+            (
+                "ADR-use-percy-for-e2e-visual-regression-testing",
+                "Use Percy/Cypress for integration-style visual regression testing",
+                Some("deprecated"),
+            ),
+            (
+                "ADR-rendering-type",
+                "Using 'renderingType' to support different props / data requirements",
+                Some("proposed"),
+            ),
+        ],
+    );
+    let w = warnings(&memory);
+    assert_eq!(w.len(), 3, "{w:#?}");
+    assert!(w.iter().any(|m| m.contains("3 files share the number 0")), "{w:#?}");
+    assert!(w.iter().any(|m| m.contains("2 files share the number 1,")), "{w:#?}");
+    assert!(w.iter().any(|m| m.ends_with("docs/architecture/historic-adrs/dotenv.md: not read as an ADR: it has no number, no status and no Context or Decision heading; number it (`NNNN-title.md`) or add a `Status:` line to make it a decision")), "{w:#?}");
+    // `Superseded by` a link resolves to the file's id.
+    let old = memory.excluded.iter().find(|e| e.id == "ADR-016").unwrap();
+    assert!(format!("{:?}", old.reason).contains("ADR-028"), "{:?}", old.reason);
+}
+
+/// katana-openapi-client, a monorepo with an ADR folder per package (24
+/// ADRs; four READMEs and a template are not decisions): the sources `init`
+/// proposes give each folder its prefix, so that the two `0001`, `0002`
+/// and `0003` are six decisions.
+#[test]
+fn monorepo_adr_folders_of_katana() {
+    let base = root().join("fixtures/sources/katana");
+    let list: Vec<Source> = mneme_gate::init::detect_sources(&base, None)
+        .into_iter()
+        .map(|mut s| {
+            s.path = base.join(&s.path);
+            s
+        })
+        .collect();
+    let prefixes: Vec<Option<&str>> = list.iter().map(|s| s.id_prefix.as_deref()).collect();
+    assert_eq!(
+        prefixes,
+        [
+            None,
+            Some("katana_mcp_server/ADR-"),
+            Some("katana_public_api_client/ADR-"),
+            Some("packages/katana-client/ADR-")
+        ]
+    );
+    // Written by hand without prefixes, the folders share one id space:
+    // the numbers two folders share give way to the stems, and nothing is
+    // dropped.
+    let plain: Vec<Source> = list.iter().map(|s| Source::new(SourceKind::Adr, &s.path)).collect();
+    let read = sources::read(&Sources { list: plain, root: base.clone() }, Family::Default).unwrap();
+    let ids: Vec<&str> = read.records.iter().map(|(_, d)| d.id.as_str()).collect();
+    assert_eq!(ids.len(), 24);
+    assert_eq!(
+        ids[11..14],
+        ["ADR-0001-transport-layer-resilience", "ADR-0002-openapi-code-generation", "ADR-0003-transparent-pagination"]
+    );
+    assert_eq!(ids[21], "ADR-0001-composable-fetch-wrappers");
+    assert!(read.memory.excluded.iter().all(|e| e.reason.code() == "inactive_status"), "{:?}", read.memory.excluded);
+    assert_eq!(warnings(&read.memory).iter().filter(|w| w.contains("share the number")).count(), 3);
+    let sources = Sources { list, root: base.clone() };
+    every_decision(
+        &sources,
+        &[
+            ("ADR-0009", "Migrate from Poetry to uv Package Manager", Some("accepted")),
+            ("ADR-0013", "Module-Local Documentation Structure", Some("accepted")),
+            ("ADR-0014", "GitHub Copilot Custom Agents with Three-Tier Architecture", Some("superseded")),
+            ("ADR-0015", "Confirmation Pattern for Write Tools (preview→apply, agent re-issued)", Some("superseded")),
+            ("katana_mcp_server/ADR-0010", "Katana MCP Server for Claude Code Integration", Some("accepted")),
+            ("katana_mcp_server/ADR-0016", "Tool Interface Pattern", Some("accepted")),
+            ("katana_mcp_server/ADR-0017", "Automated Tool Documentation", Some("accepted")),
+            (
+                "katana_mcp_server/ADR-0018",
+                "SQLModel-backed typed cache for transactional list tools",
+                Some("accepted"),
+            ),
+            ("katana_mcp_server/ADR-0019", "MCP tool description and batch-field conventions", Some("accepted")),
+            (
+                "katana_mcp_server/ADR-0020",
+                "Consistent tool surface across entity types + cache unification",
+                Some("proposed"),
+            ),
+            ("katana_mcp_server/ADR-0021", "Unified Direct-Apply Rail for Preview→Apply Cards", Some("accepted")),
+            ("katana_public_api_client/ADR-0001", "Use Transport-Layer Resilience Pattern", Some("accepted")),
+            ("katana_public_api_client/ADR-0002", "Generate Client from OpenAPI Specification", Some("accepted")),
+            ("katana_public_api_client/ADR-0003", "Transparent Automatic Pagination", Some("accepted")),
+            ("katana_public_api_client/ADR-0004", "Defer Observability to httpx", Some("accepted")),
+            ("katana_public_api_client/ADR-0005", "Provide Both Sync and Async APIs", Some("accepted")),
+            ("katana_public_api_client/ADR-0006", "Use Utility Functions for Response Unwrapping", Some("accepted")),
+            ("katana_public_api_client/ADR-0007", "Generate Domain Helper Classes", Some("accepted")),
+            ("katana_public_api_client/ADR-0008", "Avoid Traditional Builder Pattern", Some("proposed")),
+            ("katana_public_api_client/ADR-0011", "Auto-Generated Pydantic Models from OpenAPI", Some("accepted")),
+            ("katana_public_api_client/ADR-0012", "Validation Tiers for Agent Workflows", Some("accepted")),
+            ("packages/katana-client/ADR-0001", "ADR-TS-001: Composable Fetch Wrappers", Some("accepted")),
+            ("packages/katana-client/ADR-0002", "ADR-TS-002: Hey API Code Generation", Some("accepted")),
+            ("packages/katana-client/ADR-0003", "ADR-TS-003: Biome for Linting and Formatting", Some("accepted")),
+        ],
+    );
+}
+
+/// `init` in a throw-away git repository of each fixture lists every
+/// decision folder (and `AGENTS.md`), and `validate` on what it wrote
+/// drops nothing.
+#[test]
+fn init_lists_every_decision_folder_of_the_real_repositories() {
+    let cases: [(&str, &[&str]); 4] = [
+        ("kuma", &["  - adr: \"docs/madr/decisions/\"\n"]),
+        ("brighter", &["  - adr: \"docs/adr/\"\n", "  - agents: \".\"\n"]),
+        ("dotcom-rendering", &["  - adr: \"dotcom-rendering/docs/architecture/\"\n"]),
+        (
+            "katana",
+            &[
+                "  - adr: \"docs/adr/\"\n",
+                "  - adr: \"katana_mcp_server/docs/adr/\"\n    id_prefix: \"katana_mcp_server/ADR-\"",
+                "  - adr: \"katana_public_api_client/docs/adr/\"\n    id_prefix: \"katana_public_api_client/ADR-\"",
+                "  - adr: \"packages/katana-client/docs/adr/\"\n    id_prefix: \"packages/katana-client/ADR-\"",
+            ],
+        ),
+    ];
+    for (name, want) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(&root().join("fixtures/sources").join(name), dir.path());
+        common::git(dir.path(), &["init", "-q"]);
+        common::git(dir.path(), &["add", "-A"]);
+        common::git(dir.path(), &["commit", "-qm", "fixture"]);
+        expect(run(dir.path(), &["init"]), 0, name);
+        let config = std::fs::read_to_string(dir.path().join("mneme-gate.yaml")).unwrap();
+        let adr_lines = config.lines().filter(|l| l.starts_with("  - adr:")).count();
+        assert_eq!(adr_lines, want.iter().filter(|w| w.starts_with("  - adr:")).count(), "{name}: {config}");
+        for w in want {
+            assert!(config.contains(w), "{name}: {w:?} in\n{config}");
+        }
+        let out = expect(run(dir.path(), &["validate"]), 0, name);
+        assert!(
+            !out.stdout.contains("duplicate id") && !out.stderr.contains("duplicate id"),
+            "{name}: {}{}",
+            out.stdout,
+            out.stderr
+        );
+    }
+}
+
+/// What `CLAUDE.md` and `AGENTS.md` import or link is read once, inside the
+/// repository only, at most five imports deep; a nested `AGENTS.md` applies
+/// to its folder.
+#[cfg(unix)]
+#[test]
+fn imports_stay_in_the_repository_without_cycles() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.md"), "# Secret\n\n- never read\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    let w = |p: &str, t: &str| {
+        let p = repo.join(p);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, t).unwrap();
+    };
+    w("CLAUDE.md", "# Claude\n\n@AGENTS.md\n@rules/a.md\n@../outside.md\n@~/.claude/mine.md\n@rules/link.md\n\n```\n@rules/in-code.md\n```\n");
+    w("AGENTS.md", "# Agents\n\n- Use the [style guide](docs/style.md) and [site](https://example.com/x.md).\n");
+    w("docs/style.md", "# Style\n\n- Short lines.\n\nSee [more](more.md).\n");
+    w("docs/more.md", "# More\n\n- a link of a link is not followed\n");
+    w("rules/a.md", "# A\n\n- rule a\n\n@b.md\n");
+    w("rules/b.md", "# B\n\n- rule b\n\n@a.md\n@c.md\n");
+    w("rules/c.md", "# C\n\n- rule c\n\n@d.md\n");
+    w("rules/d.md", "# D\n\n- rule d\n\n@e.md\n");
+    w("rules/e.md", "# E\n\n- rule e\n\n@f.md\n");
+    w("rules/f.md", "# F\n\n- rule f\n\n@g.md\n");
+    w("rules/g.md", "# G\n\n- too deep\n");
+    w("rules/in-code.md", "# In code\n\n- not an import\n");
+    w("pkg/AGENTS.md", "# Package\n\n## Errors\n\n- Wrap errors.\n");
+    std::os::unix::fs::symlink(outside.path().join("secret.md"), repo.join("rules/link.md")).unwrap();
+    let sources = Sources {
+        list: vec![Source::new(SourceKind::Agents, &repo), Source::new(SourceKind::Claude, &repo)],
+        root: repo.clone(),
+    };
+    let read = sources::read(&sources, Family::Default).unwrap();
+    let ids: Vec<&str> = read.records.iter().map(|(_, d)| d.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "agents",
+            "agents/pkg/errors",
+            "agents/@docs/style",
+            "claude",
+            "claude/@rules/a",
+            "claude/@rules/b",
+            "claude/@rules/c",
+            "claude/@rules/d",
+            "claude/@rules/e",
+        ],
+        "the walked files, then what they bring in; AGENTS.md is read once (by its source), the cycle a → b → a ends, f and g are deeper than five imports"
+    );
+    let scoped = read.records.iter().find(|(_, d)| d.id == "agents/pkg/errors").unwrap();
+    assert_eq!(scoped.1.paths, ["pkg/**"]);
+    let messages: Vec<String> = read.memory.diagnostics.iter().map(|d| d.message.clone()).collect();
+    for want in [
+        "imports `../outside.md`, which cannot be read",
+        "imports `~/.claude/mine.md` is outside the repository",
+        "imports `rules/link.md`, which is outside the repository once links are resolved: not read",
+    ] {
+        assert!(messages.iter().any(|m| m.starts_with(want)), "{want}: {messages:#?}");
+    }
+    assert!(read.records.iter().all(|(_, d)| !d.constraint.iter().any(|c| c.contains("never read"))));
+}
+
+/// A second file with a number already used does not take over the first
+/// one's id, nor leave it: neither is that number's id any more, so a
+/// scenario or baseline that named it fails loudly (its id is in no pool)
+/// instead of silently meaning the other file; a file added with a new
+/// number changes no other id.
+#[test]
+fn adding_a_file_never_silently_changes_what_an_id_means() {
+    let dir = tempfile::tempdir().unwrap();
+    let adr = dir.path().join("docs/adr");
+    std::fs::create_dir_all(&adr).unwrap();
+    let body = |t: &str| {
+        format!("# {t}\n\n## Status\n\nAccepted\n\n## Decision\n\nWe {t}, for every service we run, because the team knows it well and it is cheap to operate.\n")
+    };
+    std::fs::write(adr.join("0003-use-postgres.md"), body("use Postgres")).unwrap();
+    let sources = Sources { list: vec![Source::new(SourceKind::Adr, &adr)], root: dir.path().to_path_buf() };
+    let ids = |s: &Sources| {
+        let read = sources::read(s, Family::Default).unwrap();
+        let ids: Vec<String> = read.records.iter().map(|(_, d)| d.id.clone()).collect();
+        (ids, read.memory)
+    };
+    assert_eq!(ids(&sources).0, ["ADR-0003"]);
+    std::fs::write(adr.join("0004-use-redis.md"), body("use Redis")).unwrap();
+    assert_eq!(ids(&sources).0, ["ADR-0003", "ADR-0004"], "a new number changes no other id");
+    std::fs::write(adr.join("0003-add-a-cache.md"), body("add a cache")).unwrap();
+    let (now, memory) = ids(&sources);
+    assert_eq!(now, ["ADR-0003-add-a-cache", "ADR-0003-use-postgres", "ADR-0004"]);
+    let w = warnings(&memory);
+    assert_eq!(w.len(), 1, "{w:#?}");
+    assert!(w[0].contains("so none of them is \"ADR-0003\""), "{}", w[0]);
+    assert!(w[0].contains("0003-use-postgres.md → ADR-0003-use-postgres"), "{}", w[0]);
+}
+
+/// `import --out` to a file outside the repository writes each
+/// `source.path` relative to the written file's folder, as documented, so
+/// that the file still points at the decisions it was read from.
+#[test]
+fn import_out_elsewhere_keeps_source_paths_relative_to_the_written_file() {
+    let dir = adr_and_cursor_repository();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out_file = elsewhere.path().join("deep/memory.json");
+    std::fs::create_dir_all(out_file.parent().unwrap()).unwrap();
+    expect(run(dir.path(), &["import", "adr:docs/adr/", "--out", out_file.to_str().unwrap()]), 0, "import");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap();
+    let path = json["decisions"][0]["source"]["path"].as_str().unwrap();
+    let resolved = out_file.parent().unwrap().join(path);
+    assert!(resolved.is_file(), "{path} from {} names no file", out_file.display());
+    assert!(path.starts_with("../"), "{path}");
+    assert_eq!(
+        std::fs::canonicalize(resolved).unwrap(),
+        std::fs::canonicalize(dir.path().join("docs/adr/0001-record-architecture-decisions.md")).unwrap()
+    );
 }

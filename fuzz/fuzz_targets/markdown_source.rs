@@ -1,6 +1,7 @@
 //! The Markdown decision sources (`mneme_gate::memory::sources`): an ADR, a
 //! Cursor rule, `.cursorrules`, a Copilot instructions file,
-//! `copilot-instructions.md`, `CLAUDE.md` or a Claude Code rule, front
+//! `copilot-instructions.md`, `CLAUDE.md`, a Claude Code rule, `AGENTS.md`
+//! or an un-numbered ADR, front
 //! matter included, under both profiles, through
 //! `sources::parse_file`. The first byte of the input picks the kind of
 //! file; the rest is its text.
@@ -22,7 +23,7 @@ use mneme_gate::memory::sources::parse_file;
 use mneme_gate::memory::SourceKind;
 use mneme_gate::profile::Family;
 
-const FILES: [(SourceKind, &str); 7] = [
+const FILES: [(SourceKind, &str); 9] = [
     (SourceKind::Adr, "0001-use-x.md"),
     (SourceKind::Cursor, "rule.mdc"),
     (SourceKind::Cursor, ".cursorrules"),
@@ -30,6 +31,8 @@ const FILES: [(SourceKind, &str); 7] = [
     (SourceKind::Copilot, "copilot-instructions.md"),
     (SourceKind::Claude, "CLAUDE.md"),
     (SourceKind::Claude, "api.md"),
+    (SourceKind::Agents, "AGENTS.md"),
+    (SourceKind::Adr, "use-x.md"),
 ];
 
 fuzz_target!(|data: &[u8]| {

@@ -86,7 +86,7 @@ pub(crate) enum AnnotationKind {
 
 #[derive(Debug, Args)]
 pub(crate) struct MemoryArgs {
-    /// The memory file, or a decision source KIND:PATH (adr:, cursor:, copilot:, claude:; repeatable)
+    /// The memory file, or a decision source KIND:PATH (adr:, cursor:, copilot:, claude:, agents:; repeatable)
     /// (default: `memory` from the configuration, else ./project_memory.json).
     #[arg(long, value_name = "SOURCE")]
     pub memory: Vec<PathBuf>,
@@ -330,7 +330,7 @@ pub(crate) struct DiffArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ImportArgs {
-    /// A decision source: KIND:PATH (adr:docs/adr/, cursor:.cursor/rules/, copilot:.github/, claude:.) or a
+    /// A decision source: KIND:PATH (adr:docs/adr/, cursor:.cursor/rules/, copilot:.github/, claude:., agents:.) or a
     /// memory file (default: `memory` from the configuration).
     #[arg(value_name = "SOURCE")]
     pub sources: Vec<PathBuf>,
@@ -344,7 +344,7 @@ pub(crate) struct ImportArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ValidateArgs {
-    /// The memory file, or a decision source KIND:PATH (adr:, cursor:, copilot:, claude:; repeatable)
+    /// The memory file, or a decision source KIND:PATH (adr:, cursor:, copilot:, claude:, agents:; repeatable)
     /// (default: `memory` from the configuration, else ./project_memory.json).
     #[arg(long, value_name = "SOURCE")]
     pub memory: Vec<PathBuf>,

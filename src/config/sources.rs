@@ -7,9 +7,11 @@
 //!   - adr: docs/adr/                # architecture decision records
 //!     id_prefix: DEC-               #   ids DEC-0001, … (default ADR-)
 //!     proposed: inactive            #   Proposed ADRs out of the pool (default active)
+//!     id_from: front_matter         #   or `number`, `stem` (see docs/sources.md)
 //!   - cursor: .cursor/rules/
 //!   - copilot: .github/
 //!   - claude: .
+//!   - agents: .                     # AGENTS.md files, each scoped to its folder
 //! ```
 //!
 //! Read with a hand-written visitor rather than an untagged enum, so that
@@ -21,7 +23,7 @@ use std::path::PathBuf;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use crate::memory::sources::Proposed;
+use crate::memory::sources::{IdFrom, Proposed};
 use crate::memory::{Source, SourceKind};
 
 /// `memory:` as written.
@@ -40,6 +42,7 @@ pub struct SourceEntry {
     pub path: String,
     pub id_prefix: Option<String>,
     pub proposed: Option<Proposed>,
+    pub id_from: Option<IdFrom>,
 }
 
 impl SourceEntry {
@@ -48,11 +51,12 @@ impl SourceEntry {
         let mut s = Source::new(self.kind, resolve(&self.path));
         s.id_prefix = self.id_prefix.clone();
         s.proposed = self.proposed.unwrap_or_default();
+        s.id_from = self.id_from.unwrap_or_default();
         s
     }
 }
 
-const KINDS: &str = "`adr`, `cursor`, `copilot`, `claude` or `json`";
+const KINDS: &str = "`adr`, `cursor`, `copilot`, `claude`, `agents` or `json`";
 
 impl<'de> Deserialize<'de> for MemoryConfig {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -109,13 +113,14 @@ impl<'de> Visitor<'de> for EntryVisitor {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<SourceEntry, E> {
-        Ok(SourceEntry { kind: SourceKind::Json, path: v.to_string(), id_prefix: None, proposed: None })
+        Ok(SourceEntry { kind: SourceKind::Json, path: v.to_string(), id_prefix: None, proposed: None, id_from: None })
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SourceEntry, A::Error> {
         let mut kind: Option<(SourceKind, String)> = None;
         let mut id_prefix = None;
         let mut proposed = None;
+        let mut id_from = None;
         while let Some(key) = map.next_key::<String>()? {
             if let Some(k) = SourceKind::parse(&key) {
                 let path: String = map
@@ -144,9 +149,17 @@ impl<'de> Visitor<'de> for EntryVisitor {
                         }
                     });
                 }
+                "id_from" => {
+                    let v: String = map.next_value()?;
+                    id_from = Some(IdFrom::parse(&v).ok_or_else(|| {
+                        de::Error::custom(format!(
+                            "`id_from` is `{v}`; use `front_matter` (front matter `id:`, else the number, else the file name: the default), `number` or `stem`"
+                        ))
+                    })?);
+                }
                 other => {
                     return Err(de::Error::custom(format!(
-                        "unknown key `{other}` in a source: a source is {KINDS} with a path, and an `adr` source may add `id_prefix` and `proposed`"
+                        "unknown key `{other}` in a source: a source is {KINDS} with a path, and an `adr` source may add `id_prefix`, `id_from` and `proposed`"
                     )))
                 }
             }
@@ -154,13 +167,13 @@ impl<'de> Visitor<'de> for EntryVisitor {
         let Some((kind, path)) = kind else {
             return Err(de::Error::custom(format!("a source needs its kind and path, as `adr: docs/adr/` ({KINDS})")));
         };
-        if kind != SourceKind::Adr && (id_prefix.is_some() || proposed.is_some()) {
+        if kind != SourceKind::Adr && (id_prefix.is_some() || proposed.is_some() || id_from.is_some()) {
             return Err(de::Error::custom(format!(
-                "`id_prefix` and `proposed` are for `adr` sources, not `{}`",
+                "`id_prefix`, `id_from` and `proposed` are for `adr` sources, not `{}`",
                 kind.name()
             )));
         }
-        Ok(SourceEntry { kind, path, id_prefix, proposed })
+        Ok(SourceEntry { kind, path, id_prefix, proposed, id_from })
     }
 }
 
@@ -177,7 +190,7 @@ mod tests {
 
     #[test]
     fn memory_is_a_file_or_a_list_of_sources() {
-        let c = parse("memory:\n  - m.json\n  - adr: docs/adr/\n    id_prefix: DEC-\n    proposed: inactive\n  - cursor: .cursor/rules/\n  - copilot: .github/\n  - claude: .\n").unwrap();
+        let c = parse("memory:\n  - m.json\n  - adr: docs/adr/\n    id_prefix: DEC-\n    id_from: stem\n    proposed: inactive\n  - cursor: .cursor/rules/\n  - copilot: .github/\n  - claude: .\n").unwrap();
         let s = c.memory_sources(&[]).unwrap();
         assert_eq!(s.root, Path::new("conf"));
         let labels: Vec<String> = s.list.iter().map(Source::label).collect();
@@ -187,6 +200,10 @@ mod tests {
         );
         assert_eq!(s.list[1].id_prefix.as_deref(), Some("DEC-"));
         assert_eq!(s.list[1].proposed, Proposed::Inactive);
+        assert_eq!(s.list[1].id_from, IdFrom::Stem);
+        assert_eq!(s.list[0].id_from, IdFrom::FrontMatter);
+        let c = parse("memory:\n  - agents: .\n").unwrap();
+        assert_eq!(c.memory_sources(&[]).unwrap().list[0].kind, SourceKind::Agents);
         // The flow form fits on one line.
         let c = parse("memory: [adr: docs/adr/, cursor: .cursor/rules/]\n").unwrap();
         assert_eq!(c.memory_sources(&[]).unwrap().list.len(), 2);
@@ -206,7 +223,12 @@ mod tests {
         let cases = [
             ("memory:\n  - adr: a\n    cursor: b\n", 3, "a source has one kind; `adr` and `cursor` are two"),
             ("memory:\n  - adrs: a\n", 2, "unknown key `adrs` in a source"),
-            ("memory:\n  - cursor: a\n    id_prefix: X\n", 2, "`id_prefix` and `proposed` are for `adr` sources"),
+            (
+                "memory:\n  - cursor: a\n    id_prefix: X\n",
+                2,
+                "`id_prefix`, `id_from` and `proposed` are for `adr` sources",
+            ),
+            ("memory:\n  - adr: a\n    id_from: slug\n", 3, "`id_from` is `slug`"),
             ("memory:\n  - adr: a\n    proposed: maybe\n", 3, "`proposed` is `maybe`"),
             ("memory: []\n", 1, "`memory` is an empty list"),
             ("memory:\n  adr: a\n", 2, "`memory` is a path or a list of sources"),

@@ -55,7 +55,7 @@ use super::glob::compile_glob;
 use super::migrate::migrate;
 use super::pool::Candidate;
 use super::rules::{python_strip, selector_problem, FORBID_LITERAL};
-use super::{Decision, RecordKind, Rule};
+use super::{Decision, RecordKind, Rule, Sections};
 use crate::profile::Family;
 
 /// Nesting (root = 0) beyond which the fast path gives up; the tolerant
@@ -159,6 +159,8 @@ struct Raw {
     /// Scope globs of a decision record (what `mneme-gate import` writes).
     paths: Option<Val>,
     rules: Option<Rules>,
+    /// A decision record's text by part (what `mneme-gate import` writes).
+    sections: Option<Sections>,
 }
 
 /// The records of a memory text, mapped, in the order `build_pool` wants
@@ -242,7 +244,7 @@ fn map(r: Raw, in_decisions: bool, family: Family) -> Result<Candidate, Bail> {
             constraint,
             anti_patterns,
             content,
-            sections: Default::default(),
+            sections: r.sections.unwrap_or_default(),
             paths,
             status,
             superseded_by: None,
@@ -486,6 +488,13 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
                         return Err(de::Error::custom(Bail));
                     }
                     r.rules = Some(map.next_value_seed(RulesSeed(inner))?);
+                    continue;
+                }
+                "sections" => {
+                    if r.sections.is_some() {
+                        return Err(de::Error::custom(Bail));
+                    }
+                    r.sections = Some(map.next_value_seed(SectionsSeed(inner))?);
                     continue;
                 }
                 _ => {
@@ -744,6 +753,51 @@ impl<'de> Visitor<'de> for RuleSeed {
 
 /// Any value at depth `.0`, skipped, but never deeper than [`MAX_DEPTH`].
 #[derive(Clone, Copy)]
+/// `sections`: null, or an object whose known members (`summary`,
+/// `decision`, `context`, `options`, `consequences`) are strings; other
+/// members are read past. Anything else is for the tolerant reader to say.
+struct SectionsSeed(usize);
+
+impl<'de> DeserializeSeed<'de> for SectionsSeed {
+    type Value = Sections;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Sections, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for SectionsSeed {
+    type Value = Sections;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object of strings")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Sections, E> {
+        Ok(Sections::default())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Sections, A::Error> {
+        let mut out = Sections::default();
+        let mut seen = Names::new();
+        while let Some(key) = map.next_key::<&'de str>()? {
+            seen.insert(key)?;
+            let slot = match key {
+                "summary" => &mut out.summary,
+                "decision" => &mut out.decision,
+                "context" => &mut out.context,
+                "options" => &mut out.options,
+                "consequences" => &mut out.consequences,
+                _ => {
+                    map.next_value_seed(Ignore(self.0 + 1))?;
+                    continue;
+                }
+            };
+            match map.next_value_seed(ValSeed(self.0 + 1))? {
+                Val::Str(s) => *slot = s,
+                _ => return Err(de::Error::custom(Bail)),
+            }
+        }
+        Ok(out)
+    }
+}
+
 struct Ignore(usize);
 
 impl<'de> DeserializeSeed<'de> for Ignore {

@@ -1,8 +1,9 @@
 //! Decision sources: the memory read from a list of sources rather than one
 //! memory file. A source is a JSON memory file, or a folder (or file) of the
 //! Markdown decisions teams already write: architecture decision records
-//! (`adr`), Cursor rules (`cursor`), GitHub Copilot instructions (`copilot`)
-//! and Claude Code memory and rules (`claude`). Each is read into the same
+//! (`adr`), Cursor rules (`cursor`), GitHub Copilot instructions (`copilot`),
+//! Claude Code memory and rules (`claude`) and `AGENTS.md` files (`agents`),
+//! with the files `CLAUDE.md` and `AGENTS.md` import or link. Each is read into the same
 //! canonical [`Decision`]s, in the listed order, which is the pool order.
 //!
 //! Why it exists: a team's decisions live in the files its people and its
@@ -13,7 +14,8 @@
 //! The children, one concept each: `walk` (which files, and the limits of a
 //! repository a pull request controls), `front_matter` (lenient YAML, with
 //! lines), `markdown` (blocks with lines), `adr` and `rules` (the mapping of
-//! each kind of file, each documented there), `export` (the Mneme file
+//! each kind of file, each documented there), `imports` (what `CLAUDE.md` and
+//! `AGENTS.md` bring in, confined to the repository), `export` (the Mneme file
 //! `mneme-gate import` writes).
 //!
 //! Ids are derived from the path and the heading, never from a position in a
@@ -25,10 +27,10 @@
 //! wins; profile `mneme` reads them as Mneme would read their import (status
 //! and scope globs ignored, every copy of an id kept).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
-use super::model::Origin;
+use super::model::{Origin, Sections};
 use super::{
     compile_glob, glob, read_regular, Decision, Diagnostic, Excluded, Exclusion, Memory, MemoryError, ReadError,
     RecordKind, Severity, MAX_MEMORY_BYTES,
@@ -38,6 +40,7 @@ use crate::profile::Family;
 mod adr;
 pub mod export;
 pub(crate) mod front_matter;
+mod imports;
 pub(crate) mod markdown;
 mod rules;
 pub(crate) mod walk;
@@ -59,11 +62,20 @@ pub enum SourceKind {
     Copilot,
     /// Claude Code memory and rules.
     Claude,
+    /// `AGENTS.md` files (the cross-agent convention), each scoped to its
+    /// folder.
+    Agents,
 }
 
 impl SourceKind {
-    pub const ALL: [SourceKind; 5] =
-        [SourceKind::Json, SourceKind::Adr, SourceKind::Cursor, SourceKind::Copilot, SourceKind::Claude];
+    pub const ALL: [SourceKind; 6] = [
+        SourceKind::Json,
+        SourceKind::Adr,
+        SourceKind::Cursor,
+        SourceKind::Copilot,
+        SourceKind::Claude,
+        SourceKind::Agents,
+    ];
 
     /// The name in `mneme-gate.yaml` and on the command line.
     pub fn name(self) -> &'static str {
@@ -73,6 +85,7 @@ impl SourceKind {
             SourceKind::Cursor => "cursor",
             SourceKind::Copilot => "copilot",
             SourceKind::Claude => "claude",
+            SourceKind::Agents => "agents",
         }
     }
 
@@ -91,6 +104,31 @@ pub enum Proposed {
     Inactive,
 }
 
+/// Where an ADR's id comes from (`id_from`), each falling back to the next:
+/// front matter `id:`, the file's number when no other file of the source
+/// shares it, the file's stem.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum IdFrom {
+    /// Front matter `id:`, else the number, else the stem (the default).
+    #[default]
+    FrontMatter,
+    /// The number, else the stem; front matter `id:` is not read.
+    Number,
+    /// Always the stem (`ADR-0001-use-postgres`).
+    Stem,
+}
+
+impl IdFrom {
+    pub fn parse(name: &str) -> Option<IdFrom> {
+        match name {
+            "front_matter" => Some(IdFrom::FrontMatter),
+            "number" => Some(IdFrom::Number),
+            "stem" => Some(IdFrom::Stem),
+            _ => None,
+        }
+    }
+}
+
 /// One source.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
@@ -100,11 +138,13 @@ pub struct Source {
     pub id_prefix: Option<String>,
     /// `adr`: what `Proposed` means.
     pub proposed: Proposed,
+    /// `adr`: where the ids come from.
+    pub id_from: IdFrom,
 }
 
 impl Source {
     pub fn new(kind: SourceKind, path: impl Into<PathBuf>) -> Source {
-        Source { kind, path: path.into(), id_prefix: None, proposed: Proposed::Active }
+        Source { kind, path: path.into(), id_prefix: None, proposed: Proposed::Active, id_from: IdFrom::FrontMatter }
     }
 
     /// A source as the command line writes it: `KIND:PATH` (`adr:docs/adr`)
@@ -183,6 +223,8 @@ pub(crate) struct Record {
     pub constraint: Vec<String>,
     pub anti_patterns: Vec<String>,
     pub content: String,
+    /// The text beyond `content`, by part (ADRs).
+    pub sections: Sections,
     /// Scope globs as the file gives them (normalised by `rules`).
     pub globs: Vec<String>,
     /// The line of the key that gave the globs.
@@ -195,6 +237,9 @@ pub(crate) struct Record {
     /// (an ADR `Proposed` under `proposed: inactive`).
     pub forced_inactive: bool,
     pub file: String,
+    /// An ADR's id candidates, settled over its source by
+    /// [`adr::assign_ids`]; `None` for a rule file's record.
+    pub id_parts: Option<adr::IdParts>,
 }
 
 /// The records of one file and its problems (line, column, record, message).
@@ -292,7 +337,12 @@ enum Part {
 }
 
 /// Reads the Markdown files of one source.
-fn read_markdown(source: &Source, root: &Path, budget: &mut u64) -> Result<Part, MemoryError> {
+fn read_markdown(
+    source: &Source,
+    root: &Path,
+    budget: &mut u64,
+    seen: &mut HashSet<PathBuf>,
+) -> Result<Part, MemoryError> {
     let walk = walk::find(source, root).map_err(|message| MemoryError::Source { label: source.label(), message })?;
     let mut diagnostics = Vec::new();
     let problem = |severity, file: &str, line, column, id: Option<String>, message| Diagnostic {
@@ -309,7 +359,18 @@ fn read_markdown(source: &Source, root: &Path, budget: &mut u64) -> Result<Part,
     }
     let mut records = Vec::new();
     let mut files = Vec::new();
-    for found in &walk.files {
+    // The files to read: the walk's, then those they import or link.
+    let mut queue: VecDeque<(walk::Found, usize)> = walk.files.iter().cloned().map(|f| (f, 0)).collect();
+    for f in &walk.files {
+        if let Ok(c) = std::fs::canonicalize(&f.path) {
+            seen.insert(c);
+        }
+    }
+    let repository = import_root(source, root);
+    let source_dir = std::fs::canonicalize(&source.path).ok().filter(|p| p.is_dir());
+    let mut imported = 0usize;
+    while let Some((found, hops)) = queue.pop_front() {
+        let found = &found;
         let bytes = match read_regular(&found.path, MAX_SOURCE_FILE_BYTES.min(*budget)) {
             Ok(b) => b,
             Err(e) => {
@@ -347,6 +408,10 @@ fn read_markdown(source: &Source, root: &Path, budget: &mut u64) -> Result<Part,
                 continue;
             }
         };
+        if let Some((canonical, shown_root)) = &repository {
+            let place = imports::Place { root: canonical, shown_root, source: source_dir.as_deref() };
+            follow(source.kind, found, hops, &text, &place, seen, &mut imported, &mut queue, &mut diagnostics);
+        }
         let mapped = map_file(source, found.role, &found.shown, &found.rel, &text);
         for (severity, line, column, id, message) in mapped.problems {
             diagnostics.push(problem(severity, &found.shown, line, column, id, message));
@@ -354,10 +419,90 @@ fn read_markdown(source: &Source, root: &Path, budget: &mut u64) -> Result<Part,
         records.extend(mapped.records);
         files.push((found.shown.clone(), text));
     }
-    if source.kind == SourceKind::Adr {
-        resolve_superseding(&mut records, source.id_prefix.as_deref().unwrap_or("ADR-"));
-    }
+    // ADR ids are settled over every `adr` source with the same prefix,
+    // once all are read (`settle_adr_ids`).
     Ok(Part::Markdown { records, diagnostics, files })
+}
+
+/// The repository a source's imports must stay in, canonical and as
+/// written: the sources' root when the source is written inside it, else
+/// the source's own folder. `None` for a source that does not import.
+fn import_root(source: &Source, root: &Path) -> Option<(PathBuf, PathBuf)> {
+    if !matches!(source.kind, SourceKind::Claude | SourceKind::Agents) {
+        return None;
+    }
+    let inside = !source.path.is_absolute() || source.path.starts_with(root);
+    let base = if inside && !source.path.components().any(|c| c == std::path::Component::ParentDir) {
+        root.to_path_buf()
+    } else if source.path.is_dir() {
+        source.path.clone()
+    } else {
+        source.path.parent().unwrap_or(Path::new(".")).to_path_buf()
+    };
+    std::fs::canonicalize(&base).ok().map(|c| (c, base))
+}
+
+/// Queues the files that `found` imports or links (see `imports`).
+#[allow(clippy::too_many_arguments)]
+fn follow(
+    kind: SourceKind,
+    found: &walk::Found,
+    hops: usize,
+    text: &str,
+    place: &imports::Place<'_>,
+    seen: &mut HashSet<PathBuf>,
+    imported: &mut usize,
+    queue: &mut VecDeque<(walk::Found, usize)>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let top = matches!(found.role, walk::Role::ClaudeMemory | walk::Role::AgentsMemory);
+    if !(top || matches!(found.role, walk::Role::Imported(_))) || hops >= imports::MAX_HOPS {
+        return;
+    }
+    let split = front_matter::split(text);
+    let starts = super::lines::line_starts(text);
+    let blocks = markdown::blocks(split.body, split.body_start, &starts);
+    let name = match kind {
+        SourceKind::Agents => "agents",
+        _ => "claude",
+    };
+    for r in imports::references(&blocks, top) {
+        let resolved = imports::resolve(&r.target, r.import, &found.path, &found.shown, place, name);
+        let f = match resolved {
+            imports::Resolved::Skip => continue,
+            imports::Resolved::Problem(p) => {
+                diagnostics.push(Diagnostic {
+                    severity: Severity::Warning,
+                    file: Some(p.shown),
+                    line: 1,
+                    column: 1,
+                    record_id: None,
+                    message: p.message,
+                });
+                continue;
+            }
+            imports::Resolved::File(f) => f,
+        };
+        let Ok(canonical) = std::fs::canonicalize(&f.path) else { continue };
+        if !seen.insert(canonical) {
+            continue;
+        }
+        if *imported >= imports::MAX_IMPORTS {
+            diagnostics.push(Diagnostic {
+                severity: Severity::Warning,
+                file: Some(found.shown.clone()),
+                line: 1,
+                column: 1,
+                record_id: None,
+                message: format!("more than {} imported or linked files: the rest are not read", imports::MAX_IMPORTS),
+            });
+            return;
+        }
+        *imported += 1;
+        // A link is one hop; an import is followed further.
+        let next = if r.import { hops + 1 } else { imports::MAX_HOPS };
+        queue.push_back((f, next));
+    }
 }
 
 /// Maps one file of a source.
@@ -368,21 +513,32 @@ fn map_file(source: &Source, role: walk::Role, shown: &str, rel: &Path, text: &s
     }
 }
 
-/// `ADR-15` → `ADR-0015` when the source has an ADR numbered 15.
-fn resolve_superseding(records: &mut [Record], prefix: &str) {
-    let by_number: HashMap<u64, String> = records
-        .iter()
-        .filter_map(|r| r.id.strip_prefix(prefix).and_then(|n| n.parse::<u64>().ok()).map(|n| (n, r.id.clone())))
-        .collect();
-    for r in records {
-        if let Some(by) = &mut r.superseded_by {
-            if let Some(n) = by.strip_prefix(prefix).and_then(|n| n.parse::<u64>().ok()) {
-                if let Some(id) = by_number.get(&n) {
-                    *by = id.clone();
-                }
-            }
-        }
+/// The fewest words of its own (content, constraints, anti-patterns and
+/// sections, the title aside) a decision file's record should have: fewer,
+/// and retrieval reads little more than its title.
+const THIN_WORDS: usize = 8;
+
+/// A warning for an ADR whose record holds almost no text of its own (a
+/// title and a link to a document elsewhere), unless its status keeps it
+/// out of the pool.
+fn thin(r: &Record) -> Option<String> {
+    r.id_parts.as_ref()?;
+    // One that its status keeps out of the pool is never retrieved anyway.
+    if r.status.as_deref().is_some_and(super::is_inactive) {
+        return None;
     }
+    let s = &r.sections;
+    let words: usize = [&r.content, &s.summary, &s.decision, &s.context, &s.options, &s.consequences]
+        .iter()
+        .chain(r.constraint.iter().collect::<Vec<_>>().iter())
+        .chain(r.anti_patterns.iter().collect::<Vec<_>>().iter())
+        .map(|t| t.split_whitespace().count())
+        .sum();
+    (words < THIN_WORDS).then(|| {
+        format!(
+            "the decision holds almost no text of its own ({words} word(s) besides its title): retrieval has little more than the title to match; write its context and decision here (a link to a document elsewhere is not read)"
+        )
+    })
 }
 
 /// A record to admit to the pool: the decision, its glob problems (line,
@@ -417,7 +573,7 @@ fn decision(r: Record, family: Family) -> Admission {
         constraint: r.constraint,
         anti_patterns: r.anti_patterns,
         content: r.content,
-        sections: Default::default(),
+        sections: r.sections,
         paths,
         status: r.status,
         superseded_by: r.superseded_by,
@@ -446,11 +602,18 @@ pub fn read(sources: &Sources, family: Family) -> Result<Read, MemoryError> {
     let mut manifest = String::new();
     let mut all = Vec::new();
     let mut admit = Admit { seen: HashMap::new() };
+    // Every Markdown file read so far (canonical): an import of one is not
+    // read twice.
+    let mut seen = HashSet::new();
+    let mut parts = Vec::with_capacity(sources.list.len());
     for source in &sources.list {
-        let part = match source.kind {
+        parts.push(match source.kind {
             SourceKind::Json => Part::Json(Memory::read(&source.path, family)?),
-            _ => read_markdown(source, &sources.root, &mut budget)?,
-        };
+            _ => read_markdown(source, &sources.root, &mut budget, &mut seen)?,
+        });
+    }
+    settle_adr_ids(&sources.list, &mut parts);
+    for (source, part) in sources.list.iter().zip(parts) {
         match part {
             Part::Json(m) => {
                 let file = walk::shown(&m.path);
@@ -492,6 +655,56 @@ pub fn read(sources: &Sources, family: Family) -> Result<Read, MemoryError> {
     memory.text = manifest;
     memory.sort_diagnostics();
     Ok(Read { memory, records: all })
+}
+
+/// Settles the ids of the ADRs of every `adr` source, the sources with
+/// one prefix together (two folders each with an `0001` are two
+/// decisions, as two files of one folder are; see `adr::assign_ids`), and
+/// adds the warnings about shared numbers and thin decisions.
+fn settle_adr_ids(list: &[Source], parts: &mut [Part]) {
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    for (i, source) in list.iter().enumerate() {
+        if source.kind != SourceKind::Adr {
+            continue;
+        }
+        let prefix = source.id_prefix.clone().unwrap_or_else(|| "ADR-".into());
+        match groups.iter_mut().find(|(p, _)| *p == prefix) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((prefix, vec![i])),
+        }
+    }
+    for (_, members) in groups {
+        let mut joined = Vec::new();
+        let mut lens = Vec::new();
+        for &i in &members {
+            if let Part::Markdown { records, .. } = &mut parts[i] {
+                lens.push(records.len());
+                joined.append(records);
+            }
+        }
+        let warnings = adr::assign_ids(&mut joined);
+        let mut rest = joined.into_iter();
+        for (&i, len) in members.iter().zip(lens) {
+            if let Part::Markdown { records, .. } = &mut parts[i] {
+                records.extend(rest.by_ref().take(len));
+            }
+        }
+        if let Some(Part::Markdown { diagnostics, .. }) = members.first().map(|&i| &mut parts[i]) {
+            for (at, id, message) in warnings {
+                diagnostics.push(diag(Severity::Warning, &at, id.as_deref(), message));
+            }
+        }
+        for &i in &members {
+            if let Part::Markdown { records, diagnostics, .. } = &mut parts[i] {
+                for r in records.iter() {
+                    if let Some(message) = thin(r) {
+                        let at = Origin { file: r.file.clone(), line: r.line };
+                        diagnostics.push(diag(Severity::Warning, &at, Some(&r.id), message));
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// What the fingerprint hashes: every file read, with its path and length.
@@ -605,9 +818,13 @@ pub fn parse_file(kind: SourceKind, name: &str, text: &str, family: Family) -> (
         SourceKind::Copilot => walk::Role::CopilotInstructions,
         SourceKind::Claude if name == "CLAUDE.md" => walk::Role::ClaudeMemory,
         SourceKind::Claude => walk::Role::ClaudeRule,
+        SourceKind::Agents => walk::Role::AgentsMemory,
     };
     let source = Source::new(kind, name);
-    let mapped = map_file(&source, role, name, Path::new(name), text);
+    let mut mapped = map_file(&source, role, name, Path::new(name), text);
+    if role == walk::Role::Adr {
+        adr::assign_ids(&mut mapped.records);
+    }
     let diagnostics = mapped
         .problems
         .into_iter()

@@ -41,7 +41,11 @@ fn fast_and_tolerant_paths_agree_on_unusual_files() {
         r#"{"decisions": [{"id": "x", "decision": "y", "title": 5, "tags": {}, "type": 1}], "items": [{"id": "i", "type": "rule", "title": "t", "decision": 5, "rules": 3}]}"#,
         r#"{"decisions": [{"id": "x", "decision": "y", "rules": null}, {"id": "z", "title": "t", "rules": 1}]}"#,
         r#"{"decisions": [{"id": "a", "decision": "x", "extra": {"k": 1, "K": 2}, "k": [{"k": 1}]}], "x": {"k": 1}}"#,
+        r#"{"decisions": [{"id": "a", "decision": "x", "sections": {"summary": "s", "options": "o", "later": [1, {"k": 2}]}}, {"id": "b", "decision": "y", "sections": null}]}"#,
         // Unusual: the fast path must give up, and `parse` must still match.
+        r#"{"decisions": [{"id": "a", "decision": "x", "sections": 3}]}"#,
+        r#"{"decisions": [{"id": "a", "decision": "x", "sections": {"summary": 1}}]}"#,
+        r#"{"decisions": [{"id": "a", "decision": "x", "sections": {"context": "a", "context": "b"}}]}"#,
         r#"{"decisions": [{"id": "a", "decision": "x", "rules": [{"type": 1, "type": "FORBID_LITERAL"}]}]}"#,
         r#"{"decisions": [{"id": "a", "decision": "x", "status": "accepted", "status": "retired"}]}"#,
         r#"{"decisions": [{"id": "a", "decision": "x"}], "decisions": [{"id": "b", "decision": "y"}]}"#,
@@ -86,10 +90,10 @@ fn fast_and_tolerant_paths_agree_on_unusual_files() {
             parse(text, family);
         }
     }
-    for text in &cases[..7] {
+    for text in &cases[..8] {
         assert!(took_fast_path(text, Family::Default), "{text}");
     }
-    for text in &cases[7..] {
+    for text in &cases[8..] {
         assert!(!took_fast_path(text, Family::Default), "{text}");
     }
     for depth in [90, 97, 98, 99, 100, 101, 126, 127, 128, 129, 200] {
@@ -100,6 +104,24 @@ fn fast_and_tolerant_paths_agree_on_unusual_files() {
         );
         parse(&deep, Family::Default);
     }
+}
+
+/// `sections`, as `import` writes them, are read back by both paths; a
+/// member of the wrong type is an error at its place.
+#[test]
+fn sections_of_a_decision_record_are_read_back() {
+    let m = parse(
+        r#"{"decisions": [{"id": "a", "decision": "x", "sections": {"summary": "s", "consequences": "c"}}]}"#,
+        Family::Default,
+    );
+    assert_eq!(m.pool[0].sections.summary, "s");
+    assert_eq!(m.pool[0].sections.consequences, "c");
+    let m = parse(r#"{"decisions": [{"id": "a", "decision": "x", "sections": {"summary": 1}}]}"#, Family::Default);
+    assert!(
+        m.diagnostics.iter().any(|d| d.message.contains("`sections.summary` must be a string, found a number")),
+        "{:?}",
+        m.diagnostics
+    );
 }
 
 /// Generated corpora, clean and not: the fast path must take every clean

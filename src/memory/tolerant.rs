@@ -22,7 +22,7 @@ use super::located_json::{self, Member, Node, Value};
 use super::migrate::migrate;
 use super::pool::{build_pool, Candidate};
 use super::rules::{python_strip, selector_problem, FORBID_LITERAL};
-use super::{Decision, Memory, RecordKind, Rule, Severity};
+use super::{Decision, Memory, RecordKind, Rule, Sections, Severity};
 use crate::profile::Family;
 
 /// Parses memory text, reporting every problem with its line and column.
@@ -94,6 +94,42 @@ impl<'a> Fields<'a> {
                 None
             }
         }
+    }
+
+    /// `sections` (what `mneme-gate import` writes): absent or null is
+    /// empty; an object whose `summary`, `decision`, `context`, `options`
+    /// and `consequences` are strings, other members read past.
+    fn sections(&mut self) -> Sections {
+        let mut out = Sections::default();
+        let Some(n) = self.member("sections") else { return out };
+        match &n.value {
+            Value::Null => {}
+            Value::Object(members) => {
+                for m in members {
+                    let slot = match m.key.as_str() {
+                        "summary" => &mut out.summary,
+                        "decision" => &mut out.decision,
+                        "context" => &mut out.context,
+                        "options" => &mut out.options,
+                        "consequences" => &mut out.consequences,
+                        _ => continue,
+                    };
+                    match &m.node.value {
+                        Value::String(s) => *slot = s.clone(),
+                        Value::Unreadable => {}
+                        other => self.problems.push((
+                            m.node.offset,
+                            format!("`sections.{}` must be a string, found {}", m.key, other.type_name()),
+                        )),
+                    }
+                }
+            }
+            other => self.problems.push((
+                n.offset,
+                format!("field `sections` must be an object of strings, found {}", other.type_name()),
+            )),
+        }
+        out
     }
 
     /// A list of strings; with `one_ok`, a single string is a one-element list.
@@ -348,6 +384,7 @@ impl Loader<'_> {
             let constraint = f.str_list("constraints", false);
             let anti_patterns = f.str_list("anti_patterns", false);
             let status = f.opt_str("status");
+            let sections = f.sections();
             let rules = self.check_rules(&mut f);
             // Scope globs of a decision record (what `mneme-gate import`
             // writes); Mneme ignores them, and so does profile `mneme`.
@@ -372,7 +409,7 @@ impl Loader<'_> {
                 constraint,
                 anti_patterns,
                 content,
-                sections: Default::default(),
+                sections,
                 paths,
                 status,
                 superseded_by: None,

@@ -3,12 +3,13 @@
 //!
 //! | decision | from |
 //! |---|---|
-//! | id | the file's number, after the prefix: `0001-use-postgres.md` → `ADR-0001` |
+//! | id | front matter `id:`, else the number after the prefix (`0001-use-postgres.md` → `ADR-0001`) when no other ADR of that prefix has it, else the prefix and the stem (settled by [`assign_ids`]) |
 //! | title | front matter `title`, else the first heading, without its number (`# 1. Use X` → `Use X`) |
-//! | status | front matter `status`, else the Status section's first line, else a `Status: …` line before the sections |
+//! | status | front matter `status`, else a Status section at the sections' level, else a `Status: …` line before the sections, else a deeper Status section |
 //! | content | the text of the Context (or Context and Problem Statement) and Decision (or Decision Outcome) sections; the whole text when there are neither |
 //! | constraints | the bullets of the Decision / Decision Outcome section |
 //! | anti-patterns | the bullets under a heading that says what not to do (`Don'ts`, `Anti-patterns`, `Avoid`, …) |
+//! | sections | the rest of the ADR, by part: summary, decision, context, options, consequences |
 //! | tags | front matter `tags`, else the folders between the source's folder and the file |
 //!
 //! Statuses are read by their first word: accepted, approved, adopted, active
@@ -18,11 +19,13 @@
 //! `rejected`; anything else is kept as written, lowercased (`partly
 //! superseded` stays in the pool).
 
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use super::front_matter;
 use super::markdown::{self, heading_words, Block, Kind};
-use super::{FileRecords, Proposed, Record, Source};
+use super::{FileRecords, IdFrom, Proposed, Record, Source};
+use crate::memory::{Origin, Sections, Severity};
 
 /// The number an ADR's file name starts with (`0001`), if any.
 pub(crate) fn number(file_name: &str) -> Option<&str> {
@@ -38,24 +41,105 @@ pub(crate) fn is_date(n: &str) -> bool {
     n.len() == 8 && ok(&n[..4], 1970, 2999) && ok(&n[4..6], 1, 12) && ok(&n[6..], 1, 31)
 }
 
-/// Maps one ADR file.
+/// What an ADR's id may come from, settled over the whole source by
+/// [`assign_ids`] (a number is an id only when no other file of the source
+/// has it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct IdParts {
+    /// Front matter `id:`, as written.
+    pub front: Option<String>,
+    /// The file's sequence number (not a date), by value: `037` and `0037`
+    /// are one number.
+    pub number: Option<u64>,
+    /// The id the number gives (`ADR-0037`), when there is a number.
+    pub number_id: Option<String>,
+    /// The id the file name gives: the prefix and the stem (`ADR-0037-x`);
+    /// the whole file name after the prefix for a dated (log4brains) or
+    /// un-numbered file.
+    pub stem_id: String,
+    /// The file's stem (the name without `.md`), to resolve a link to it.
+    pub stem: String,
+    /// The path below the source's folder without `.md`: the last resort
+    /// when two files in different folders share a stem.
+    pub rel_id: String,
+    /// The file name a `Superseded by` link names, its stem.
+    pub superseded_stem: Option<String>,
+    /// Where the source takes its ids from.
+    pub from: IdFrom,
+}
+
+/// Whether a Markdown file without a number reads as an ADR: a status (front
+/// matter, a Status heading or a `Status:` line) or a Context / Decision
+/// heading. Other files of an ADR folder (notes, guides) are not decisions.
+fn looks_like_adr(blocks: &[Block], has_sections: bool, status: bool) -> bool {
+    has_sections || status || blocks.iter().any(|b| b.heading_level().is_some() && heading_words(&b.text) == "status")
+}
+
+/// The part of an ADR a heading opens, by its words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Context,
+    Decision,
+    Options,
+    Consequences,
+    Status,
+}
+
+/// The part a heading names, if any: context first, so that `Decision
+/// Drivers` is context and `Decision Outcome` decision.
+fn part(w: &str) -> Option<Part> {
+    let has = |x: &str| w.split(' ').any(|t| t == x);
+    if w == "status" || w.starts_with("status ") {
+        return Some(Part::Status);
+    }
+    if w.contains("consequence") || has("positive") || has("negative") || has("neutral") || has("tradeoffs") {
+        return Some(Part::Consequences);
+    }
+    if w.contains("option") || w.contains("alternative") || w.contains("pros and cons") {
+        return Some(Part::Options);
+    }
+    if w.starts_with("context")
+        || w.contains("problem")
+        || w.contains("driver")
+        || w.contains("background")
+        || w.contains("motivation")
+        || has("forces")
+        || has("requirements")
+        || has("assumptions")
+    {
+        return Some(Part::Context);
+    }
+    if w.starts_with("decision") || w.contains("outcome") || has("confirmation") || has("implementation") {
+        return Some(Part::Decision);
+    }
+    None
+}
+
+/// Maps one ADR file. `None` in `records` for a file without a number
+/// that does not read as an ADR (a note about it is in `problems`).
 pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileRecords {
     let mut out = FileRecords::default();
     let name = rel.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let stem = name.strip_suffix(".md").or_else(|| name.strip_suffix(".markdown")).unwrap_or(&name).to_string();
     let prefix = source.id_prefix.as_deref().unwrap_or("ADR-");
-    let id = match number(&stem) {
-        Some(n) if is_date(n) => format!("{prefix}{stem}"),
-        Some(n) => format!("{prefix}{n}"),
+    let file_number = number(&stem);
+    let (number_value, number_id) = match file_number {
+        Some(n) if !is_date(n) => (n.parse::<u64>().ok(), Some(format!("{prefix}{n}"))),
+        _ => (None, None),
+    };
+    let stem_id = match file_number {
+        Some(_) => format!("{prefix}{stem}"),
         None => format!("{prefix}{}", super::slug(&stem)),
     };
+    // The id problems are reported under until the source settles it.
+    let id = number_id.clone().unwrap_or_else(|| stem_id.clone());
     let split = front_matter::split(text);
     if let Some(p) = &split.problem {
         out.error(p.line, p.column, Some(&id), p.message.clone());
     }
     let fm = &split.front;
     let starts = crate::memory::lines::line_starts(text);
-    let blocks = markdown::blocks(split.body, split.body_start, &starts);
+    let (blocks, _code) = markdown::without_code(markdown::blocks(split.body, split.body_start, &starts));
 
     // The nearest heading of every block, by index.
     let mut under: Vec<Option<usize>> = Vec::with_capacity(blocks.len());
@@ -87,33 +171,56 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
         }
         (None, None) => stem_words(&stem),
     };
+    // The level of the ADR's sections: the shallowest heading after the
+    // title (`##` under a `#` title).
+    let section_level = blocks
+        .iter()
+        .enumerate()
+        .filter(|&(i, b)| Some(i) != title_heading && b.heading_level().is_some())
+        .filter_map(|(_, b)| b.heading_level())
+        .min();
 
-    // Status.
+    // Status: front matter; else a Status section at the sections' level
+    // (Nygard's `## Status`); else the status line before the sections
+    // (`* Status: accepted`, MADR 2, log4brains) or a heading that holds
+    // it (`## Status: Proposed`); else a Status heading deeper in the body
+    // (a `#### Status` of some component, which a status line wins over).
     let mut status_text: Option<(String, Vec<String>)> = None;
     if let Some(s) = out.text_field(&fm.status, "status", &id) {
         status_text = Some((s, Vec::new()));
     }
-    if status_text.is_none() {
+    let status_section = |shallow: bool| {
         let in_section: Vec<&Block> = blocks
             .iter()
             .enumerate()
-            .filter(|&(i, b)| b.heading_level().is_none() && words(under[i]) == "status")
+            .filter(|&(i, b)| {
+                b.heading_level().is_none()
+                    && words(under[i]) == "status"
+                    && under[i].is_some_and(|h| (blocks[h].heading_level() <= section_level) == shallow)
+            })
             .map(|(_, b)| b)
             .collect();
         // adr-tools rewrites the status line itself; a later "Superseded by"
         // line wins over an earlier one all the same.
         let pick =
             in_section.iter().find(|b| b.text.to_lowercase().starts_with("superseded")).or_else(|| in_section.first());
-        status_text = pick.map(|b| (b.text.clone(), b.links.clone()));
+        pick.map(|b| (b.text.clone(), b.links.clone()))
+    };
+    if status_text.is_none() {
+        status_text = status_section(true);
     }
     if status_text.is_none() {
-        // `- Status: accepted` (MADR 2, log4brains) or `Status: Accepted`
-        // before the sections.
         status_text = blocks
             .iter()
             .enumerate()
-            .filter(|&(i, b)| b.heading_level().is_none() && (under[i].is_none() || under[i] == title_heading))
+            .filter(|&(i, b)| {
+                let before = under[i].is_none() || under[i] == title_heading;
+                (b.heading_level().is_none() && before) || (b.heading_level().is_some() && Some(i) != title_heading)
+            })
             .find_map(|(_, b)| inline_status(&b.text).map(|s| (s.to_string(), b.links.clone())));
+    }
+    if status_text.is_none() {
+        status_text = status_section(false);
     }
     let mut superseded_by = None;
     let status = status_text.map(|(text, links)| {
@@ -124,6 +231,11 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
     if let Some(by) = out.text_field(&fm.superseded_by, "superseded-by", &id) {
         superseded_by = Some(by);
     }
+    let superseded_stem = superseded_by.as_deref().and_then(|r| {
+        let file = r.rsplit('/').next().unwrap_or(r);
+        let file = file.split(['#', '?']).next().unwrap_or(file);
+        file.strip_suffix(".md").map(str::to_string)
+    });
     let superseded_by = superseded_by.map(|r| reference(&r, prefix));
 
     // Sections.
@@ -139,28 +251,89 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
             is_context(&w) || is_decision(&w)
         }
     });
+    if file_number.is_none() && fm.id.is_none() && !looks_like_adr(&blocks, has_sections, status.is_some()) {
+        out.problems.push((
+            Severity::Warning,
+            1,
+            1,
+            None,
+            "not read as an ADR: it has no number, no status and no Context or Decision heading; number it (`NNNN-title.md`) or add a `Status:` line to make it a decision".into(),
+        ));
+        return out;
+    }
     let mut content = Vec::new();
     let mut constraint = Vec::new();
     let mut anti_patterns = Vec::new();
+    let mut sections = Sections::default();
+    // The open headings (level, part) around the current block.
+    let mut stack: Vec<(u8, Option<Part>)> = Vec::new();
     for (i, b) in blocks.iter().enumerate() {
-        if b.heading_level().is_some() {
+        if let Some(level) = b.heading_level() {
+            while stack.last().is_some_and(|&(l, _)| l >= level) {
+                stack.pop();
+            }
+            let p = match part(&heading_words(&b.text)) {
+                _ if Some(i) == title_heading => None,
+                // A Status heading deep in the body is about something
+                // else (a component's status): its text belongs to the part
+                // around it.
+                Some(Part::Status) if Some(level) > section_level => None,
+                p => p,
+            };
+            stack.push((level, p));
             continue;
         }
         let w = words(under[i]);
         // The title says what the ADR is about, not what its bullets are.
         let anti = under[i].is_some() && under[i] != title_heading && super::is_anti_heading(&w);
         match b.kind {
-            Kind::Item { .. } if anti => anti_patterns.push(b.text.clone()),
-            Kind::Item { .. } if is_decision(&w) => constraint.push(b.text.clone()),
+            Kind::Item { .. } if anti => {
+                anti_patterns.push(b.text.clone());
+                continue;
+            }
+            Kind::Item { .. } if is_decision(&w) => {
+                constraint.push(b.text.clone());
+                continue;
+            }
             Kind::Text | Kind::Row if has_sections && (is_context(&w) || is_decision(&w)) => {
-                content.push(b.text.clone())
+                content.push(b.text.clone());
+                continue;
             }
             Kind::Text | Kind::Row if !has_sections && w != "status" && inline_status(&b.text).is_none() => {
-                content.push(b.text.clone())
+                content.push(b.text.clone());
+                continue;
             }
             _ => {}
         }
+        // What `content` and the constraints do not hold goes to its part:
+        // the innermost heading that names one decides.
+        let before_sections = under[i].is_none() || under[i] == title_heading;
+        if before_sections && metadata_line(&b.text) {
+            continue;
+        }
+        let into = match stack.iter().rev().find_map(|&(_, p)| p) {
+            Some(Part::Status) => continue,
+            Some(Part::Context) => &mut sections.context,
+            Some(Part::Decision) => &mut sections.decision,
+            Some(Part::Options) => &mut sections.options,
+            Some(Part::Consequences) => &mut sections.consequences,
+            // Anything else (`## Metadata`, `## More Information`, text
+            // before the sections) says more about the problem; in an ADR
+            // without Context and Decision, the body is the decision.
+            None if has_sections => &mut sections.context,
+            None => &mut sections.decision,
+        };
+        if !into.is_empty() {
+            into.push('\n');
+        }
+        into.push_str(&b.text);
     }
+    if let Some(s) =
+        out.text_field(&fm.summary, "summary", &id).or_else(|| out.text_field(&fm.description, "description", &id))
+    {
+        sections.summary = s;
+    }
+    let front_id = out.text_field(&fm.id, "id", &id).map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
 
     // Tags: front matter, else the folders below the source's folder.
     let tags = match &fm.tags {
@@ -171,6 +344,8 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
             .unwrap_or_default(),
     };
     let forced_inactive = source.proposed == Proposed::Inactive && status.as_deref() == Some("proposed");
+    let rel_text = rel.to_string_lossy().replace('\\', "/");
+    let rel_stem = rel_text.strip_suffix(".md").or_else(|| rel_text.strip_suffix(".markdown")).unwrap_or(&rel_text);
     out.records.push(Record {
         id,
         title,
@@ -178,6 +353,7 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
         constraint,
         anti_patterns,
         content: content.join("\n"),
+        sections,
         globs: Vec::new(),
         globs_line: 0,
         status,
@@ -185,8 +361,121 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
         line,
         forced_inactive,
         file: shown.to_string(),
+        id_parts: Some(IdParts {
+            front: front_id,
+            number: number_value,
+            number_id,
+            stem_id,
+            stem: stem.clone(),
+            rel_id: format!("{prefix}{rel_stem}"),
+            superseded_stem,
+            from: source.id_from,
+        }),
     });
     out
+}
+
+/// A `Key: value` line of an ADR's header (`Date: 2020-01-01`, `Deciders:
+/// …`, `Technical Story: …`): metadata, not text about the decision.
+fn metadata_line(text: &str) -> bool {
+    text.split_once(':').is_some_and(|(key, _)| {
+        let words = key.split_whitespace().count();
+        (1..=3).contains(&words) && key.chars().all(|c| c.is_alphanumeric() || c == ' ' || c == '-')
+    })
+}
+
+/// The ids of the records of the ADR sources that share a prefix, settled
+/// over all of them (see docs/sources.md, "Ids stay put"): each source's
+/// `id_from` says where its ids come from; every file gets an id of its
+/// own. Returns the warnings, one per shared number or id, with the file
+/// and line of its first record.
+pub(crate) fn assign_ids(records: &mut [Record]) -> Vec<(Origin, Option<String>, String)> {
+    let mut warnings = Vec::new();
+    // Numbers several files share.
+    let mut by_number: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    for (i, r) in records.iter().enumerate() {
+        if let Some(n) = r.id_parts.as_ref().and_then(|p| p.number) {
+            by_number.entry(n).or_default().push(i);
+        }
+    }
+    let shared: BTreeMap<u64, Vec<usize>> = by_number.into_iter().filter(|(_, v)| v.len() > 1).collect();
+    for r in records.iter_mut() {
+        let Some(p) = r.id_parts.clone() else { continue };
+        let number_ok = p.number.is_some_and(|n| !shared.contains_key(&n));
+        r.id = match p.from {
+            IdFrom::FrontMatter if p.front.is_some() => p.front.clone().unwrap_or_default(),
+            IdFrom::FrontMatter | IdFrom::Number if number_ok => p.number_id.clone().unwrap_or_default(),
+            _ => p.stem_id.clone(),
+        };
+    }
+    // An id that two files still share (two front matters, a front matter
+    // that names another file's number, one stem in two folders): each of
+    // them takes its path.
+    let mut by_id: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, r) in records.iter().enumerate() {
+        if r.id_parts.is_some() {
+            by_id.entry(r.id.clone()).or_default().push(i);
+        }
+    }
+    for (id, files) in by_id.iter().filter(|(_, v)| v.len() > 1) {
+        for &i in files {
+            if let Some(p) = &records[i].id_parts {
+                records[i].id = p.rel_id.clone();
+            }
+        }
+        let list: Vec<String> = files.iter().map(|&i| format!("{} → {}", records[i].file, records[i].id)).collect();
+        let first = &records[files[0]];
+        warnings.push((
+            Origin { file: first.file.clone(), line: first.line },
+            None,
+            format!(
+                "{} files would share the id \"{id}\": each takes its path ({}); give each its own `id:`",
+                files.len(),
+                list.join(", ")
+            ),
+        ));
+    }
+    for (n, files) in &shared {
+        if files.iter().all(|&i| records[i].id_parts.as_ref().is_some_and(|p| p.from == IdFrom::Stem)) {
+            continue;
+        }
+        let list: Vec<String> = files.iter().map(|&i| format!("{} → {}", records[i].file, records[i].id)).collect();
+        let number_id = records[files[0]].id_parts.as_ref().and_then(|p| p.number_id.clone()).unwrap_or_default();
+        let first = &records[files[0]];
+        warnings.push((
+            Origin { file: first.file.clone(), line: first.line },
+            None,
+            format!(
+                "{} files share the number {n}, so none of them is \"{number_id}\": {}; a scenario or baseline that names \"{number_id}\" must name one of these ids",
+                files.len(),
+                list.join(", ")
+            ),
+        ));
+    }
+    // `Superseded by` a file: that file's id, now that ids are settled.
+    let by_stem: HashMap<String, String> =
+        records.iter().filter_map(|r| r.id_parts.as_ref().map(|p| (p.stem.clone(), r.id.clone()))).collect();
+    let by_unique_number: HashMap<u64, String> = records
+        .iter()
+        .filter_map(|r| {
+            r.id_parts.as_ref().and_then(|p| p.number).filter(|n| !shared.contains_key(n)).map(|n| (n, r.id.clone()))
+        })
+        .collect();
+    for r in records.iter_mut() {
+        let stem = r.id_parts.as_ref().and_then(|p| p.superseded_stem.clone());
+        if let Some(id) = stem.and_then(|s| by_stem.get(&s)) {
+            r.superseded_by = Some(id.clone());
+        } else if let Some(by) = &r.superseded_by {
+            let digits: String =
+                by.chars().skip_while(|c| !c.is_ascii_digit()).take_while(|c| c.is_ascii_digit()).collect();
+            if let Some(id) = digits.parse::<u64>().ok().and_then(|n| by_unique_number.get(&n)) {
+                if by.ends_with(&digits) {
+                    r.superseded_by = Some(id.clone());
+                }
+            }
+        }
+    }
+    warnings
 }
 
 /// `Status: accepted` (any case, with or without emphasis already gone):
@@ -313,6 +602,47 @@ mod tests {
         assert_eq!(stem_words("0001-use-postgres"), "use postgres");
         assert_eq!(number("0015-dns.md"), Some("0015"));
         assert_eq!(number("dns.md"), None);
+    }
+
+    fn one(text: &str) -> Record {
+        let source = Source::new(crate::memory::SourceKind::Adr, "docs/adr");
+        let mut out = map("0007-x.md", Path::new("0007-x.md"), text, &source);
+        assert!(out.problems.is_empty(), "{:?}", out.problems);
+        out.records.remove(0)
+    }
+
+    #[test]
+    fn the_status_line_wins_over_a_deep_status_heading() {
+        let r = one(
+            "# X\n\n* Status: accepted\n\n## Context\n\nc\n\n## Design\n\n### Status\n\nDeprecated fields are shown.\n",
+        );
+        assert_eq!(r.status.as_deref(), Some("accepted"));
+        assert_eq!(r.sections.context, "Deprecated fields are shown.");
+        // Nygard's `## Status` section, written with a no-break space.
+        let r = one("# 1. X\n\n##\u{a0}Status\n\nSuperseded by [2. Y](0002-y.md)\n\n## Context\n\nc\n");
+        assert_eq!((r.status.as_deref(), r.superseded_by.as_deref()), (Some("superseded"), Some("ADR-0002")));
+        let r = one("# X\n\n## Status: Proposed\n\n## Context\n\nc\n");
+        assert_eq!(r.status.as_deref(), Some("proposed"));
+    }
+
+    #[test]
+    fn every_part_of_a_madr_is_read() {
+        let r = one(concat!(
+            "---\nsummary: In short.\n---\n# Use X\n\n* Status: accepted\n* Deciders: a, b\n\n",
+            "## Context and Problem Statement\n\nWe need X.\n\n- a context bullet\n\n### Forces\n\nForce text.\n\n",
+            "## Decision Drivers\n\n* driver one\n\n## Considered Options\n\n* X\n* Y\n\n",
+            "## Decision Outcome\n\nChosen option: X.\n\n- use X everywhere\n\n### Confirmation\n\nReviews check it.\n\n",
+            "### Positive Consequences\n\n* faster\n\n## Pros and Cons of the Options\n\n### Y\n\n* Bad, because slow\n\n",
+            "## More Information\n\nSee the wiki.\n"
+        ));
+        assert_eq!(r.content, "We need X.\nChosen option: X.");
+        assert_eq!(r.constraint, ["use X everywhere"]);
+        let s = &r.sections;
+        assert_eq!(s.summary, "In short.");
+        assert_eq!(s.context, "a context bullet\nForce text.\ndriver one\nSee the wiki.");
+        assert_eq!(s.options, "X\nY\nBad, because slow");
+        assert_eq!(s.decision, "Reviews check it.");
+        assert_eq!(s.consequences, "faster");
     }
 
     #[test]

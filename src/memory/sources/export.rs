@@ -6,8 +6,10 @@
 //! What Mneme reads of it: `meta.name`, `meta.description` (both required by
 //! Mneme's loader) and, per record, `id`, `decision`, `rationale`, `scope`,
 //! `constraints`, `anti_patterns`, and `source` (`type`, `path` relative to the
-//! file's folder). What only mneme-gate reads: `paths` (scope globs) and
-//! `status`; `superseded_by` and `source.line` are for people. Loading the file
+//! file's folder). What only mneme-gate reads: `paths` (scope globs),
+//! `status` and `sections` (the rest of an ADR's text, by part: `summary`,
+//! `decision`, `context`, `options`, `consequences`, each a string, written
+//! when not empty); `superseded_by` and `source.line` are for people. Loading the file
 //! gives the same pool as loading the sources (under the profile it was
 //! written with).
 
@@ -16,7 +18,7 @@ use std::path::{Component, Path, PathBuf};
 use serde::Serialize;
 
 use super::SourceKind;
-use crate::memory::Decision;
+use crate::memory::{Decision, Sections};
 
 #[derive(Serialize)]
 struct File<'a> {
@@ -44,6 +46,8 @@ struct Record<'a> {
     status: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     superseded_by: Option<&'a str>,
+    #[serde(skip_serializing_if = "Sections::is_empty")]
+    sections: &'a Sections,
     #[serde(skip_serializing_if = "Option::is_none")]
     source: Option<SourceRef>,
 }
@@ -60,6 +64,26 @@ struct SourceRef {
 /// the sources named `label`, to be written in the folder `dir` (source
 /// paths are written relative to it). Pretty JSON with a final newline.
 pub fn mneme_json(records: &[(SourceKind, Decision)], label: &str, dir: &Path) -> String {
+    // A file written elsewhere (`--out /tmp/m.json`) from relative sources:
+    // both paths from the working folder, so that `source.path` is still
+    // relative to the written file's folder, as documented.
+    let cwd = std::env::current_dir().ok();
+    let absolute = |p: &Path| match &cwd {
+        Some(c) if !p.is_absolute() => c.join(p),
+        _ => p.to_path_buf(),
+    };
+    let mixed = records
+        .iter()
+        .any(|(_, d)| d.origin.as_ref().is_some_and(|o| Path::new(&o.file).is_absolute() != dir.is_absolute()));
+    let dir = if mixed { absolute(dir) } else { dir.to_path_buf() };
+    let place = |file: &str| {
+        let f = Path::new(file);
+        if mixed {
+            relative_to(&absolute(f), &dir)
+        } else {
+            relative_to(f, &dir)
+        }
+    };
     let file = File {
         meta: Meta { name: "decisions", description: format!("Imported by mneme-gate import from {label}") },
         decisions: records
@@ -74,11 +98,8 @@ pub fn mneme_json(records: &[(SourceKind, Decision)], label: &str, dir: &Path) -
                 paths: &d.paths,
                 status: d.status.as_deref(),
                 superseded_by: d.superseded_by.as_deref(),
-                source: d.origin.as_ref().map(|o| SourceRef {
-                    kind: kind.name(),
-                    path: relative_to(Path::new(&o.file), dir),
-                    line: o.line,
-                }),
+                sections: &d.sections,
+                source: d.origin.as_ref().map(|o| SourceRef { kind: kind.name(), path: place(&o.file), line: o.line }),
             })
             .collect(),
     };
@@ -135,5 +156,30 @@ mod tests {
         assert_eq!(relative_to(Path::new("docs/adr/0001-a.md"), Path::new("docs")), "adr/0001-a.md");
         assert_eq!(relative_to(Path::new("/r/docs/a.md"), Path::new("/r/x")), "../docs/a.md");
         assert_eq!(relative_to(Path::new("a.md"), Path::new("../up")), "a.md");
+    }
+
+    #[test]
+    fn a_file_written_outside_the_working_folder_still_points_at_the_sources() {
+        let cwd = std::env::current_dir().unwrap();
+        let d = Decision {
+            id: "ADR-0001".into(),
+            title: "t".into(),
+            tags: vec![],
+            constraint: vec![],
+            anti_patterns: vec![],
+            content: String::new(),
+            sections: Sections::default(),
+            paths: vec![],
+            status: None,
+            superseded_by: None,
+            kind: crate::memory::RecordKind::DecisionRecord,
+            offset: 0,
+            origin: Some(crate::memory::Origin { file: "docs/adr/0001-a.md".into(), line: 1 }),
+            globs: vec![],
+            rules: vec![],
+        };
+        let out = cwd.join("elsewhere/deeper");
+        let text = mneme_json(&[(SourceKind::Adr, d)], "adr:docs/adr", &out);
+        assert!(text.contains("\"path\": \"../../docs/adr/0001-a.md\""), "{text}");
     }
 }

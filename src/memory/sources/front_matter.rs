@@ -117,6 +117,8 @@ impl<'de> Visitor<'de> for ValueVisitor {
 struct Keys {
     title: Option<Spanned<Value>>,
     description: Option<Spanned<Value>>,
+    id: Option<Spanned<Value>>,
+    summary: Option<Spanned<Value>>,
     status: Option<Spanned<Value>>,
     tags: Option<Spanned<Value>>,
     globs: Option<Spanned<Value>>,
@@ -141,6 +143,10 @@ pub(crate) struct Field {
 pub(crate) struct FrontMatter {
     pub title: Option<Field>,
     pub description: Option<Field>,
+    /// An ADR's own id (`id: 0037-reject-message-on-error-handler`).
+    pub id: Option<Field>,
+    /// An ADR's one-paragraph summary.
+    pub summary: Option<Field>,
     pub status: Option<Field>,
     pub tags: Option<Field>,
     pub globs: Option<Field>,
@@ -292,6 +298,8 @@ fn read(yaml: &str) -> Result<FrontMatter, Problem> {
     Ok(FrontMatter {
         title: field(keys.title),
         description: field(keys.description),
+        id: field(keys.id),
+        summary: field(keys.summary),
         status: field(keys.status),
         tags: field(keys.tags),
         globs: field(keys.globs),

@@ -27,6 +27,10 @@ pub(crate) enum Kind {
     Text,
     /// A table row, its cells joined with ` | `.
     Row,
+    /// A fenced or indented code block, its text as written (the mappings
+    /// set it aside: code is not prose, but a section that holds only code
+    /// is still a section).
+    Code,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +55,8 @@ impl Block {
 /// The blocks of `body`, which starts at byte `body_start` of a file whose
 /// line starts are `line_starts` (of the whole file).
 pub(crate) fn blocks(body: &str, body_start: usize, line_starts: &[usize]) -> Vec<Block> {
+    let body = &nbsp_headings(body);
+    let body = body.as_str();
     let line_of = |offset: usize| line_starts.partition_point(|&s| s <= body_start + offset).max(1);
     let options = Options::ENABLE_TABLES | Options::ENABLE_TASKLISTS | Options::ENABLE_STRIKETHROUGH;
     let mut out = Vec::new();
@@ -61,6 +67,7 @@ pub(crate) fn blocks(body: &str, body_start: usize, line_starts: &[usize]) -> Ve
     // Per open list item: whether its first paragraph was taken already.
     let mut items: Vec<bool> = Vec::new();
     let mut code = 0usize;
+    let mut code_block: Option<(usize, String)> = None;
     let mut row_cells: Option<(usize, Vec<String>)> = None;
     let mut cell: Option<String> = None;
     let flush = |open: &mut Option<(Kind, usize, String)>, links: &mut Vec<String>, out: &mut Vec<Block>| {
@@ -117,8 +124,22 @@ pub(crate) fn blocks(body: &str, body_start: usize, line_starts: &[usize]) -> Ve
             Event::Start(Tag::CodeBlock(_)) => {
                 flush(&mut open, &mut links, &mut out);
                 code += 1;
+                code_block = Some((line_of(range.start), String::new()));
             }
-            Event::End(TagEnd::CodeBlock) => code = code.saturating_sub(1),
+            Event::End(TagEnd::CodeBlock) => {
+                code = code.saturating_sub(1);
+                if let Some((line, text)) = code_block.take() {
+                    let text = text.trim_end().to_string();
+                    if !text.trim().is_empty() {
+                        out.push(Block { kind: Kind::Code, text, line, links: Vec::new() });
+                    }
+                }
+            }
+            Event::Text(t) if code > 0 => {
+                if let Some((_, text)) = &mut code_block {
+                    text.push_str(&t);
+                }
+            }
             Event::Start(Tag::TableRow | Tag::TableHead) => {
                 flush(&mut open, &mut links, &mut out);
                 row_cells = Some((line_of(range.start), Vec::new()));
@@ -147,6 +168,35 @@ pub(crate) fn blocks(body: &str, body_start: usize, line_starts: &[usize]) -> Ve
     }
     flush(&mut open, &mut links, &mut out);
     out
+}
+
+/// `##\u{a0}Status` (a no-break space after the hashes, which editors
+/// insert and renderers forgive) as `##  Status`: two ASCII spaces for the
+/// two bytes of the no-break space, so every offset and line stays put.
+fn nbsp_headings(body: &str) -> String {
+    if !body.contains('\u{a0}') {
+        return body.to_string();
+    }
+    let mut out = String::with_capacity(body.len());
+    for line in body.split_inclusive('\n') {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let rest = &line[indent..];
+        let hashes = rest.len() - rest.trim_start_matches('#').len();
+        if indent < 4 && (1..=6).contains(&hashes) && rest[hashes..].starts_with('\u{a0}') {
+            out.push_str(&line[..indent + hashes]);
+            out.push_str("  ");
+            out.push_str(&rest[hashes + '\u{a0}'.len_utf8()..]);
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// The prose blocks and the code blocks, apart: the mappings read prose,
+/// and look at code only where a section holds nothing else.
+pub(crate) fn without_code(blocks: Vec<Block>) -> (Vec<Block>, Vec<Block>) {
+    blocks.into_iter().partition(|b| b.kind != Kind::Code)
 }
 
 /// Adds inline text to the table cell being read, else to the open block.
@@ -198,7 +248,7 @@ mod tests {
     use crate::memory::lines::line_starts;
 
     fn parse(text: &str) -> Vec<(Kind, String, usize)> {
-        blocks(text, 0, &line_starts(text)).into_iter().map(|b| (b.kind, b.text, b.line)).collect()
+        without_code(blocks(text, 0, &line_starts(text))).0.into_iter().map(|b| (b.kind, b.text, b.line)).collect()
     }
 
     #[test]
@@ -238,6 +288,18 @@ mod tests {
                 (Kind::Row, "c | `d`".into(), 13),
             ]
         );
+    }
+
+    #[test]
+    fn a_no_break_space_after_the_hashes_still_makes_a_heading() {
+        let text = "# T\n\n##\u{a0}Status\n\nAccepted\n";
+        let (prose, _) = without_code(blocks(text, 0, &line_starts(text)));
+        assert_eq!(prose[1].kind, Kind::Heading(2));
+        assert_eq!(prose[1].text, "Status");
+        assert_eq!(prose[2].line, 5);
+        let text = "```\nfn x() {}\n```\n";
+        let b = blocks(text, 0, &line_starts(text));
+        assert_eq!((b[0].kind, b[0].text.as_str(), b[0].line), (Kind::Code, "fn x() {}", 1));
     }
 
     #[test]

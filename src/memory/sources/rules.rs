@@ -49,6 +49,17 @@ pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) ->
         }
         Role::CopilotRepository => ("copilot".to_string(), "copilot-instructions".to_string()),
         Role::ClaudeMemory => ("claude".to_string(), "CLAUDE".to_string()),
+        // `AGENTS.md` at the root is `agents/…`; one in a folder is
+        // `agents/<folder>/…`.
+        Role::AgentsMemory => match rel.parent().map(|p| p.to_string_lossy().replace('\\', "/")) {
+            Some(dir) if !dir.is_empty() => (format!("agents/{dir}"), "AGENTS".to_string()),
+            _ => ("agents".to_string(), "AGENTS".to_string()),
+        },
+        // An imported file: its path from the repository, after an `@`.
+        Role::Imported(kind) => {
+            let s = rel_text.strip_suffix(".md").unwrap_or(&rel_text).to_string();
+            (format!("{kind}/@{s}"), name.strip_suffix(".md").unwrap_or(&name).to_string())
+        }
         Role::ClaudeRule | Role::Adr => {
             let s = rel_text.strip_suffix(".md").unwrap_or(&rel_text).to_string();
             (format!("claude/rules/{s}"), name.strip_suffix(".md").unwrap_or(&name).to_string())
@@ -60,7 +71,7 @@ pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) ->
     }
     let fm = &split.front;
     let starts = crate::memory::lines::line_starts(text);
-    let blocks = markdown::blocks(split.body, split.body_start, &starts);
+    let (blocks, code) = markdown::without_code(markdown::blocks(split.body, split.body_start, &starts));
 
     // Scope.
     let (globs, globs_field): (Vec<String>, Option<&Field>) = match role {
@@ -93,6 +104,11 @@ pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) ->
             Some(f) => (out.list_field(f, "paths", &base), Some(f)),
             None => (Vec::new(), None),
         },
+        // A nested `AGENTS.md` applies to its folder, as the convention says.
+        Role::AgentsMemory => match rel.parent().map(|p| p.to_string_lossy().replace('\\', "/")) {
+            Some(dir) if !dir.is_empty() => (vec![format!("{dir}/**")], None),
+            _ => (Vec::new(), None),
+        },
         _ => (Vec::new(), None),
     };
     let globs = scope_globs(globs);
@@ -113,6 +129,7 @@ pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) ->
             constraint,
             anti_patterns,
             content,
+            sections: Default::default(),
             globs: globs.clone(),
             globs_line,
             status: None,
@@ -120,6 +137,7 @@ pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) ->
             line,
             forced_inactive: false,
             file: shown.to_string(),
+            id_parts: None,
         }
     };
     let first_heading = blocks.iter().position(|b| b.heading_level().is_some());
@@ -167,23 +185,41 @@ pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) ->
                     .map_or(end, |p| at + 1 + p);
                 let section = &blocks[at + 1..end];
                 if section.is_empty() {
+                    // A section that holds only code (a command list, a
+                    // config sample) is a record of that code.
+                    let (from, to) = (blocks[at].line, blocks.get(end).map_or(usize::MAX, |b| b.line));
+                    let code: Vec<&str> =
+                        code.iter().filter(|c| c.line > from && c.line < to).map(|c| c.text.as_str()).collect();
+                    if code.is_empty() {
+                        continue;
+                    }
+                    let id = unique_id(format!("{base}/{}", slug(&blocks[at].text)), &mut used);
+                    let mut r = record(id, blocks[at].text.clone(), blocks[at].line, &[], false);
+                    r.content = code.join("\n");
+                    out.records.push(r);
                     continue;
                 }
-                let mut id = format!("{base}/{}", slug(&blocks[at].text));
-                if !used.insert(id.clone()) {
-                    let mut k = 2;
-                    while used.contains(&format!("{id}-{k}")) {
-                        k += 1;
-                    }
-                    id = format!("{id}-{k}");
-                    used.insert(id.clone());
-                }
+                let id = unique_id(format!("{base}/{}", slug(&blocks[at].text)), &mut used);
                 let anti = is_anti_heading(&markdown::heading_words(&blocks[at].text));
                 out.records.push(record(id, blocks[at].text.clone(), blocks[at].line, section, anti));
             }
         }
     }
     out
+}
+
+/// `id`, or `id-2`, `id-3`… when a heading is used twice in one file.
+fn unique_id(id: String, used: &mut HashSet<String>) -> String {
+    if used.insert(id.clone()) {
+        return id;
+    }
+    let mut k = 2;
+    while used.contains(&format!("{id}-{k}")) {
+        k += 1;
+    }
+    let id = format!("{id}-{k}");
+    used.insert(id.clone());
+    id
 }
 
 /// Constraints, anti-patterns and content of some blocks (see the module);
@@ -204,6 +240,7 @@ fn body(blocks: &[Block], anti_start: bool) -> (Vec<String>, Vec<String>, String
             Kind::Item { .. } if anti_heading || negative(&b.text) => anti.push(b.text.clone()),
             Kind::Item { .. } => constraint.push(b.text.clone()),
             Kind::Text | Kind::Row => content.push(b.text.clone()),
+            Kind::Code => {}
         }
     }
     (constraint, anti, content.join("\n"))

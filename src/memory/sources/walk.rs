@@ -47,6 +47,11 @@ pub(crate) enum Role {
     ClaudeMemory,
     /// A Claude Code rule file (`.claude/rules/*.md`).
     ClaudeRule,
+    /// An `AGENTS.md`, at the root or in a folder (its scope).
+    AgentsMemory,
+    /// A Markdown file that a `CLAUDE.md` or `AGENTS.md` imports
+    /// (`@path`) or links, read by the source (`claude` or `agents`) named.
+    Imported(&'static str),
 }
 
 /// A file to read.
@@ -127,7 +132,10 @@ pub(crate) fn find(source: &Source, root: &Path) -> Result<Walk, String> {
     let sub = |p: &str| path.join(p);
     match source.kind {
         SourceKind::Json => return Err(format!("{} is a folder: a JSON source is one memory file", shown(path))),
-        SourceKind::Adr => walk_dir(path, &canonical, &mut walk, &|name| adr_file(name).then_some(Role::Adr)),
+        SourceKind::Adr => walk_dir(path, &canonical, &mut walk, &|name| adr_candidate(name).then_some(Role::Adr)),
+        SourceKind::Agents => {
+            walk_dir(path, &canonical, &mut walk, &|name| (name == "AGENTS.md").then_some(Role::AgentsMemory))
+        }
         SourceKind::Cursor => {
             let legacy = sub(".cursorrules");
             let rules = if is_named(path, ".cursor") { sub("rules") } else { sub(".cursor/rules") };
@@ -190,6 +198,7 @@ pub(crate) fn find(source: &Source, root: &Path) -> Result<Walk, String> {
                     SourceKind::Copilot =>
                         "Copilot instructions (`copilot-instructions.md`, `instructions/*.instructions.md`)",
                     SourceKind::Claude => "Claude Code memory (`CLAUDE.md`, `.claude/rules/*.md`)",
+                    SourceKind::Agents => "`AGENTS.md`",
                 }
             ),
         });
@@ -211,16 +220,50 @@ fn written_inside(path: &Path, root: &Path) -> bool {
     !path.components().any(|c| matches!(c, Component::ParentDir | Component::Prefix(_) | Component::RootDir))
 }
 
-/// Whether a file name is an ADR: Markdown, a leading number
-/// (`0001-title.md`, `20200926-title.md`), and not a template, index or
-/// README.
+/// Whether a file name is a numbered ADR: Markdown, a leading number
+/// (`0001-title.md`, `20200926-title.md`), and not a template.
 pub(crate) fn adr_file(name: &str) -> bool {
+    adr_candidate(name) && name.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// Whether an ADR folder's file may be an ADR: Markdown, and not a
+/// README, an index, a changelog or a template. A file without a number is
+/// read when its text reads as an ADR (`adr::map`).
+pub(crate) fn adr_candidate(name: &str) -> bool {
     let lower = name.to_lowercase();
     let Some(stem) = lower.strip_suffix(".md").or_else(|| lower.strip_suffix(".markdown")) else { return false };
-    if matches!(stem, "readme" | "index" | "template") || stem.contains("template") {
-        return false;
-    }
-    stem.chars().next().is_some_and(|c| c.is_ascii_digit())
+    !matches!(stem, "readme" | "index" | "changelog" | "contributing" | "license" | "licence" | "agents" | "claude")
+        && !is_template(stem)
+}
+
+/// Whether a file stem is an ADR template: its words, without the number,
+/// are `template` and the words that name a kind of template (`template`,
+/// `adr-template`, `0000-template`, `adr-template-bare-minimal`), not any
+/// name that holds the word (`0010-django-templates` is a decision).
+fn is_template(stem: &str) -> bool {
+    let words: Vec<&str> = stem
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.contains(&"template")
+        && words.iter().all(|w| {
+            matches!(
+                *w,
+                "template"
+                    | "adr"
+                    | "madr"
+                    | "decision"
+                    | "record"
+                    | "nygard"
+                    | "bare"
+                    | "minimal"
+                    | "full"
+                    | "short"
+                    | "long"
+                    | "lightweight"
+            )
+        })
 }
 
 /// The role of a file named as a source of `kind`.
@@ -233,6 +276,7 @@ fn file_role(kind: SourceKind, name: &str) -> Role {
         SourceKind::Copilot => Role::CopilotInstructions,
         SourceKind::Claude if name == "CLAUDE.md" => Role::ClaudeMemory,
         SourceKind::Claude => Role::ClaudeRule,
+        SourceKind::Agents => Role::AgentsMemory,
     }
 }
 
@@ -389,14 +433,28 @@ mod tests {
 
     #[test]
     fn adr_file_names() {
-        for yes in ["0001-use-postgres.md", "20200926-use-x.md", "12-x.markdown", "0001_x.md"] {
+        for yes in
+            ["0001-use-postgres.md", "20200926-use-x.md", "12-x.markdown", "0001_x.md", "0010-django-templates.md"]
+        {
             assert!(adr_file(yes), "{yes}");
         }
-        for no in
-            ["README.md", "index.md", "template.md", "0000-template.md", "adr-template.md", "notes.md", "0001.png"]
-        {
+        for no in [
+            "README.md",
+            "index.md",
+            "template.md",
+            "0000-template.md",
+            "000-template.md",
+            "adr-template.md",
+            "adr-template-bare-minimal.md",
+            "notes.md",
+            "0001.png",
+        ] {
             assert!(!adr_file(no), "{no}");
         }
+        assert!(adr_candidate("dotenv.md"));
+        assert!(adr_candidate("use-templates-for-emails.md"));
+        assert!(!adr_candidate("README.md"));
+        assert!(!adr_candidate("madr-template.md"));
     }
 
     #[test]
