@@ -59,6 +59,42 @@ pub struct ModelFlags {
     pub price_output: Option<f64>,
 }
 
+/// The environment variable listing the endpoints (base URLs, separated by
+/// spaces, commas or line breaks) that `model.base_url` in the repository's
+/// configuration may name and still receive the API key.
+pub const ENDPOINTS_ALLOWED_ENV: &str = "MNEME_GATE_MODEL_ENDPOINTS";
+
+/// Why the API key may not be sent to `endpoint`, or `None`. The
+/// configuration arrives in pull requests: a file of the repository alone
+/// never decides both which secret is read and where it goes, so an endpoint
+/// it names (`from_file`) must be listed in [`ENDPOINTS_ALLOWED_ENV`]; and a
+/// key never crosses the network over plain http.
+fn key_refusal(endpoint: &Endpoint, from_file: bool, config: &std::path::Path) -> Option<String> {
+    if endpoint.is_plain_http_off_machine() {
+        return Some(
+            "plain http to another machine would carry the key in clear; use https (plain http only to localhost)"
+                .into(),
+        );
+    }
+    if !from_file {
+        return None;
+    }
+    let allowed = std::env::var(ENDPOINTS_ALLOWED_ENV).unwrap_or_default();
+    let listed = allowed
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|u| !u.is_empty())
+        .filter_map(|u| Endpoint::parse(u).ok())
+        .any(|e| e.url == endpoint.url);
+    (!listed).then(|| {
+        format!(
+            "`model.base_url` comes from {}, which a pull request can change, and a file of the repository may not \
+             decide where a secret goes: pass the endpoint with --model-base-url, or list it in {ENDPOINTS_ALLOWED_ENV} \
+             (docs/models.md, Security)",
+            config.display()
+        )
+    })
+}
+
 /// A value from a flag or the file, and how to blame it.
 enum From<'a, T> {
     Flag(T, &'static str),
@@ -226,7 +262,9 @@ impl Config {
                 ))
             }
         };
+        let key_refused = key_refusal(&endpoint, base_url.1.is_some(), &path);
         Ok(Some(Settings {
+            key_refused,
             endpoint,
             model,
             api_key_env,

@@ -71,6 +71,9 @@ pub(crate) fn execute(s: RetrieveSettings) -> Result<i32, Error> {
     Ok(exit::OK)
 }
 
+/// The most bytes a query file may hold.
+pub(crate) const MAX_QUERY_BYTES: u64 = 64 * 1024 * 1024;
+
 /// The queries' text and the name errors give it.
 fn read(source: &Source) -> Result<(PathBuf, String), Error> {
     match source {
@@ -79,12 +82,24 @@ fn read(source: &Source) -> Result<(PathBuf, String), Error> {
             let mut text = String::new();
             std::io::stdin()
                 .lock()
+                .take(MAX_QUERY_BYTES + 1)
                 .read_to_string(&mut text)
                 .map_err(|source| Error::Read { path: path.clone(), source })?;
+            if text.len() as u64 > MAX_QUERY_BYTES {
+                return Err(Error::Usage(format!(
+                    "the queries on standard input hold more than {MAX_QUERY_BYTES} bytes: split them"
+                )));
+            }
             Ok((path, text))
         }
         Source::File(path) => {
-            let text = std::fs::read_to_string(path).map_err(|source| Error::Read { path: path.clone(), source })?;
+            // A regular file of at most MAX_QUERY_BYTES, opened without
+            // blocking: a named pipe or a device is refused, never read.
+            let read = |source| Error::Read { path: path.clone(), source };
+            let bytes = crate::confine::read_regular(path, MAX_QUERY_BYTES).map_err(|r| read(r.into()))?;
+            let text = String::from_utf8(bytes).map_err(|_| {
+                read(std::io::Error::new(std::io::ErrorKind::InvalidData, "stream did not contain valid UTF-8"))
+            })?;
             Ok((path.clone(), text))
         }
     }
