@@ -104,7 +104,7 @@ fn walk(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
 /// Runs the binary in `dir`; a run that does not end within two minutes
 /// (a named pipe waited on, a quadratic input) is killed and fails.
 fn run_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
-    let mut command = Command::new(std::env::var("OLD_BIN").unwrap_or(env!("CARGO_BIN_EXE_mneme-gate").into()));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
     command
         .args(args)
         .current_dir(dir)
@@ -170,7 +170,10 @@ const TASK: &str = "--task=Rotate the canarybird ledger secret";
 #[test]
 fn copilot_dot_does_not_follow_a_github_link_out_of_the_repository() {
     let w = world();
-    w.canary("gh/copilot-instructions.md", "# Copilot\n\n- Always rotate the canarybird ledger secret CANARY-COPILOT\n");
+    w.canary(
+        "gh/copilot-instructions.md",
+        "# Copilot\n\n- Always rotate the canarybird ledger secret CANARY-COPILOT\n",
+    );
     w.link(".github", w.outside.join("gh"));
     w.write("mneme-gate.yaml", "memory:\n  - project_memory.json\n  - copilot: .\n");
     let out = w.run(&["context", TASK]);
@@ -318,7 +321,9 @@ fn listener() -> (std::net::TcpListener, String) {
 fn the_configuration_alone_never_sends_a_secret_to_its_own_endpoint() {
     let w = world();
     let (l, url) = listener();
-    w.suite_with(&format!("model:\n  base_url: {url}\n  model: m\n  api_key_env: CI_SECRET\n  retries: 0\n  timeout_s: 2\n"));
+    w.suite_with(&format!(
+        "model:\n  base_url: {url}\n  model: m\n  api_key_env: CI_SECRET\n  retries: 0\n  timeout_s: 2\n"
+    ));
     w.write("scenarios/suite.yaml", &format!("{SUITE}    assertions:\n      - forbidden_text: x\n"));
     let out = run_in(&w.repo, &["run", "--quiet", "--responses", "live"], &[("CI_SECRET", "CANARY-SECRET")]);
     assert_eq!(out.code, 2, "{}", out.all());
@@ -361,6 +366,31 @@ fn duplicate_ids_in_a_memory_file_take_linear_time() {
     w.write("project_memory.json", &format!("{{\"decisions\":[{}]}}", records.join(",")));
     let out = w.run(&["validate"]);
     assert!(out.all().contains("duplicate id"), "{}", out.all());
+}
+
+#[test]
+fn sources_of_one_word_bullets_stay_within_a_memory_limit() {
+    // 60 ADRs of 1 MiB of one-word bullets, under 1 GiB of address space:
+    // read whole, they grow some 20 times in memory and the process aborts.
+    let w = world();
+    let bullets: String = (0..180_000).map(|i| format!("- w{}\n", i % 1000)).collect();
+    for n in 1..=60 {
+        let mut text = format!("# {n}. Decision {n}\n\n## Decision\n\n{bullets}");
+        text.truncate(1_048_000);
+        w.write(&format!("docs/adr/{n:04}-d.md"), &text);
+    }
+    w.write("mneme-gate.yaml", "memory:\n  - adr: docs/adr/\n");
+    let bin = env!("CARGO_BIN_EXE_mneme-gate");
+    let status = Command::new("sh")
+        .args(["-c", &format!("ulimit -v 1048576 && exec '{bin}' validate")])
+        .current_dir(&w.repo)
+        .env("MNEME_GATE_GIT", "off")
+        .output()
+        .unwrap();
+    let stderr = format!("{}{}", String::from_utf8_lossy(&status.stdout), String::from_utf8_lossy(&status.stderr));
+    assert!(status.status.code().is_some(), "killed by a signal: {stderr}");
+    assert!(!stderr.contains("memory allocation") && !stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.contains("records and bullets"), "the run-wide budget is said: {stderr}");
 }
 
 // --- 7. Special files -----------------------------------------------------------

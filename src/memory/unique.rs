@@ -37,10 +37,8 @@ mod tests {
     #[test]
     fn repeats_get_the_smallest_free_suffix() {
         let mut used = Used::default();
-        let ids: Vec<String> = ["a", "a", "a-2", "a", "a-3", "a", "b"]
-            .iter()
-            .map(|s| unique_id(&mut used, s.to_string()))
-            .collect();
+        let ids: Vec<String> =
+            ["a", "a", "a-2", "a", "a-3", "a", "b"].iter().map(|s| unique_id(&mut used, s.to_string())).collect();
         // `a-2` asked for after it was given: it gets `a-2-2`.
         assert_eq!(ids, ["a", "a-2", "a-2-2", "a-3", "a-3-2", "a-4", "b"]);
     }

@@ -25,7 +25,6 @@
 //! file (no scope); a glob without `/` matches at any depth (`*.ts` →
 //! `**/*.ts`), as these tools match it; a leading `/` or `./` is dropped.
 
-
 use super::front_matter::{self, Field};
 use super::markdown::{self, section_level, Block, Kind};
 use super::walk::Role;
