@@ -29,15 +29,16 @@ struct RetrieveLine<'a> {
 }
 
 /// One parsed query of a JSONL batch.
-struct BatchQuery {
-    id: String,
-    task: String,
-    file: Option<String>,
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchQuery {
+    pub id: String,
+    pub task: String,
+    pub file: Option<String>,
 }
 
-pub(crate) fn execute(s: RetrieveSettings) -> Result<i32, Error> {
-    let index = Index::build(load_memory(&s.memory)?, s.memory.profile.clone());
-    let (path, text) = read(&s.queries)?;
+/// The queries of a JSONL batch (`retrieve --queries`), or every bad line
+/// (1-based) with what is wrong with it. Blank lines are skipped.
+pub fn parse_queries(text: &str) -> Result<Vec<BatchQuery>, Vec<(usize, String)>> {
     let mut queries = Vec::new();
     let mut problems = Vec::new();
     for (n, line) in text.lines().enumerate() {
@@ -49,9 +50,17 @@ pub(crate) fn execute(s: RetrieveSettings) -> Result<i32, Error> {
             Err(message) => problems.push((n + 1, message)),
         }
     }
-    if !problems.is_empty() {
-        return Err(Error::Input { path, problems });
+    if problems.is_empty() {
+        Ok(queries)
+    } else {
+        Err(problems)
     }
+}
+
+pub(crate) fn execute(s: RetrieveSettings) -> Result<i32, Error> {
+    let index = Index::build(load_memory(&s.memory)?, s.memory.profile.clone());
+    let (path, text) = read(&s.queries)?;
+    let queries = parse_queries(&text).map_err(|problems| Error::Input { path, problems })?;
     let k = index.profile().k;
     let lines: Vec<String> = queries
         .par_iter()
