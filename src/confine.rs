@@ -120,6 +120,21 @@ pub(crate) fn kind(meta: &Metadata) -> &'static str {
 /// instead of waiting for a writer), then checks the opened file: a regular
 /// file only. `nofollow`: the last component must not be a symbolic link.
 pub(crate) fn open_regular(path: &Path, nofollow: bool) -> Result<(File, Metadata), Refusal> {
+    let file = open_flags(path, nofollow).map_err(|e| describe_open_error(path, e))?;
+    let meta = file.metadata().map_err(Refusal::Io)?;
+    if !meta.is_file() {
+        return Err(Refusal::NotAFile(kind(&meta)));
+    }
+    Ok((file, meta))
+}
+
+/// Opens `path` for reading without blocking on a named pipe; the caller
+/// checks what was opened (`File::metadata`).
+pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
+    open_flags(path, false)
+}
+
+fn open_flags(path: &Path, nofollow: bool) -> io::Result<File> {
     let mut options = fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -133,12 +148,7 @@ pub(crate) fn open_regular(path: &Path, nofollow: bool) -> Result<(File, Metadat
     }
     #[cfg(not(unix))]
     let _ = nofollow;
-    let file = options.open(path).map_err(|e| describe_open_error(path, e))?;
-    let meta = file.metadata().map_err(Refusal::Io)?;
-    if !meta.is_file() {
-        return Err(Refusal::NotAFile(kind(&meta)));
-    }
-    Ok((file, meta))
+    options.open(path)
 }
 
 /// A failed open, said precisely: a dangling link is named as one.

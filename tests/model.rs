@@ -726,3 +726,20 @@ fn partitions_of_a_run_with_a_model_merge_to_the_single_run() {
     assert_eq!(report["model"]["requests"], 12);
     assert!(report["model"]["estimated_cost"]["total"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn token_counts_from_cassettes_saturate_instead_of_wrapping() {
+    let stub = Stub::start();
+    let dir = project(&stub, "");
+    let d = dir.path();
+    expect(run(d, &["run", "--responses", "record"]), 0);
+    stub.stop();
+    // A cassette is a file of the repository: its counts can say anything.
+    for path in cassettes(d) {
+        let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        v["usage"]["prompt_tokens"] = json!(u64::MAX);
+        std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    }
+    let out = expect(run(d, &["run"]), 0);
+    assert!(out.stdout.contains(&format!("{} tokens in", u64::MAX)), "{}", out.stdout);
+}

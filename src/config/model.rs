@@ -236,7 +236,10 @@ impl Config {
         };
         let price = |flag: Option<f64>, name, file: Option<&Spanned<f64>>, key| -> Result<Option<f64>, ConfigError> {
             match pick(flag, name, file, key) {
-                Some(v) => check(v, &|p| p >= 0.0, "0 or more").map(Some),
+                Some(v) => {
+                    check(v, &|p| (0.0..=1_000_000.0).contains(&p), "between 0 and 1000000 (per million tokens)")
+                        .map(Some)
+                }
                 None => Ok(None),
             }
         };
