@@ -441,4 +441,24 @@ fn a_memory_file_that_is_a_named_pipe_is_named_as_one() {
     mkfifo(&w.repo.join("project_memory.json"));
     let out = expect(w.run(&["context", TASK]), 2);
     assert!(out.stderr.contains("named pipe"), "{}", out.stderr);
+    // The hook says so too (and still exits 0, adding nothing).
+    let input = format!(
+        "{{\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"refund ledger\",\"cwd\":{:?},\"session_id\":\"s\"}}",
+        w.repo.display().to_string()
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+        .args(["hook", "claude"])
+        .current_dir(&w.repo)
+        .env("MNEME_GATE_CACHE", "off")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("is a named pipe (FIFO)"), "{stderr}");
 }
