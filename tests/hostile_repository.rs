@@ -462,3 +462,43 @@ fn a_memory_file_that_is_a_named_pipe_is_named_as_one() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("is a named pipe (FIFO)"), "{stderr}");
 }
+
+// --- 8. Smaller ----------------------------------------------------------------
+
+#[test]
+fn the_mcp_server_answers_a_line_that_is_not_json_with_a_parse_error() {
+    use std::io::{BufRead, BufReader, Write};
+    let w = world();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+        .args(["mcp"])
+        .current_dir(&w.repo)
+        .env("MNEME_GATE_CACHE", "off")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    // Before any handshake, and while the session stays open: the client
+    // must not have to wait for its own time-out.
+    stdin.write_all(b"this is not json\n").unwrap();
+    stdin.flush().unwrap();
+    let reply = rx.recv_timeout(Duration::from_secs(60));
+    stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n").unwrap();
+    drop(stdin);
+    let _ = child.wait();
+    let reply = reply.expect("an answer to a line that is not JSON");
+    let v: serde_json::Value = serde_json::from_str(&reply).unwrap();
+    assert_eq!(v["error"]["code"], -32700, "{reply}");
+    assert_eq!(v["id"], serde_json::Value::Null, "{reply}");
+}
