@@ -199,7 +199,23 @@ pub(crate) fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, Refusal> 
 /// The repository root: the nearest ancestor of the working folder holding
 /// `.git`, or the working folder; canonical.
 pub(crate) fn repository_root() -> io::Result<PathBuf> {
-    let cwd = fs::canonicalize(std::env::current_dir()?)?;
+    // Asked for every file read: remembered for the working folder it was
+    // found from (the hook changes folder once, to its input's).
+    static LAST: std::sync::Mutex<Option<(PathBuf, PathBuf)>> = std::sync::Mutex::new(None);
+    let cwd = std::env::current_dir()?;
+    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((from, root)) = &*last {
+        if *from == cwd {
+            return Ok(root.clone());
+        }
+    }
+    let root = find_repository_root(&cwd)?;
+    *last = Some((cwd, root.clone()));
+    Ok(root)
+}
+
+fn find_repository_root(cwd: &Path) -> io::Result<PathBuf> {
+    let cwd = fs::canonicalize(cwd)?;
     let mut at: &Path = &cwd;
     loop {
         if fs::symlink_metadata(at.join(".git")).is_ok() {
