@@ -265,6 +265,11 @@ fn an_output_path_that_is_a_link_in_the_repository_is_refused() {
     expect(w.run(&["baseline", "--out", "out/baseline.json"]), 2);
     assert!(!w.outside.join("made").exists() && !w.outside.join("x.json").exists());
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "CANARY-VICTIM");
+    // `merge` writes its reports the same way.
+    expect(w.run(&["run", "--quiet", "--partition", "1/1", "--json", "part.json"]), 0);
+    let out = expect(w.run(&["merge", "part.json", "--quiet", "--json", "reports/junit.xml"]), 2);
+    assert!(out.stderr.contains("reports/junit.xml is a symbolic link"), "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "CANARY-VICTIM");
     // A path outside the repository, given explicitly, is written as given.
     let summary = w.outside.join("summary.md");
     expect(w.run(&["run", "--quiet", "--markdown", summary.to_str().unwrap()]), 0);
