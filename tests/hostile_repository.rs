@@ -297,6 +297,13 @@ fn cassettes_prune_deletes_nothing_outside_the_repository() {
     w.canary("c/aaaa.json", "[]");
     let before = w.outside_files();
     let out = expect(w.run(&["cassettes", "prune", "--delete"]), 2);
+    assert!(out.stderr.contains("`model.cassettes` must be a folder inside the repository"), "{}", out.stderr);
+    assert_eq!(w.outside_files(), before, "{}", out.all());
+    // Named on the command line, a folder outside is still never pruned.
+    let tapes = w.outside.join("c");
+    w.suite_with(MODEL);
+    let out = expect(w.run(&["cassettes", "prune", "--delete", "--cassettes", tapes.to_str().unwrap()]), 2);
+    assert!(out.stderr.contains("does not resolve inside"), "{}", out.stderr);
     assert_eq!(w.outside_files(), before, "{}", out.all());
 }
 

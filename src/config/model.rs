@@ -231,7 +231,22 @@ impl Config {
         };
         let cassettes = match (&flags.cassettes, m.and_then(|m| m.cassettes.as_ref())) {
             (Some(p), _) => p.clone(),
-            (None, Some(s)) => self.resolve_path(&s.value),
+            (None, Some(s)) => {
+                // The configuration is the repository's: its cassettes stay inside it.
+                let written = std::path::Path::new(&s.value);
+                if written.is_absolute()
+                    || written
+                        .components()
+                        .any(|c| matches!(c, std::path::Component::ParentDir | std::path::Component::Prefix(_)))
+                {
+                    return Err(ConfigError::at(
+                        &path,
+                        s,
+                        "`model.cassettes` must be a folder inside the repository (relative, without `..`); pass --cassettes DIR for another one".into(),
+                    ));
+                }
+                self.resolve_path(&s.value)
+            }
             (None, None) => self.resolve_path(Settings::CASSETTES),
         };
         let price = |flag: Option<f64>, name, file: Option<&Spanned<f64>>, key| -> Result<Option<f64>, ConfigError> {

@@ -77,10 +77,14 @@ impl ModelError {
     /// Input errors (exit 2): a missing or broken cassette. The rest are
     /// infrastructure errors (exit 3).
     pub fn is_input(&self) -> bool {
-        matches!(
-            self,
-            ModelError::MissingCassettes { .. } | ModelError::Cassette { .. } | ModelError::UntrustedEndpoint { .. }
-        )
+        match self {
+            ModelError::MissingCassettes { .. }
+            | ModelError::Cassette { .. }
+            | ModelError::UntrustedEndpoint { .. } => true,
+            // Refused by the confinement rule (a linked cassette folder).
+            ModelError::WriteCassette { source, .. } => source.kind() == std::io::ErrorKind::InvalidInput,
+            _ => false,
+        }
     }
 
     /// What a refused status means, and what to do.
