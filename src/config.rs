@@ -292,7 +292,12 @@ impl Config {
         if let Some(MemoryConfig::One(p)) = &self.file.memory {
             return Some(self.resolve_path(p));
         }
-        DEFAULT_MEMORY_FILES.into_iter().map(PathBuf::from).find(|candidate| candidate.is_file())
+        // Anything but a folder: a named pipe or a dangling link there is named by
+        // the read, not mistaken for no memory file.
+        DEFAULT_MEMORY_FILES
+            .into_iter()
+            .map(PathBuf::from)
+            .find(|candidate| std::fs::symlink_metadata(candidate).is_ok_and(|m| !m.is_dir()))
     }
 
     /// The decision sources: the `--memory` flags (each `KIND:PATH` or a

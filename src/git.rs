@@ -190,7 +190,10 @@ impl Repo {
         let branch = if head.is_branch() { head.shorthand().map(str::to_string) } else { None };
         let mut options = StatusOptions::new();
         options.include_untracked(false).include_ignored(false);
-        let dirty = self.repo.statuses(Some(&mut options)).map(|s| !s.is_empty()).unwrap_or(false);
+        // libgit2 would block on an index that is a named pipe: such a
+        // repository is said to be dirty, its index never read.
+        let dirty = self.special_index().is_some()
+            || self.repo.statuses(Some(&mut options)).map(|s| !s.is_empty()).unwrap_or(false);
         Some(GitInfo { commit, branch, dirty })
     }
 
@@ -309,11 +312,33 @@ impl Repo {
     /// paths that are not UTF-8 are read lossily.
     pub fn tracked_files(&self) -> Result<Vec<String>, GitError> {
         forget_stale_error();
+        if let Some(kind) = self.special_index() {
+            return Err(GitError::Io {
+                action: format!("cannot read the index {}", self.repo.path().join("index").display()),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("it is {kind}, not a regular file; remove it (`git reset` writes a new one)"),
+                ),
+            });
+        }
         let index = self.repo.index().map_err(internal("cannot read the index"))?;
         let mut files: Vec<String> = index.iter().map(|e| String::from_utf8_lossy(&e.path).into_owned()).collect();
         files.sort_unstable();
         files.dedup();
         Ok(files)
+    }
+
+    /// What the index is when it exists and is not a regular file (a named
+    /// pipe would block libgit2 forever).
+    fn special_index(&self) -> Option<&'static str> {
+        let meta = std::fs::symlink_metadata(self.repo.path().join("index")).ok()?;
+        (!meta.is_file()).then(|| {
+            if meta.file_type().is_symlink() {
+                "a symbolic link"
+            } else {
+                crate::confine::kind(&meta)
+            }
+        })
     }
 
     /// `path` relative to the root of the working tree.

@@ -76,8 +76,12 @@ pub fn detect_sources(root: &Path, memory: Option<&Path>) -> Vec<Source> {
     if let Some(m) = memory {
         out.push(Source::new(SourceKind::Json, m));
     }
-    let configured = std::fs::read_to_string(root.join(".adr-dir"))
+    // A regular file of the repository, small (a link to /dev/zero or a
+    // named pipe is ignored, never read).
+    let configured = std::fs::canonicalize(root)
         .ok()
+        .and_then(|r| crate::confine::read_inside(&r, &root.join(".adr-dir"), 4096).ok())
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
         .and_then(|t| t.lines().next().map(|l| l.trim().trim_end_matches('/').to_string()))
         .filter(|d| !d.is_empty() && !d.starts_with('/') && !d.split('/').any(|c| c == ".."));
     let known: Vec<String> = configured.into_iter().chain(ADR_FOLDERS.iter().map(|s| s.to_string())).collect();

@@ -21,6 +21,7 @@ pub mod baseline;
 pub mod cache;
 pub mod cli;
 pub mod config;
+mod confine;
 pub mod context;
 pub mod coverage;
 mod describe;

@@ -48,6 +48,7 @@ mod model;
 mod pool;
 pub use pool::{is_inactive, INACTIVE_STATUSES};
 mod rules;
+mod unique;
 pub use rules::{is_python_space, python_strip};
 pub mod sources;
 mod tolerant;

@@ -124,6 +124,11 @@ pub struct Settings {
     pub mode: Mode,
     /// Each arm is asked this many times (`--repeat`).
     pub repeat: usize,
+    /// Why the key of `api_key_env` may not be sent to `endpoint` (the
+    /// endpoint came from the repository's configuration alone and no
+    /// allowlist names it, or it is plain http to another machine), in a
+    /// sentence saying what to do; `None`: it may.
+    pub key_refused: Option<String>,
 }
 
 impl Settings {

@@ -239,9 +239,17 @@ struct Out {
 }
 
 fn run(dir: &Path, args: &[&str]) -> Out {
+    // The workflow allows the stub's endpoint that the configuration names:
+    // the key goes only to an endpoint the environment or a flag gives.
+    let allowed = std::fs::read_to_string(dir.join("mneme-gate.yaml"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("base_url:").map(|u| u.trim().to_string()))
+        .unwrap_or_default();
     let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
         .args(args)
         .current_dir(dir)
+        .env("MNEME_GATE_MODEL_ENDPOINTS", allowed)
         .env("MNEME_TEST_KEY", KEY)
         .env("MNEME_GATE_GIT", "off")
         .env("NO_COLOR", "1")
@@ -507,9 +515,20 @@ fn a_server_that_is_down_or_refuses_is_exit_3_with_one_line_and_no_report() {
         out.stderr
     );
 
-    // No key in the environment.
+    // The endpoint the configuration names, with no allowlist: the key is
+    // not even read (exit 2, before any request).
     let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
         .args(["run", "--responses", "live"])
+        .current_dir(d)
+        .env_remove("MNEME_GATE_MODEL_ENDPOINTS")
+        .env("MNEME_TEST_KEY", KEY)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the API key of MNEME_TEST_KEY is not sent there"));
+    // No key in the environment; the endpoint from the command line.
+    let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+        .args(["run", "--responses", "live", "--model-base-url", &stub.base_url()])
         .current_dir(d)
         .env_remove("MNEME_TEST_KEY")
         .output()
@@ -706,4 +725,21 @@ fn partitions_of_a_run_with_a_model_merge_to_the_single_run() {
     let report: Value = serde_json::from_str(&std::fs::read_to_string(d.join("single.json")).unwrap()).unwrap();
     assert_eq!(report["model"]["requests"], 12);
     assert!(report["model"]["estimated_cost"]["total"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn token_counts_from_cassettes_saturate_instead_of_wrapping() {
+    let stub = Stub::start();
+    let dir = project(&stub, "");
+    let d = dir.path();
+    expect(run(d, &["run", "--responses", "record"]), 0);
+    stub.stop();
+    // A cassette is a file of the repository: its counts can say anything.
+    for path in cassettes(d) {
+        let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        v["usage"]["prompt_tokens"] = json!(u64::MAX);
+        std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    }
+    let out = expect(run(d, &["run"]), 0);
+    assert!(out.stdout.contains(&format!("{} tokens in", u64::MAX)), "{}", out.stdout);
 }

@@ -128,8 +128,8 @@ impl Cached {
         if !meta.is_file() {
             return Err(Stale::Unreadable);
         }
-        let mut file = File::open(path).map_err(unreadable)?;
-        let meta = file.metadata().map_err(unreadable)?;
+        // Opened without blocking: a named pipe swapped in after the check is refused, not waited on.
+        let (mut file, meta) = crate::confine::open_regular(path, false).map_err(|_| Stale::Unreadable)?;
         if !meta.is_file() || meta.len() > MAX_CACHE_BYTES {
             return Err(Stale::Unreadable);
         }

@@ -8,6 +8,9 @@ settings to an exit code. This is the only module that prints
 
 mod args;
 mod commands;
+
+/// The query file of `retrieve --queries`, parsed (for the fuzz target).
+pub use commands::retrieve::{parse_queries, BatchQuery};
 mod model;
 mod output;
 mod settings;

@@ -283,7 +283,8 @@ impl Progress for Bar {
     }
     fn done(&self, tokens: u64) {
         self.done.fetch_add(1, Ordering::SeqCst);
-        self.tokens.fetch_add(tokens, Ordering::SeqCst);
+        // A count from a server or a cassette: saturating, never wrapping.
+        let _ = self.tokens.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |t| Some(t.saturating_add(tokens)));
         self.show();
     }
 }

@@ -61,6 +61,7 @@ pub(crate) fn file(path: &Path, text: &str) -> Result<(), Error> {
 /// [`file`] for bytes that need not be UTF-8 (a user's `.gitignore`).
 pub(crate) fn file_bytes(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let err = |source| Error::Write { path: Some(path.to_path_buf()), source };
+    confined(path)?;
     match std::fs::metadata(path) {
         Ok(m) if !m.is_file() && !m.is_dir() => {
             let mut f = std::fs::OpenOptions::new().write(true).open(path).map_err(err)?;
@@ -68,6 +69,18 @@ pub(crate) fn file_bytes(path: &Path, bytes: &[u8]) -> Result<(), Error> {
         }
         _ => crate::atomic::write_atomically(path, bytes).map_err(err),
     }
+}
+
+/// Refuses (exit 2) an output path inside the repository that passes
+/// through a symbolic link or names a pipe or a device
+/// ([`crate::confine::check_output`]): a pull request controls those links.
+pub(crate) fn confined(path: &Path) -> Result<(), Error> {
+    crate::confine::check_output(path).map_err(|refusal| {
+        Error::Usage(format!(
+            "refusing to write {}: {refusal}",
+            crate::describe::printable(&path.display().to_string())
+        ))
+    })
 }
 
 /// Appends a text to a file in one write, after a blank line when the file
@@ -110,6 +123,7 @@ pub(crate) fn is_step_summary(path: &Path) -> bool {
 /// runs, so a target that is not a regular file (a folder, a pipe, a
 /// device) is refused as an input error rather than written through.
 pub(crate) fn baseline(path: &Path, text: &str) -> Result<(), Error> {
+    confined(path)?;
     crate::atomic::write_atomically(path, text.as_bytes()).map_err(|source| match source.kind() {
         std::io::ErrorKind::InvalidInput => Error::Usage(format!("cannot pin the baseline: {source}")),
         _ => Error::Write { path: Some(path.to_path_buf()), source },

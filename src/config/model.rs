@@ -59,6 +59,42 @@ pub struct ModelFlags {
     pub price_output: Option<f64>,
 }
 
+/// The environment variable listing the endpoints (base URLs, separated by
+/// spaces, commas or line breaks) that `model.base_url` in the repository's
+/// configuration may name and still receive the API key.
+pub const ENDPOINTS_ALLOWED_ENV: &str = "MNEME_GATE_MODEL_ENDPOINTS";
+
+/// Why the API key may not be sent to `endpoint`, or `None`. The
+/// configuration arrives in pull requests: a file of the repository alone
+/// never decides both which secret is read and where it goes, so an endpoint
+/// it names (`from_file`) must be listed in [`ENDPOINTS_ALLOWED_ENV`]; and a
+/// key never crosses the network over plain http.
+fn key_refusal(endpoint: &Endpoint, from_file: bool, config: &std::path::Path) -> Option<String> {
+    if endpoint.is_plain_http_off_machine() {
+        return Some(
+            "plain http to another machine would carry the key in clear; use https (plain http only to localhost)"
+                .into(),
+        );
+    }
+    if !from_file {
+        return None;
+    }
+    let allowed = std::env::var(ENDPOINTS_ALLOWED_ENV).unwrap_or_default();
+    let listed = allowed
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|u| !u.is_empty())
+        .filter_map(|u| Endpoint::parse(u).ok())
+        .any(|e| e.url == endpoint.url);
+    (!listed).then(|| {
+        format!(
+            "`model.base_url` comes from {}, which a pull request can change, and a file of the repository may not \
+             decide where a secret goes: pass the endpoint with --model-base-url, or list it in {ENDPOINTS_ALLOWED_ENV} \
+             (docs/models.md, Security)",
+            config.display()
+        )
+    })
+}
+
 /// A value from a flag or the file, and how to blame it.
 enum From<'a, T> {
     Flag(T, &'static str),
@@ -195,12 +231,30 @@ impl Config {
         };
         let cassettes = match (&flags.cassettes, m.and_then(|m| m.cassettes.as_ref())) {
             (Some(p), _) => p.clone(),
-            (None, Some(s)) => self.resolve_path(&s.value),
+            (None, Some(s)) => {
+                // The configuration is the repository's: its cassettes stay inside it.
+                let written = std::path::Path::new(&s.value);
+                if written.is_absolute()
+                    || written
+                        .components()
+                        .any(|c| matches!(c, std::path::Component::ParentDir | std::path::Component::Prefix(_)))
+                {
+                    return Err(ConfigError::at(
+                        &path,
+                        s,
+                        "`model.cassettes` must be a folder inside the repository (relative, without `..`); pass --cassettes DIR for another one".into(),
+                    ));
+                }
+                self.resolve_path(&s.value)
+            }
             (None, None) => self.resolve_path(Settings::CASSETTES),
         };
         let price = |flag: Option<f64>, name, file: Option<&Spanned<f64>>, key| -> Result<Option<f64>, ConfigError> {
             match pick(flag, name, file, key) {
-                Some(v) => check(v, &|p| p >= 0.0, "0 or more").map(Some),
+                Some(v) => {
+                    check(v, &|p| (0.0..=1_000_000.0).contains(&p), "between 0 and 1000000 (per million tokens)")
+                        .map(Some)
+                }
                 None => Ok(None),
             }
         };
@@ -226,7 +280,9 @@ impl Config {
                 ))
             }
         };
+        let key_refused = key_refusal(&endpoint, base_url.1.is_some(), &path);
         Ok(Some(Settings {
+            key_refused,
             endpoint,
             model,
             api_key_env,

@@ -159,7 +159,9 @@ fn has_numbered(dir: &Path) -> bool {
 /// Whether the start of a file reads as an ADR: a status (front matter,
 /// a `Status:` line, a Status heading) or a Context / Decision heading.
 fn reads_as_adr(path: &Path) -> bool {
-    let Ok(file) = fs::File::open(path) else { return false };
+    // Opened without blocking and without following a link, then checked: a
+    // named pipe swapped in after the folder was listed is never waited on.
+    let Ok((file, _)) = crate::confine::open_regular(path, true) else { return false };
     let mut text = String::new();
     let mut bytes = Vec::new();
     if file.take(PEEK_BYTES).read_to_end(&mut bytes).is_err() {
@@ -189,7 +191,7 @@ fn log4brains_folders(root: &Path) -> Vec<String> {
     if !fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
         return Vec::new();
     }
-    let Ok(file) = fs::File::open(&path) else { return Vec::new() };
+    let Ok((file, _)) = crate::confine::open_regular(&path, true) else { return Vec::new() };
     let mut bytes = Vec::new();
     if file.take(PEEK_BYTES).read_to_end(&mut bytes).is_err() {
         return Vec::new();

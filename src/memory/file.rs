@@ -35,31 +35,6 @@ pub(crate) enum ReadError {
     TooLarge { limit: u64 },
 }
 
-/// What a file that is not a regular file is, in words.
-fn kind(meta: &Metadata) -> &'static str {
-    let t = meta.file_type();
-    if t.is_dir() {
-        return "a folder";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a named pipe (FIFO)";
-        }
-        if t.is_char_device() {
-            return "a character device";
-        }
-        if t.is_block_device() {
-            return "a block device";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-    }
-    "not a regular file"
-}
-
 /// Whether `meta` is that of this process's standard input (a pipe, a
 /// terminal, `/dev/null`), however the path that led to it was spelt.
 #[cfg(unix)]
@@ -93,28 +68,42 @@ pub(crate) fn read_report(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError>
 }
 
 /// Reads the regular file at `path` (after symbolic links), at most
-/// `limit` bytes. The type is checked before opening, since opening a named
-/// pipe blocks until something writes to it, and again on the open file;
-/// the size is checked while reading, since a file can grow.
+/// `limit` bytes, through [`crate::confine`]: opened without blocking (a
+/// named pipe is refused, never waited on), the opened file checked, the
+/// size counted while reading; a path written inside the repository must
+/// resolve inside it.
 pub(crate) fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
-    let meta = std::fs::metadata(path).map_err(ReadError::Io)?;
-    if !meta.is_file() {
-        return Err(ReadError::NotAFile(kind(&meta)));
+    crate::confine::read_as_written(path, limit).map_err(ReadError::from)
+}
+
+impl From<crate::confine::Refusal> for ReadError {
+    fn from(r: crate::confine::Refusal) -> ReadError {
+        use crate::confine::Refusal;
+        match r {
+            Refusal::Io(e) => ReadError::Io(e),
+            Refusal::NotAFile(kind) => ReadError::NotAFile(kind),
+            Refusal::TooLarge { limit } => ReadError::TooLarge { limit },
+            dangling @ Refusal::Dangling { .. } => {
+                ReadError::Io(std::io::Error::new(std::io::ErrorKind::NotFound, dangling.to_string()))
+            }
+            other => ReadError::Io(std::io::Error::new(std::io::ErrorKind::InvalidInput, other.to_string())),
+        }
     }
-    let file = File::open(path).map_err(ReadError::Io)?;
-    let meta = file.metadata().map_err(ReadError::Io)?;
-    if !meta.is_file() {
-        return Err(ReadError::NotAFile(kind(&meta)));
+}
+
+impl From<ReadError> for std::io::Error {
+    fn from(e: ReadError) -> std::io::Error {
+        match e {
+            ReadError::Io(e) => e,
+            ReadError::NotAFile(kind) => {
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("it is {kind}, not a regular file"))
+            }
+            ReadError::TooLarge { limit } => std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("it holds more than {}", size_in_words(limit)),
+            ),
+        }
     }
-    if meta.len() > limit {
-        return Err(ReadError::TooLarge { limit });
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(ReadError::Io)?;
-    if bytes.len() as u64 > limit {
-        return Err(ReadError::TooLarge { limit });
-    }
-    Ok(bytes)
 }
 
 /// A cap in words: `512 MiB`, `1 MiB`, `4096 bytes`.

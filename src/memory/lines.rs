@@ -67,6 +67,28 @@ pub(super) fn line_col(text: &str, starts: &[usize], offset: usize) -> (usize, u
     (line + 1, text[starts[line]..end].chars().count() + 1)
 }
 
+/// [`line_col`], counting the column from `last` (an offset answered
+/// before: offset, 0-based line, 1-based column) when `offset` is after it
+/// on the same line; also returns what to pass as `last` next time.
+pub(super) fn line_col_after(
+    text: &str,
+    starts: &[usize],
+    offset: usize,
+    last: Option<(usize, usize, usize)>,
+) -> ((usize, usize), (usize, usize, usize)) {
+    let offset = offset.min(text.len());
+    let line = starts.partition_point(|&s| s <= offset) - 1;
+    let mut end = offset;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let column = match last {
+        Some((at, at_line, at_column)) if at_line == line && at <= end => at_column + text[at..end].chars().count(),
+        _ => text[starts[line]..end].chars().count() + 1,
+    };
+    ((line + 1, column), (end, line, column))
+}
+
 /// Line and column of offsets visited in (mostly) increasing order: the
 /// same answers as [`line_col`], counting newlines and characters from the
 /// last offset asked (a memory on one line costs no more than one with a
@@ -114,6 +136,19 @@ impl LineCursor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_col_after_agrees_with_line_col_in_any_order() {
+        let text = "ab\u{e9}c\n\u{1f600}xyz\n\nlast line";
+        let starts = line_starts(text);
+        let mut last = None;
+        let offsets: Vec<usize> = (0..=text.len()).chain((0..=text.len()).rev()).chain([3, 1, 9, 2, 20]).collect();
+        for offset in offsets {
+            let (got, next) = line_col_after(text, &starts, offset, last);
+            assert_eq!(got, line_col(text, &starts, offset), "offset {offset}");
+            last = Some(next);
+        }
+    }
 
     #[test]
     fn line_starts_finds_every_newline() {

@@ -294,6 +294,9 @@ pub struct Memory {
     pub(super) text: String,
     /// Its line starts, computed on the first [`Memory::line_col`].
     pub(super) lines: OnceLock<Vec<usize>>,
+    /// The last offset [`Memory::line_col`] answered for: (offset, 0-based
+    /// line, 1-based column).
+    pub(super) column_memo: std::sync::Mutex<Option<(usize, usize, usize)>>,
     /// Read from a list of sources: the list, as messages name it.
     pub(super) label: Option<String>,
     /// Read from a list of sources: every file read, in order (what orders
@@ -314,6 +317,7 @@ impl Memory {
             decision_index: false,
             text: String::new(),
             lines: OnceLock::new(),
+            column_memo: std::sync::Mutex::new(None),
             label: None,
             files: Vec::new(),
         }
@@ -334,10 +338,16 @@ impl Memory {
         &self.text
     }
 
-    /// 1-based line and column of a byte offset in the file.
+    /// 1-based line and column of a byte offset in the file. Offsets asked
+    /// in increasing order on one line (a minified file's records) count
+    /// characters from the last one asked, not from the line's start: a
+    /// line of thousands of located problems costs time linear in it.
     pub(crate) fn line_col(&self, offset: usize) -> (usize, usize) {
         let starts = self.lines.get_or_init(|| lines::line_starts(&self.text));
-        lines::line_col(&self.text, starts, offset)
+        let mut memo = self.column_memo.lock().unwrap_or_else(|e| e.into_inner());
+        let (found, last) = lines::line_col_after(&self.text, starts, offset, *memo);
+        *memo = Some(last);
+        found
     }
 
     /// Records a problem at a byte offset of the file.

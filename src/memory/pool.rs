@@ -12,7 +12,7 @@ decides pool or out (with the diagnostics that go with it).
 
 use std::collections::HashMap;
 
-use super::lines::LineCursor;
+use super::lines::{line_starts, LineCursor};
 use super::{Decision, Excluded, Exclusion, Memory, RecordKind, Severity};
 use crate::profile::Family;
 use rustc_hash::FxBuildHasher as FxBuild;
@@ -55,6 +55,7 @@ pub(super) fn build_pool(memory: &mut Memory, segments: Vec<Vec<Candidate>>, has
     // Record offsets are nearly sorted: a cursor counts lines between
     // them instead of indexing every line start of the file.
     let mut cursor = LineCursor::new();
+    let mut starts: Option<Vec<usize>> = None;
     // The first pool record of each id: its offset, and whether it is a
     // decision record.
     let mut seen: HashMap<&str, (usize, bool), FxBuild> = HashMap::default();
@@ -75,7 +76,11 @@ pub(super) fn build_pool(memory: &mut Memory, segments: Vec<Vec<Candidate>>, has
         } else if let Some(status) = inactive {
             Some(Exclusion::InactiveStatus { status: status.to_string(), superseded_by: None })
         } else if let Some(&(first, first_is_record)) = seen.get(decision.id.as_str()) {
-            let (kept_line, _) = cursor.line_col(&memory.text, first);
+            // Not the cursor: moving it back to the first copy for every
+            // duplicate would be quadratic. The line starts are indexed once,
+            // at the first duplicate.
+            let starts = starts.get_or_insert_with(|| line_starts(&memory.text));
+            let kept_line = starts.partition_point(|&s| s <= first.min(memory.text.len()));
             match family {
                 // What `mneme decision-index migrate` writes: the item and its
                 // copy in decisions[]. The copy wins, as any first record does.

@@ -341,6 +341,7 @@ fn read_markdown(
     source: &Source,
     root: &Path,
     budget: &mut u64,
+    items: &mut u64,
     seen: &mut HashSet<PathBuf>,
 ) -> Result<Part, MemoryError> {
     let walk = walk::find(source, root).map_err(|message| MemoryError::Source { label: source.label(), message })?;
@@ -413,6 +414,24 @@ fn read_markdown(
             follow(source.kind, found, hops, &text, &place, seen, &mut imported, &mut queue, &mut diagnostics);
         }
         let mapped = map_file(source, found.role, &found.shown, &found.rel, &text);
+        // The whole run's budget of records and bullets: a file of one-word
+        // bullets costs far more in memory than its bytes.
+        let cost: u64 = mapped.records.iter().map(|r| 1 + (r.constraint.len() + r.anti_patterns.len()) as u64).sum();
+        if items.saturating_add(cost) > MAX_SOURCE_ITEMS {
+            diagnostics.push(problem(
+                Severity::Error,
+                &found.shown,
+                1,
+                1,
+                None,
+                format!(
+                    "the sources hold more than {MAX_SOURCE_ITEMS} records and bullets, the most mneme-gate reads in one run: \
+                     name smaller folders; this file and the ones after it are not read"
+                ),
+            ));
+            break;
+        }
+        *items += cost;
         for (severity, line, column, id, message) in mapped.problems {
             diagnostics.push(problem(severity, &found.shown, line, column, id, message));
         }
@@ -504,6 +523,11 @@ fn follow(
         queue.push_back((f, next));
     }
 }
+
+/// The most records and bullets (constraints, anti-patterns) that the
+/// Markdown sources of one run may hold together: memory stays proportional
+/// to what is read, whatever the shape of the files.
+pub const MAX_SOURCE_ITEMS: u64 = 500_000;
 
 /// Maps one file of a source.
 fn map_file(source: &Source, role: walk::Role, shown: &str, rel: &Path, text: &str) -> FileRecords {
@@ -599,6 +623,7 @@ pub fn read(sources: &Sources, family: Family) -> Result<Read, MemoryError> {
     let mut memory = Memory::empty(Path::new(&label), family, Vec::new());
     memory.label = Some(label);
     let mut budget = MAX_MEMORY_BYTES;
+    let mut items = 0u64;
     let mut manifest = String::new();
     let mut all = Vec::new();
     let mut admit = Admit { seen: HashMap::new() };
@@ -608,8 +633,13 @@ pub fn read(sources: &Sources, family: Family) -> Result<Read, MemoryError> {
     let mut parts = Vec::with_capacity(sources.list.len());
     for source in &sources.list {
         parts.push(match source.kind {
-            SourceKind::Json => Part::Json(Memory::read(&source.path, family)?),
-            _ => read_markdown(source, &sources.root, &mut budget, &mut seen)?,
+            SourceKind::Json => {
+                let m = Memory::read(&source.path, family)?;
+                // JSON sources count against the run's byte budget too.
+                budget = budget.saturating_sub(m.text.len() as u64);
+                Part::Json(m)
+            }
+            _ => read_markdown(source, &sources.root, &mut budget, &mut items, &mut seen)?,
         });
     }
     settle_adr_ids(&sources.list, &mut parts);

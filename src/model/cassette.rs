@@ -170,7 +170,10 @@ impl Folder {
     /// Writes a cassette atomically.
     pub fn write(&self, cassette: &Cassette) -> Result<(), ModelError> {
         let path = self.path_of(&cassette.key);
-        crate::atomic::write_atomically(&path, cassette.to_json().as_bytes())
+        // Never through a symbolic link of the repository (a linked `cassettes/`).
+        crate::confine::check_output(&path)
+            .map_err(std::io::Error::from)
+            .and_then(|()| crate::atomic::write_atomically(&path, cassette.to_json().as_bytes()))
             .map_err(|source| ModelError::WriteCassette { path, source })
     }
 

@@ -53,6 +53,9 @@ pub enum ModelError {
         #[source]
         source: std::io::Error,
     },
+    /// The key may not be sent to this endpoint.
+    #[error("{endpoint}: the API key of {var} is not sent there: {reason}")]
+    UntrustedEndpoint { endpoint: String, var: String, reason: String },
     /// The key's variable is not set.
     #[error("{endpoint}: the API key variable {var} is not set (or is empty): export it, or remove `model.api_key_env` for a server that needs no key")]
     MissingKey { endpoint: String, var: String },
@@ -74,7 +77,14 @@ impl ModelError {
     /// Input errors (exit 2): a missing or broken cassette. The rest are
     /// infrastructure errors (exit 3).
     pub fn is_input(&self) -> bool {
-        matches!(self, ModelError::MissingCassettes { .. } | ModelError::Cassette { .. })
+        match self {
+            ModelError::MissingCassettes { .. }
+            | ModelError::Cassette { .. }
+            | ModelError::UntrustedEndpoint { .. } => true,
+            // Refused by the confinement rule (a linked cassette folder).
+            ModelError::WriteCassette { source, .. } => source.kind() == std::io::ErrorKind::InvalidInput,
+            _ => false,
+        }
     }
 
     /// What a refused status means, and what to do.

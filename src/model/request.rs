@@ -57,6 +57,26 @@ impl Endpoint {
     }
 }
 
+impl Endpoint {
+    /// Whether the URL is plain `http` to a host other than this machine
+    /// (`localhost`, `127.0.0.0/8`, `[::1]`).
+    pub fn is_plain_http_off_machine(&self) -> bool {
+        let Some(rest) = self.url.strip_prefix("http://") else { return false };
+        let authority = rest.split('/').next().unwrap_or("");
+        let host = if let Some(v6) = authority.strip_prefix('[') {
+            v6.split(']').next().unwrap_or("")
+        } else {
+            authority.rsplit_once(':').map_or(authority, |(h, _)| h)
+        };
+        let host = host.to_ascii_lowercase();
+        let loopback = host == "localhost"
+            || host.ends_with(".localhost")
+            || host == "::1"
+            || host.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback());
+        !loopback
+    }
+}
+
 /// One request of the model stage.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatRequest {
@@ -191,6 +211,7 @@ pub(crate) mod tests {
             endpoint: Endpoint::parse("http://127.0.0.1:9/v1").unwrap(),
             model: "m".into(),
             api_key_env: None,
+            key_refused: None,
             temperature: 0.0,
             seed: Some(7),
             max_tokens: 64,

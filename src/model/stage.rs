@@ -152,6 +152,13 @@ pub fn resolve(plan: &Plan, settings: &Settings, network: &Network<'_>) -> Resul
     }
     let api_key = match &settings.api_key_env {
         None => None,
+        Some(var) if settings.key_refused.is_some() => {
+            return Err(ModelError::UntrustedEndpoint {
+                endpoint: settings.endpoint.url.clone(),
+                var: var.clone(),
+                reason: settings.key_refused.clone().unwrap_or_default(),
+            })
+        }
         Some(var) => match std::env::var(var) {
             Ok(key) if !key.is_empty() => Some(key),
             _ => return Err(ModelError::MissingKey { endpoint: settings.endpoint.url.clone(), var: var.clone() }),
@@ -212,7 +219,7 @@ fn call_all(
         match &result {
             Ok(c) => {
                 let usage = c.exchange.usage;
-                progress.done(usage.prompt_tokens.unwrap_or(0) + usage.completion_tokens.unwrap_or(0));
+                progress.done(usage.prompt_tokens.unwrap_or(0).saturating_add(usage.completion_tokens.unwrap_or(0)));
             }
             Err(_) => failed.store(true, Ordering::SeqCst),
         }
@@ -285,7 +292,10 @@ pub fn answer(scenarios: &mut [Scenario], plan: &Plan, resolved: &Resolved, samp
 /// many arms share it): in, out.
 pub fn tokens(resolved: &Resolved) -> (u64, u64) {
     resolved.cassettes.values().fold((0, 0), |(i, o), c| {
-        (i + c.exchange.usage.prompt_tokens.unwrap_or(0), o + c.exchange.usage.completion_tokens.unwrap_or(0))
+        (
+            i.saturating_add(c.exchange.usage.prompt_tokens.unwrap_or(0)),
+            o.saturating_add(c.exchange.usage.completion_tokens.unwrap_or(0)),
+        )
     })
 }
 

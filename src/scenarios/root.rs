@@ -19,7 +19,7 @@ canonical root and the cap that the loader put in each
 [`ResponseRef`](super::ResponseRef).
 */
 
-use std::fs::{self, File, Metadata};
+use std::fs::{self, Metadata};
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 
@@ -152,7 +152,8 @@ pub(super) fn read_regular(path: &Path, max_bytes: u64) -> Result<Vec<u8>, Refus
 /// Opens a file already checked and reads at most `max_bytes + 1` bytes of
 /// it: one more than allowed is enough to know it is too large.
 fn read_bounded(path: &Path, max_bytes: u64) -> Result<Vec<u8>, Refusal> {
-    let file = File::open(path).map_err(Refusal::Io)?;
+    // Without blocking: a named pipe swapped in after the check is refused below.
+    let file = crate::confine::open_nonblocking(path).map_err(Refusal::Io)?;
     // What was opened may not be what was checked (replaced in between).
     let meta = file.metadata().map_err(Refusal::Io)?;
     check_kind_and_size(&meta, max_bytes)?;
@@ -350,7 +351,7 @@ mod tests {
         assert_eq!(read_inside(&root, &path, 101).unwrap().len(), 101);
         // A sparse file is refused by its length, without being read.
         let sparse = dir.path().join("suite/sparse.txt");
-        File::create(&sparse).unwrap().set_len(1 << 40).unwrap();
+        fs::File::create(&sparse).unwrap().set_len(1 << 40).unwrap();
         assert!(
             matches!(read_inside(&root, &sparse, 100), Err(Refusal::TooLarge { size: Some(s), .. }) if s == 1 << 40)
         );

@@ -46,10 +46,37 @@ pub(crate) fn execute(s: PruneSettings) -> Result<i32, Error> {
     output::stdout(text.as_bytes())?;
     let dir = display_path(&s.model.cassettes);
     if s.delete {
-        for path in &old {
-            std::fs::remove_file(path).map_err(|source| Error::Write { path: Some(path.clone()), source })?;
+        // Only inside the repository: the folder, and every file's folder,
+        // resolved; a folder with a cassette's name is skipped, not fatal.
+        let root = crate::confine::repository_root().map_err(|e| Error::Infrastructure(e.to_string()))?;
+        if let Err(refusal) = crate::confine::resolve_inside(&root, &s.model.cassettes) {
+            if !matches!(&refusal, crate::confine::Refusal::Io(e) if e.kind() == std::io::ErrorKind::NotFound) {
+                return Err(Error::Usage(format!(
+                    "cassettes prune --delete deletes only inside the repository, and the cassette folder {dir} does not resolve inside {}: {refusal}",
+                    display_path(&root)
+                )));
+            }
         }
-        output::note(&format!("removed {} of {total} cassette file(s) in {dir}", old.len()));
+        let mut removed = 0;
+        let mut refused = 0;
+        for path in &old {
+            let outcome = crate::confine::check_delete(&root, path)
+                .map_err(std::io::Error::from)
+                .and_then(|()| std::fs::remove_file(path));
+            match outcome {
+                Ok(()) => removed += 1,
+                Err(e) => {
+                    refused += 1;
+                    output::note(&format!("{}: not removed: {e}", display_path(path)));
+                }
+            }
+        }
+        output::note(&format!("removed {removed} of {total} cassette file(s) in {dir}"));
+        if refused > 0 {
+            return Err(Error::Usage(format!(
+                "{refused} unused cassette file(s) in {dir} could not be removed (see above): remove them by hand"
+            )));
+        }
     } else if old.is_empty() {
         output::note(&format!("every one of the {total} cassette file(s) in {dir} is used by the suite"));
     } else {

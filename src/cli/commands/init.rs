@@ -126,10 +126,10 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
 /// byte already there; says what it did, or nothing when every line is there.
 fn gitignore() -> Result<Option<String>, Error> {
     let path = Path::new(GITIGNORE);
-    let existing = match std::fs::read(path) {
+    let existing = match crate::memory::read_regular(path, crate::config::MAX_CONFIG_BYTES) {
         Ok(bytes) => Some(bytes),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(source) => return Err(Error::Read { path: path.to_path_buf(), source }),
+        Err(crate::memory::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::Read { path: path.to_path_buf(), source: e.into() }),
     };
     let text = existing.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
     let Some(added) = crate::init::gitignore_additions(&text) else {
@@ -177,6 +177,7 @@ fn refuse_link(path: &Path) -> Result<(), Error> {
                 path.display()
             )))
         }
-        _ => Ok(()),
+        // A link on the way (`scenarios/`, `.github/`, `.claude/`) too.
+        _ => output::confined(path),
     }
 }

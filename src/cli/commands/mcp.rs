@@ -12,8 +12,9 @@
 //! each call checks the file's metadata, and a changed file is reloaded
 //! without a restart; a broken edit keeps the last good index serving and
 //! shows in `memory_health`. Standard output belongs to the protocol (rmcp
-//! writes it); this command prints nothing else there, and its notes go to
-//! standard error.
+//! writes it, through `framing`, which also answers a line that is not JSON
+//! with the JSON-RPC parse error -32700); this command prints nothing else
+//! there, and its notes go to standard error.
 
 use std::sync::Mutex;
 
@@ -30,6 +31,7 @@ use crate::cli::settings::McpSettings;
 use crate::error::{exit, Error};
 use crate::retrieval::Scratch;
 
+mod framing;
 mod tools;
 
 /// The server: the hot memory and one scratch for its queries (calls are
@@ -83,8 +85,10 @@ pub(crate) fn execute(s: McpSettings) -> Result<i32, Error> {
         .build()
         .map_err(|e| Error::Infrastructure(format!("cannot start the MCP server: {e}")))?;
     runtime.block_on(async move {
+        let (stdin, stdout) = rmcp::transport::stdio_pipes();
+        let framed = framing::start(stdin, stdout);
         let running = server
-            .serve(rmcp::transport::stdio_pipes())
+            .serve((framed.input, framed.output))
             .await
             .map_err(|e| Error::Infrastructure(format!("the MCP session did not start: {e}")))?;
         running.waiting().await.map_err(|e| Error::Infrastructure(format!("the MCP server stopped: {e}")))?;

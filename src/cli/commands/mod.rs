@@ -13,7 +13,7 @@ mod import;
 mod init;
 mod mcp;
 mod merge;
-mod retrieve;
+pub(crate) mod retrieve;
 mod run;
 mod validate;
 

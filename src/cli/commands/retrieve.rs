@@ -29,15 +29,16 @@ struct RetrieveLine<'a> {
 }
 
 /// One parsed query of a JSONL batch.
-struct BatchQuery {
-    id: String,
-    task: String,
-    file: Option<String>,
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchQuery {
+    pub id: String,
+    pub task: String,
+    pub file: Option<String>,
 }
 
-pub(crate) fn execute(s: RetrieveSettings) -> Result<i32, Error> {
-    let index = Index::build(load_memory(&s.memory)?, s.memory.profile.clone());
-    let (path, text) = read(&s.queries)?;
+/// The queries of a JSONL batch (`retrieve --queries`), or every bad line
+/// (1-based) with what is wrong with it. Blank lines are skipped.
+pub fn parse_queries(text: &str) -> Result<Vec<BatchQuery>, Vec<(usize, String)>> {
     let mut queries = Vec::new();
     let mut problems = Vec::new();
     for (n, line) in text.lines().enumerate() {
@@ -49,9 +50,17 @@ pub(crate) fn execute(s: RetrieveSettings) -> Result<i32, Error> {
             Err(message) => problems.push((n + 1, message)),
         }
     }
-    if !problems.is_empty() {
-        return Err(Error::Input { path, problems });
+    if problems.is_empty() {
+        Ok(queries)
+    } else {
+        Err(problems)
     }
+}
+
+pub(crate) fn execute(s: RetrieveSettings) -> Result<i32, Error> {
+    let index = Index::build(load_memory(&s.memory)?, s.memory.profile.clone());
+    let (path, text) = read(&s.queries)?;
+    let queries = parse_queries(&text).map_err(|problems| Error::Input { path, problems })?;
     let k = index.profile().k;
     let lines: Vec<String> = queries
         .par_iter()
@@ -71,6 +80,9 @@ pub(crate) fn execute(s: RetrieveSettings) -> Result<i32, Error> {
     Ok(exit::OK)
 }
 
+/// The most bytes a query file may hold.
+pub(crate) const MAX_QUERY_BYTES: u64 = 64 * 1024 * 1024;
+
 /// The queries' text and the name errors give it.
 fn read(source: &Source) -> Result<(PathBuf, String), Error> {
     match source {
@@ -79,12 +91,24 @@ fn read(source: &Source) -> Result<(PathBuf, String), Error> {
             let mut text = String::new();
             std::io::stdin()
                 .lock()
+                .take(MAX_QUERY_BYTES + 1)
                 .read_to_string(&mut text)
                 .map_err(|source| Error::Read { path: path.clone(), source })?;
+            if text.len() as u64 > MAX_QUERY_BYTES {
+                return Err(Error::Usage(format!(
+                    "the queries on standard input hold more than {MAX_QUERY_BYTES} bytes: split them"
+                )));
+            }
             Ok((path, text))
         }
         Source::File(path) => {
-            let text = std::fs::read_to_string(path).map_err(|source| Error::Read { path: path.clone(), source })?;
+            // A regular file of at most MAX_QUERY_BYTES, opened without
+            // blocking: a named pipe or a device is refused, never read.
+            let read = |source| Error::Read { path: path.clone(), source };
+            let bytes = crate::confine::read_regular(path, MAX_QUERY_BYTES).map_err(|r| read(r.into()))?;
+            let text = String::from_utf8(bytes).map_err(|_| {
+                read(std::io::Error::new(std::io::ErrorKind::InvalidData, "stream did not contain valid UTF-8"))
+            })?;
             Ok((path.clone(), text))
         }
     }

@@ -66,7 +66,7 @@ pub(crate) fn cache_dir() -> Option<PathBuf> {
 }
 
 /// Where caches go: none with `MNEME_GATE_CACHE=off`; `MNEME_GATE_CACHE_DIR`
-/// when set; else the user's cache folder (`$XDG_CACHE_HOME` when it is an
+/// when set to an absolute path; else the user's cache folder (`$XDG_CACHE_HOME` when it is an
 /// absolute path, else `~/Library/Caches` on macOS, `%LOCALAPPDATA%` on
 /// Windows, `~/.cache` elsewhere) with `mneme-gate` appended. Never a folder
 /// of the repository, which a pull request controls.
@@ -75,10 +75,12 @@ pub(crate) fn cache_dir_from(var: impl Fn(&str) -> Option<OsString>, macos: bool
     if set("MNEME_GATE_CACHE").is_some_and(|v| v == "off") {
         return None;
     }
-    if let Some(dir) = set("MNEME_GATE_CACHE_DIR") {
-        return Some(PathBuf::from(dir));
-    }
     let absolute = |v: OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    // Only an absolute one: the hook runs in the folder its input names, a
+    // relative path would name a folder of the repository.
+    if let Some(dir) = set("MNEME_GATE_CACHE_DIR").and_then(absolute) {
+        return Some(dir);
+    }
     let base = if let Some(xdg) = set("XDG_CACHE_HOME").and_then(absolute) {
         xdg
     } else if windows {
@@ -123,7 +125,12 @@ mod tests {
             dir(&[("HOME", "/home/u"), ("XDG_CACHE_HOME", "rel")], false, false),
             Some("/home/u/.cache/mneme-gate".into())
         );
-        assert_eq!(dir(&[("MNEME_GATE_CACHE_DIR", "c"), ("HOME", "/home/u")], false, false), Some("c".into()));
+        assert_eq!(
+            dir(&[("MNEME_GATE_CACHE_DIR", "c"), ("HOME", "/home/u")], false, false),
+            Some("/home/u/.cache/mneme-gate".into()),
+            "a relative cache folder would be inside the repository"
+        );
+        assert_eq!(dir(&[("MNEME_GATE_CACHE_DIR", "/c"), ("HOME", "/home/u")], false, false), Some("/c".into()));
         assert_eq!(dir(&[("MNEME_GATE_CACHE", "off"), ("MNEME_GATE_CACHE_DIR", "c")], false, false), None);
         assert_eq!(dir(&[], false, false), None, "no home, no cache");
         assert_eq!(dir(&[("HOME", "")], false, false), None);

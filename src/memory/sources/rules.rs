@@ -25,8 +25,6 @@
 //! file (no scope); a glob without `/` matches at any depth (`*.ts` →
 //! `**/*.ts`), as these tools match it; a leading `/` or `./` is dropped.
 
-use std::collections::HashSet;
-
 use super::front_matter::{self, Field};
 use super::markdown::{self, section_level, Block, Kind};
 use super::walk::Role;
@@ -176,7 +174,7 @@ pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) ->
             if !preamble.is_empty() {
                 out.records.push(record(base.clone(), doc_title, doc_line, preamble, false));
             }
-            let mut used = HashSet::new();
+            let mut used = crate::memory::unique::Used::default();
             for (n, &at) in starts.iter().enumerate() {
                 let end = starts.get(n + 1).copied().unwrap_or(blocks.len());
                 let end = blocks[at + 1..end]
@@ -193,33 +191,19 @@ pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) ->
                     if code.is_empty() {
                         continue;
                     }
-                    let id = unique_id(format!("{base}/{}", slug(&blocks[at].text)), &mut used);
+                    let id = crate::memory::unique::unique_id(&mut used, format!("{base}/{}", slug(&blocks[at].text)));
                     let mut r = record(id, blocks[at].text.clone(), blocks[at].line, &[], false);
                     r.content = code.join("\n");
                     out.records.push(r);
                     continue;
                 }
-                let id = unique_id(format!("{base}/{}", slug(&blocks[at].text)), &mut used);
+                let id = crate::memory::unique::unique_id(&mut used, format!("{base}/{}", slug(&blocks[at].text)));
                 let anti = is_anti_heading(&markdown::heading_words(&blocks[at].text));
                 out.records.push(record(id, blocks[at].text.clone(), blocks[at].line, section, anti));
             }
         }
     }
     out
-}
-
-/// `id`, or `id-2`, `id-3`… when a heading is used twice in one file.
-fn unique_id(id: String, used: &mut HashSet<String>) -> String {
-    if used.insert(id.clone()) {
-        return id;
-    }
-    let mut k = 2;
-    while used.contains(&format!("{id}-{k}")) {
-        k += 1;
-    }
-    let id = format!("{id}-{k}");
-    used.insert(id.clone());
-    id
 }
 
 /// Constraints, anti-patterns and content of some blocks (see the module);

@@ -293,7 +293,8 @@ fn push_file(path: &Path, rel: PathBuf, role: Role, root: &Path, walk: &mut Walk
 fn check_file(path: &Path, root: &Path) -> Result<(), WalkProblem> {
     let problem = |error: bool, message: String| WalkProblem { shown: shown(path), error, message };
     let link = fs::symlink_metadata(path).map(|m| m.file_type().is_symlink()).unwrap_or(false);
-    if link {
+    // Any component may be the link (`.github` with `copilot: .`), not only the last.
+    if link || fs::canonicalize(path).is_ok_and(|target| !target.starts_with(root)) {
         match fs::canonicalize(path) {
             Ok(target) if target.starts_with(root) => {}
             Ok(target) => {

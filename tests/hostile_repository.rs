@@ -1,0 +1,516 @@
+//! A hostile repository: every file of it, its symbolic links included,
+//! comes from a pull request. The real binary runs in a repository next to
+//! a folder outside it holding canary files, and nothing outside may be read
+//! into an output, written, or deleted; no secret may go where the
+//! repository's files alone say; no special file may hang a command; no
+//! input may take quadratic time.
+
+#![cfg(unix)]
+
+use std::io::Read;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Out {
+    fn all(&self) -> String {
+        format!("{}{}", self.stdout, self.stderr)
+    }
+}
+
+/// A repository (`repo/`, with `.git` so that it is the repository root)
+/// and a folder beside it (`outside/`) holding canaries.
+struct World {
+    _tmp: tempfile::TempDir,
+    repo: PathBuf,
+    outside: PathBuf,
+}
+
+const MEMORY: &str = r#"{"decisions": [
+  {"id": "PAY-001", "decision": "Refunds post a reversal to the ledger", "scope": ["payments"],
+   "constraints": ["Post refunds through LedgerClient"], "status": "accepted"}
+]}"#;
+
+const SUITE: &str = "scenarios:\n  - id: refund\n    task: Add a refund endpoint that posts the reversal to the ledger\n    expect: [PAY-001]\n";
+
+fn world() -> World {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(tmp.path()).unwrap();
+    let repo = root.join("repo");
+    let outside = root.join("outside");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(repo.join("project_memory.json"), MEMORY).unwrap();
+    World { _tmp: tmp, repo, outside }
+}
+
+impl World {
+    fn write(&self, rel: &str, text: &str) {
+        let path = self.repo.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    fn canary(&self, rel: &str, text: &str) -> PathBuf {
+        let path = self.outside.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+    fn link(&self, rel: &str, target: impl AsRef<Path>) {
+        let path = self.repo.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        symlink(target, path).unwrap();
+    }
+    /// The suite, and a configuration naming it (with `extra` appended).
+    fn suite_with(&self, extra: &str) {
+        self.write("scenarios/suite.yaml", SUITE);
+        self.write("mneme-gate.yaml", &format!("memory: project_memory.json\nscenarios: [scenarios/]\n{extra}"));
+    }
+    fn suite(&self) {
+        self.suite_with("");
+    }
+    fn run(&self, args: &[&str]) -> Out {
+        run_in(&self.repo, args, &[])
+    }
+    /// Every file under `outside/`, with its bytes.
+    fn outside_files(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut out = Vec::new();
+        walk(&self.outside, &mut out);
+        out.sort();
+        out
+    }
+}
+
+fn walk(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let m = std::fs::symlink_metadata(&p).unwrap();
+        if m.is_dir() {
+            out.push((p.clone(), Vec::new()));
+            walk(&p, out);
+        } else {
+            out.push((p.clone(), std::fs::read(&p).unwrap_or_default()));
+        }
+    }
+}
+
+/// Runs the binary in `dir`; a run that does not end within two minutes
+/// (a named pipe waited on, a quadratic input) is killed and fails.
+fn run_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
+    command
+        .args(args)
+        .current_dir(dir)
+        .env("MNEME_GATE_GIT", "off")
+        .env("NO_COLOR", "1")
+        .env("HOME", dir)
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("MNEME_GATE_MODEL_ENDPOINTS")
+        .env_remove("MNEME_GATE_CACHE_DIR")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command.spawn().expect("the binary runs");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = stdout.read_to_end(&mut s);
+        s
+    });
+    let reader_err = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = stderr.read_to_end(&mut s);
+        s
+    });
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            let _ = child.wait();
+            panic!("`mneme-gate {}` did not end (a special file waited on, or a quadratic input)", args.join(" "));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Out {
+        code: status.code().expect("exited"),
+        stdout: String::from_utf8_lossy(&reader.join().unwrap()).into_owned(),
+        stderr: String::from_utf8_lossy(&reader_err.join().unwrap()).into_owned(),
+    }
+}
+
+#[track_caller]
+fn expect(out: Out, code: i32) -> Out {
+    assert_eq!(out.code, code, "stdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
+    out
+}
+
+fn mkfifo(path: &Path) {
+    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
+}
+
+const TASK: &str = "--task=Rotate the canarybird ledger secret";
+
+// --- 1. Reads through a source folder, a memory file, a baseline -------------
+
+#[test]
+fn copilot_dot_does_not_follow_a_github_link_out_of_the_repository() {
+    let w = world();
+    w.canary(
+        "gh/copilot-instructions.md",
+        "# Copilot\n\n- Always rotate the canarybird ledger secret CANARY-COPILOT\n",
+    );
+    w.link(".github", w.outside.join("gh"));
+    w.write("mneme-gate.yaml", "memory:\n  - project_memory.json\n  - copilot: .\n");
+    let out = w.run(&["context", TASK]);
+    assert!(!out.all().contains("CANARY-COPILOT"), "read outside the repository:\n{}", out.all());
+    assert!(out.stderr.contains("leads out of the source folder"), "{}", out.stderr);
+    let out = w.run(&["import", "--out", "imported.json"]);
+    assert!(!out.all().contains("CANARY-COPILOT"));
+    let imported = std::fs::read_to_string(w.repo.join("imported.json")).unwrap_or_default();
+    assert!(!imported.contains("CANARY-COPILOT"), "{imported}");
+}
+
+#[test]
+fn a_json_memory_file_or_a_baseline_linked_out_of_the_repository_is_refused() {
+    let w = world();
+    let memory = MEMORY.replace("Refunds post a reversal", "Rotate the canarybird ledger secret CANARY-JSON");
+    w.canary("memory.json", &memory);
+    w.link("linked.json", w.outside.join("memory.json"));
+    w.write("mneme-gate.yaml", "memory:\n  - linked.json\n");
+    let out = expect(w.run(&["context", TASK]), 2);
+    assert!(!out.all().contains("CANARY-JSON"), "{}", out.all());
+    assert!(out.stderr.contains("linked.json is a symbolic link to"), "{}", out.stderr);
+    assert!(out.stderr.contains("leads outside the repository"), "{}", out.stderr);
+
+    let w = world();
+    w.suite();
+    w.canary("baseline.json", "{\"CANARY-BASELINE\": true}");
+    w.link("reports/baseline.json", w.outside.join("baseline.json"));
+    let out = w.run(&["run", "--quiet", "--baseline", "reports/baseline.json"]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(out.stderr.contains("leads outside the repository"), "{}", out.stderr);
+    assert!(!out.all().contains("CANARY-BASELINE"));
+}
+
+// --- 2. init writes -------------------------------------------------------------
+
+#[test]
+fn init_writes_nothing_through_a_linked_folder() {
+    for folder in ["scenarios", ".github", ".github/workflows", "reports", ".claude"] {
+        let w = world();
+        std::fs::create_dir_all(w.outside.join("target")).unwrap();
+        let settings = w.canary("target/settings.json", "{\"canary\": true}\n");
+        w.link(folder, w.outside.join("target"));
+        let before = w.outside_files();
+        let out = w.run(&["init", "--hook", "claude"]);
+        assert_eq!(out.code, 2, "{folder}: {}", out.all());
+        assert!(out.stderr.contains("symbolic link"), "{folder}: {}", out.stderr);
+        assert_eq!(w.outside_files(), before, "{folder}: init wrote outside the repository");
+        assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{\"canary\": true}\n");
+    }
+}
+
+#[test]
+fn init_reads_adr_dir_only_as_a_small_regular_file() {
+    let w = world();
+    w.link(".adr-dir", "/dev/zero");
+    expect(w.run(&["init"]), 0);
+    let w = world();
+    mkfifo(&w.repo.join(".adr-dir"));
+    expect(w.run(&["init"]), 0);
+}
+
+#[test]
+fn a_dangling_configuration_link_is_named() {
+    let w = world();
+    w.link("mneme-gate.yaml", "nowhere.yaml");
+    let out = expect(w.run(&["validate"]), 2);
+    assert!(out.stderr.contains("dangling link"), "{}", out.stderr);
+}
+
+// --- 3. Outputs -----------------------------------------------------------------
+
+#[test]
+fn an_output_path_that_is_a_link_in_the_repository_is_refused() {
+    let w = world();
+    w.suite();
+    let victim = w.canary("victim.txt", "CANARY-VICTIM");
+    w.link("reports/junit.xml", &victim);
+    for flag in ["--junit", "--json", "--markdown"] {
+        let out = expect(w.run(&["run", "--quiet", flag, "reports/junit.xml"]), 2);
+        assert!(out.stderr.contains("reports/junit.xml is a symbolic link"), "{flag}: {}", out.stderr);
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "CANARY-VICTIM", "{flag}");
+    }
+    // A dangling link makes no folder outside; a linked folder is refused too.
+    w.link("reports/new.json", w.outside.join("made/deep/new.json"));
+    expect(w.run(&["run", "--quiet", "--json", "reports/new.json"]), 2);
+    w.link("out", &w.outside);
+    expect(w.run(&["run", "--quiet", "--json", "out/x.json"]), 2);
+    expect(w.run(&["baseline", "--out", "reports/junit.xml"]), 2);
+    expect(w.run(&["baseline", "--out", "out/baseline.json"]), 2);
+    assert!(!w.outside.join("made").exists() && !w.outside.join("x.json").exists());
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "CANARY-VICTIM");
+    // `merge` writes its reports the same way.
+    expect(w.run(&["run", "--quiet", "--partition", "1/1", "--json", "part.json"]), 0);
+    let out = expect(w.run(&["merge", "part.json", "--quiet", "--json", "reports/junit.xml"]), 2);
+    assert!(out.stderr.contains("reports/junit.xml is a symbolic link"), "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "CANARY-VICTIM");
+    // A path outside the repository, given explicitly, is written as given.
+    let summary = w.outside.join("summary.md");
+    expect(w.run(&["run", "--quiet", "--markdown", summary.to_str().unwrap()]), 0);
+    assert!(std::fs::read_to_string(&summary).unwrap().contains("gate passed"));
+}
+
+// --- 4. cassettes prune --delete ------------------------------------------------
+
+const MODEL: &str = "model:\n  base_url: http://127.0.0.1:9/v1\n  model: m\n";
+
+#[test]
+fn cassettes_prune_deletes_nothing_outside_the_repository() {
+    let w = world();
+    w.suite_with(&format!("{MODEL}  cassettes: cassettes/\n"));
+    w.canary("tapes/aaaa.json", "[]");
+    w.canary("tapes/bbbb.json", "{}");
+    w.link("cassettes", w.outside.join("tapes"));
+    let before = w.outside_files();
+    let out = expect(w.run(&["cassettes", "prune", "--delete"]), 2);
+    assert!(out.stderr.contains("does not resolve inside"), "{}", out.stderr);
+    assert_eq!(w.outside_files(), before);
+
+    let w = world();
+    w.suite_with(&format!("{MODEL}  cassettes: ../outside/c\n"));
+    w.canary("c/aaaa.json", "[]");
+    let before = w.outside_files();
+    let out = expect(w.run(&["cassettes", "prune", "--delete"]), 2);
+    assert!(out.stderr.contains("`model.cassettes` must be a folder inside the repository"), "{}", out.stderr);
+    assert_eq!(w.outside_files(), before, "{}", out.all());
+    // Named on the command line, a folder outside is still never pruned.
+    let tapes = w.outside.join("c");
+    w.suite_with(MODEL);
+    let out = expect(w.run(&["cassettes", "prune", "--delete", "--cassettes", tapes.to_str().unwrap()]), 2);
+    assert!(out.stderr.contains("does not resolve inside"), "{}", out.stderr);
+    assert_eq!(w.outside_files(), before, "{}", out.all());
+}
+
+#[test]
+fn a_folder_named_like_a_cassette_does_not_stop_the_others_from_being_pruned() {
+    let w = world();
+    w.suite_with(&format!("{MODEL}  cassettes: cassettes/\n"));
+    std::fs::create_dir_all(w.repo.join("cassettes/aaaa.json")).unwrap();
+    w.write("cassettes/zzzz.json", "[]");
+    let out = expect(w.run(&["cassettes", "prune", "--delete"]), 2);
+    assert!(out.stderr.contains("cassettes/aaaa.json: not removed"), "{}", out.stderr);
+    assert!(w.repo.join("cassettes/aaaa.json").is_dir());
+    assert!(!w.repo.join("cassettes/zzzz.json").exists(), "the rest is pruned");
+}
+
+// --- 5. Secrets -----------------------------------------------------------------
+
+/// A listener that counts the connections it accepted.
+fn listener() -> (std::net::TcpListener, String) {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.set_nonblocking(true).unwrap();
+    let url = format!("http://{}/v1", l.local_addr().unwrap());
+    (l, url)
+}
+
+#[test]
+fn the_configuration_alone_never_sends_a_secret_to_its_own_endpoint() {
+    let w = world();
+    let (l, url) = listener();
+    w.suite_with(&format!(
+        "model:\n  base_url: {url}\n  model: m\n  api_key_env: CI_SECRET\n  retries: 0\n  timeout_s: 2\n"
+    ));
+    w.write("scenarios/suite.yaml", &format!("{SUITE}    assertions:\n      - forbidden_text: x\n"));
+    let out = run_in(&w.repo, &["run", "--quiet", "--responses", "live"], &[("CI_SECRET", "CANARY-SECRET")]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(out.stderr.contains("is not sent there"), "{}", out.stderr);
+    assert!(l.accept().is_err(), "a connection reached the repository's endpoint");
+    assert!(!out.all().contains("CANARY-SECRET"));
+    // Plain http to another machine never carries a key, whoever names it.
+    let out = run_in(
+        &w.repo,
+        &["run", "--quiet", "--responses", "live", "--model-base-url", "http://192.0.2.1/v1"],
+        &[("CI_SECRET", "CANARY-SECRET")],
+    );
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(out.stderr.contains("plain http to another machine"), "{}", out.stderr);
+}
+
+// --- 6. Inputs that explode -----------------------------------------------------
+
+#[test]
+fn repeated_section_headings_take_linear_time() {
+    let w = world();
+    let mut claude = String::from("# Rules\n\n");
+    for i in 0..40_000 {
+        claude.push_str(&format!("## Rule\n\n- keep w{i}\n\n"));
+    }
+    w.write("CLAUDE.md", &claude);
+    w.write("mneme-gate.yaml", "memory:\n  - claude: .\n");
+    let out = w.run(&["validate"]);
+    assert!(out.code == 0 || out.code == 1 || out.code == 2, "{}", out.all());
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+}
+
+#[test]
+fn duplicate_ids_in_a_memory_file_take_linear_time() {
+    // One line (a minified file): every duplicate is located by its column.
+    let w = world();
+    let records: Vec<String> = (0..80_000)
+        .map(|i| format!("{{\"id\":\"D\",\"decision\":\"Decision {i} on the ledger\",\"status\":\"accepted\"}}"))
+        .collect();
+    w.write("project_memory.json", &format!("{{\"decisions\":[{}]}}", records.join(",")));
+    let out = w.run(&["validate"]);
+    assert!(out.all().contains("duplicate id"), "{}", out.all());
+}
+
+#[test]
+fn sources_of_one_word_bullets_stay_within_a_memory_limit() {
+    // 60 ADRs of 1 MiB of one-word bullets, under 1 GiB of address space:
+    // read whole, they grow some 20 times in memory and the process aborts.
+    let w = world();
+    let bullets: String = (0..180_000).map(|i| format!("- w{}\n", i % 1000)).collect();
+    for n in 1..=60 {
+        let mut text = format!("# {n}. Decision {n}\n\n## Decision\n\n{bullets}");
+        text.truncate(1_048_000);
+        w.write(&format!("docs/adr/{n:04}-d.md"), &text);
+    }
+    w.write("mneme-gate.yaml", "memory:\n  - adr: docs/adr/\n");
+    let bin = env!("CARGO_BIN_EXE_mneme-gate");
+    let status = Command::new("sh")
+        .args(["-c", &format!("ulimit -v 1048576 && exec '{bin}' validate")])
+        .current_dir(&w.repo)
+        .env("MNEME_GATE_GIT", "off")
+        .output()
+        .unwrap();
+    let stderr = format!("{}{}", String::from_utf8_lossy(&status.stdout), String::from_utf8_lossy(&status.stderr));
+    assert!(status.status.code().is_some(), "killed by a signal: {stderr}");
+    assert!(!stderr.contains("memory allocation") && !stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.contains("records and bullets"), "the run-wide budget is said: {stderr}");
+}
+
+// --- 7. Special files -----------------------------------------------------------
+
+#[test]
+fn retrieve_refuses_a_query_file_that_is_not_a_regular_file() {
+    let w = world();
+    mkfifo(&w.repo.join("queries.jsonl"));
+    for path in ["queries.jsonl", "/dev/zero", "/dev/null"] {
+        let out = w.run(&["retrieve", "--queries", path]);
+        assert_eq!(out.code, 2, "{path}: {}", out.all());
+        assert!(out.stderr.contains("not a regular file"), "{path}: {}", out.stderr);
+    }
+}
+
+#[test]
+fn a_fifo_at_the_git_index_does_not_hang_coverage_or_run() {
+    let w = world();
+    w.suite();
+    std::fs::remove_dir_all(w.repo.join(".git")).unwrap();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(["-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"])
+            .args(args)
+            .current_dir(&w.repo)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", &w.repo)
+            .output()
+            .unwrap();
+        assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-qm", "x"]);
+    std::fs::remove_file(w.repo.join(".git/index")).unwrap();
+    mkfifo(&w.repo.join(".git/index"));
+    let on = [("MNEME_GATE_GIT", "on")];
+    let out = run_in(&w.repo, &["run", "--quiet"], &on);
+    assert!(out.code == 0 || out.code == 1, "{}", out.all());
+    let out = run_in(&w.repo, &["coverage"], &on);
+    assert!(!out.stderr.contains("panicked"), "{}", out.all());
+}
+
+#[test]
+fn a_memory_file_that_is_a_named_pipe_is_named_as_one() {
+    let w = world();
+    std::fs::remove_file(w.repo.join("project_memory.json")).unwrap();
+    mkfifo(&w.repo.join("project_memory.json"));
+    let out = expect(w.run(&["context", TASK]), 2);
+    assert!(out.stderr.contains("named pipe"), "{}", out.stderr);
+    // The hook says so too (and still exits 0, adding nothing).
+    let input = format!(
+        "{{\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"refund ledger\",\"cwd\":{:?},\"session_id\":\"s\"}}",
+        w.repo.display().to_string()
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+        .args(["hook", "claude"])
+        .current_dir(&w.repo)
+        .env("MNEME_GATE_CACHE", "off")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("is a named pipe (FIFO)"), "{stderr}");
+}
+
+// --- 8. Smaller ----------------------------------------------------------------
+
+#[test]
+fn the_mcp_server_answers_a_line_that_is_not_json_with_a_parse_error() {
+    use std::io::{BufRead, BufReader, Write};
+    let w = world();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+        .args(["mcp"])
+        .current_dir(&w.repo)
+        .env("MNEME_GATE_CACHE", "off")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    // Before any handshake, and while the session stays open: the client
+    // must not have to wait for its own time-out.
+    stdin.write_all(b"this is not json\n").unwrap();
+    stdin.flush().unwrap();
+    let reply = rx.recv_timeout(Duration::from_secs(60));
+    stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n").unwrap();
+    drop(stdin);
+    let _ = child.wait();
+    let reply = reply.expect("an answer to a line that is not JSON");
+    let v: serde_json::Value = serde_json::from_str(&reply).unwrap();
+    assert_eq!(v["error"]["code"], -32700, "{reply}");
+    assert_eq!(v["id"], serde_json::Value::Null, "{reply}");
+}
