@@ -303,18 +303,20 @@ fn init_adds_the_generated_reports_to_gitignore() {
     assert!(!target.exists() && !fresh.path().join("mneme-gate.yaml").exists(), "nothing written");
 }
 
-// Item 3: the workflow `init` writes names this repository's action at
-// this version (the release whose binary the action installs), and reruns
-// on labels.
+// Item 3: the workflow `init` writes names this repository's action at a
+// ref that exists before any release: a binary built from source (not a
+// release build) names the main branch, which the action builds from
+// source (action/install.sh falls back to it for any ref that is not a
+// release tag); it reruns on labels.
 #[test]
-fn init_writes_a_workflow_that_names_this_release() {
+fn init_writes_a_workflow_that_works_before_any_release() {
     let dir = repository_with_a_memory_file();
     expect(run(dir.path(), &["init"], &[]), 0, "init");
     let workflow = std::fs::read_to_string(dir.path().join(".github/workflows/mneme-gate.yml")).unwrap();
-    assert!(
-        workflow.contains(&format!("        uses: mneme-gate/mneme-gate@v{}\n", env!("CARGO_PKG_VERSION"))),
-        "{workflow}"
-    );
+    assert!(workflow.contains("        uses: mneme-gate/mneme-gate@main\n"), "{workflow}");
+    assert!(!workflow.contains(&format!("@v{}", env!("CARGO_PKG_VERSION"))), "{workflow}");
+    let script = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action/install.sh")).unwrap();
+    assert!(script.contains("is not a release tag (vX.Y.Z)"), "install.sh builds any other ref from source");
     insta::assert_snapshot!("init_workflow", workflow);
 }
 
