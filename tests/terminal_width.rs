@@ -81,7 +81,7 @@ fn the_bundled_run_fits_80_columns() {
     // The files the suite read, counted apart (on a line that wraps).
     assert!(out.stdout.replace("\n  ", " ").contains("10 suite files, 38 answer files"), "{}", out.stdout);
     // Nothing changed against the pinned baseline: one line, no table of zeros.
-    assert!(out.stdout.contains("every suite figure (16) is the same as the baseline report's\n"), "{}", out.stdout);
+    assert!(out.stdout.contains("every suite figure (16) is the same as in the baseline\n"), "{}", out.stdout);
     assert!(!out.stdout.contains("| figure") && !out.stdout.contains("+0.000"), "{}", out.stdout);
     let quiet = run(&root(), &["run", "--quiet"], Some(WIDTH));
     assert_fits("run --quiet", &quiet.stdout);

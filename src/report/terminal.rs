@@ -520,7 +520,11 @@ fn comparison_into(c: &Comparison, report: Option<&Report>, sides: Sides<'_>, ou
     };
     // A table of zeros says nothing: when no figure moved, one line says so.
     if c.metrics.iter().all(|m| m.baseline == m.current) {
-        out.line(&format!("every suite figure ({}) is the same as the {old} report's", c.metrics.len()), 2);
+        let other = match sides {
+            Sides::Baseline => "the baseline",
+            Sides::Reports { .. } => "the old report",
+        };
+        out.line(&format!("every suite figure ({}) is the same as in {other}", c.metrics.len()), 2);
     } else {
         figures_table(c, old, new, out);
     }
