@@ -271,11 +271,23 @@ impl Config {
         } else {
             serde_saphyr::from_str(text).map_err(|e| {
                 let loc = e.location();
+                let line = loc.map(|l| l.line()).filter(|&l| l > 0);
+                let column = loc.map(|l| l.column()).filter(|&c| c > 0);
+                let mut message = yaml_message(&e);
+                let (line, column) = match (line, column) {
+                    (Some(l), Some(c)) => {
+                        // Where the mistake is, not where the reader noticed it.
+                        let ((l, c), m) = crate::scenarios::syntax_place(text, (l as usize, c as usize), &message);
+                        message = m;
+                        (Some(l as u64), Some(c as u64))
+                    }
+                    other => other,
+                };
                 ConfigError {
                     path: Some(path.to_path_buf()),
-                    line: loc.map(|l| l.line()).filter(|&l| l > 0),
-                    column: loc.map(|l| l.column()).filter(|&c| c > 0),
-                    message: format!("{} (see README: Configuration)", yaml_message(&e)),
+                    line,
+                    column,
+                    message: format!("{message} (see README: Configuration)"),
                 }
             })?
         };
