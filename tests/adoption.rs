@@ -369,7 +369,7 @@ fn the_install_section_names_this_release() {
 fn ci_run_names_every_missing_prerequisite_before_any_work() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let script = std::fs::read_to_string(root.join(".ci/run")).unwrap();
-    let first_work = script.find("\ncargo fmt").expect(".ci/run runs cargo fmt");
+    let first_work = script.find("\n# Nothing a step writes leaves this checkout").expect(".ci/run enters its sandbox");
     let checks = &script[..first_work];
     assert!(checks.trim_end().ends_with("[ \"$missing\" = 0 ] || exit 2"), "{checks}");
     let empty = tempfile::tempdir().unwrap();
@@ -419,4 +419,44 @@ fn ci_run_names_every_missing_prerequisite_before_any_work() {
         assert!(stderr.lines().any(|l| l == line), "{line}\n{stderr}");
     }
     assert!(!stderr.contains("needs python3:") && !stderr.contains("needs rustup:"), "{stderr}");
+}
+
+// Issue 30: `.ci/run` writes only inside its checkout. Every step runs with
+// HOME and TMPDIR in target/ci-sandbox/, which must be empty at the end:
+// the check fails, naming what a step left, and removes an empty sandbox.
+#[test]
+fn ci_run_fails_when_a_step_writes_into_home_or_tmpdir() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = std::fs::read_to_string(root.join(".ci/run")).unwrap();
+    let enter = script.find("\nsandbox_enter\n").expect(".ci/run enters the sandbox");
+    assert!(enter < script.find("\ncargo fmt").unwrap(), "before the first step");
+    assert!(script.trim_end().ends_with("\nsandbox_check"), "the last step checks it");
+
+    let checkout = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let sandbox = root.join(".ci/sandbox.sh");
+    let step = |body: &str| {
+        Command::new("/bin/bash")
+            .args(["-c", &format!(". {}; sandbox_enter; {body}; sandbox_check", sandbox.display())])
+            .current_dir(checkout.path())
+            .env("HOME", home.path())
+            .env_remove("TMPDIR")
+            .env_remove("XDG_CACHE_HOME")
+            .env_remove("XDG_CONFIG_HOME")
+            .output()
+            .unwrap()
+    };
+    // A step that cleans up after itself, and caches under target/.
+    let out = step(r#"t="$(mktemp -d)"; touch "$t/x"; rm -rf "$t"; mkdir -p "$XDG_CACHE_HOME/pip""#);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!checkout.path().join("target/ci-sandbox").exists(), "an empty sandbox is removed");
+    assert!(checkout.path().join("target/ci-cache/pip").is_dir());
+    // Steps that leave a file in HOME and a temporary folder behind.
+    let out = step(r#"mkdir -p "$HOME/.cache/tool" && touch "$HOME/.cache/tool/venv"; mktemp -d > /dev/null"#);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(".ci/run: a step wrote outside the checkout (into HOME or TMPDIR)"), "{stderr}");
+    assert!(stderr.contains("  home/.cache/tool/venv\n") && stderr.contains("  tmp/tmp."), "{stderr}");
+    // The user's own HOME is never written.
+    assert_eq!(std::fs::read_dir(home.path()).unwrap().count(), 0);
 }

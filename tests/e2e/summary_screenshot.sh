@@ -68,8 +68,9 @@ fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/mneme-gate-summary.XXXXXX")"
 profile="$(mktemp -d "${TMPDIR:-/tmp}/mneme-gate-chromium.XXXXXX")"
 trap 'rm -rf "$work" "$profile"' EXIT
-# Chromium keeps a certificate store in $HOME/.pki: its HOME is its profile folder.
-export HOME="$profile"
+# Chromium keeps a certificate store in $HOME/.pki, crash reports in $XDG_CONFIG_HOME and a cache in
+# $XDG_CACHE_HOME: all three are its profile folder, removed at the end.
+export HOME="$profile" XDG_CONFIG_HOME="$profile/.config" XDG_CACHE_HOME="$profile/.cache"
 cp -R "$root/scenarios" "$root/fixtures" "$root/mneme-gate.yaml" "$root/reports" "$work/"
 
 sha="$(git -C "$root" rev-parse HEAD 2> /dev/null || printf '0%.0s' $(seq 40))"
