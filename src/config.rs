@@ -687,6 +687,25 @@ mod tests {
         Config::parse(Path::new("mneme-gate.yaml"), text)
     }
 
+    /// A syntax error is placed where the mistake is: at the tab, and at
+    /// the `[` that is never closed (the YAML reader notices them a line
+    /// early and a line late).
+    #[test]
+    fn syntax_errors_point_at_the_tab_and_at_the_unclosed_bracket() {
+        let place = |text: &str| {
+            let e = parse(text).unwrap_err();
+            (e.line, e.column, e.to_string())
+        };
+        let (line, column, text) =
+            place("memory: m.json\nscenarios: [s]\nretrieval:\n  profile: default\n  k: 3\ngate:\n  recall: fail\n  malformed: fail\n  tolerance: 0.1\n\tpass_rate: fail\n");
+        assert_eq!((line, column), (Some(10), Some(1)), "{text}");
+        assert!(text.contains("a tab in the indentation"), "{text}");
+        let (line, column, text) =
+            place("# ours\nmemory: m.json\nretrieval: {k: 3}\nscenarios: [a/, b/\nbaseline: reports/b.json\n");
+        assert_eq!((line, column), (Some(4), Some(12)), "{text}");
+        assert!(text.contains("this `[` is never closed"), "{text}");
+    }
+
     #[test]
     fn reads_paths_and_overrides() {
         let c = parse("memory: fixtures/m.json\nscenarios: scenarios/\nbaseline: reports/b.json\nretrieval:\n  profile: default\n  k: 5\n  min_score: 0.5\n  weights:\n    title: 4\n    content: 0.25\n  tag_boost: 0\n  min_token_len: 2\n  stem: true\ngate: {}\n").unwrap();
