@@ -499,7 +499,7 @@ mod tests {
         std::fs::write(&path, first_adr()).unwrap();
         assert_eq!(detect_sources(dir.path(), None).iter().map(Source::label).collect::<Vec<_>>(), ["adr:docs/adr"]);
         let sources = crate::memory::Sources {
-            list: vec![Source::new(SourceKind::Adr, "docs/adr/")],
+            list: vec![Source::new(SourceKind::Adr, dir.path().join("docs/adr/"))],
             root: dir.path().to_path_buf(),
         };
         let profile = crate::profile::Profile::named(crate::profile::Family::Default);

@@ -876,7 +876,8 @@ mod tests {
             )
         );
         let full = comparison(&c, Some(&new), Style::default());
-        assert!(full.contains("| figure ") && full.contains("context block:"), "{full}");
+        assert!(full.contains("every suite figure (0) is the same as in the baseline\n"), "{full}");
+        assert!(!full.contains("| figure ") && full.contains("context block:"), "{full}");
         // At 40 columns everything still fits.
         let narrow = comparison(&c, Some(&new), Style { width: Some(40), ..Style::default() });
         assert!(narrow.lines().all(|l| layout::width(l) <= 40), "{narrow}");
