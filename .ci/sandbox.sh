@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by .ci/run: every step writes inside this checkout only.
 #
 #   . .ci/sandbox.sh; sandbox_enter; ...steps...; sandbox_check
