@@ -19,6 +19,9 @@ COPY crates ./crates
 # libgit2 and zlib are built by their -sys crates with the image's gcc (git2 without default
 # features: no OpenSSL, no SSH). The target dir is a cache mount, so the binary is copied out
 # in the same step.
+# The release workflow passes the release's tag, so that `init` in the image names that release;
+# empty for any other build (`init` then names the branch, which the action builds from source).
+ARG MNEME_GATE_RELEASE_TAG=""
 RUN --mount=type=cache,target=/usr/local/cargo/registry,sharing=locked \
     --mount=type=cache,target=/src/target,sharing=locked \
     cargo build --release --locked --bin mneme-gate \

@@ -265,18 +265,77 @@ impl Config {
         Config::parse(&path, &text)
     }
 
+    /// Reads a configuration's text. A file with several mistakes reports
+    /// them all, in line order, after the first: each unknown key or wrong
+    /// value is set aside (its line and the lines indented under it) and the
+    /// rest read again, until the text reads or a syntax error stops it.
     pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        let (mut first, mut recoverable) = match Config::parse_once(path, text) {
+            Ok(config) => return Ok(config),
+            Err(e) => e,
+        };
+        let mut rest: Vec<String> = text.split('\n').map(str::to_string).collect();
+        let mut more: Vec<ConfigError> = Vec::new();
+        let mut last = first.clone();
+        for _ in 0..MAX_CONFIG_ERRORS {
+            let Some(line) = last.line.map(|l| l as usize).filter(|&l| recoverable && l <= rest.len()) else {
+                break;
+            };
+            let indent = |l: &str| l.len() - l.trim_start().len();
+            let own = indent(&rest[line - 1]);
+            rest[line - 1].clear();
+            for l in rest.iter_mut().skip(line) {
+                if !l.trim().is_empty() && indent(l) <= own {
+                    break;
+                }
+                l.clear();
+            }
+            match Config::parse_once(path, &rest.join("\n")) {
+                Ok(_) => break,
+                // A new place: an error set aside does not come back.
+                Err((e, r)) if e.line != first.line && more.iter().all(|m| m.line != e.line) => {
+                    more.push(e.clone());
+                    (last, recoverable) = (e, r);
+                }
+                Err(_) => break,
+            }
+        }
+        if !more.is_empty() {
+            more.sort_by_key(|e| (e.line, e.column));
+            for e in more {
+                first.message.push_str(&format!("\n  {e}"));
+            }
+        }
+        Err(first)
+    }
+
+    /// [`Config::parse`] up to the first error, and whether the rest of the
+    /// file can still be read past it (not after a syntax error).
+    fn parse_once(path: &Path, text: &str) -> Result<Config, (ConfigError, bool)> {
         let file: ConfigFile = if text.trim().is_empty() {
             ConfigFile::default()
         } else {
             serde_saphyr::from_str(text).map_err(|e| {
                 let loc = e.location();
-                ConfigError {
+                let line = loc.map(|l| l.line()).filter(|&l| l > 0);
+                let column = loc.map(|l| l.column()).filter(|&c| c > 0);
+                let mut message = yaml_message(&e);
+                let (line, column) = match (line, column) {
+                    (Some(l), Some(c)) => {
+                        // Where the mistake is, not where the reader noticed it.
+                        let ((l, c), m) = crate::scenarios::syntax_place(text, (l as usize, c as usize), &message);
+                        message = m;
+                        (Some(l as u64), Some(c as u64))
+                    }
+                    other => other,
+                };
+                let error = ConfigError {
                     path: Some(path.to_path_buf()),
-                    line: loc.map(|l| l.line()).filter(|&l| l > 0),
-                    column: loc.map(|l| l.column()).filter(|&c| c > 0),
-                    message: format!("{} (see README: Configuration)", yaml_message(&e)),
-                }
+                    line,
+                    column,
+                    message: format!("{message} (see README: Configuration)"),
+                };
+                (error, value_error(&e))
             })?
         };
         Ok(Config { path: Some(path.to_path_buf()), file })
@@ -491,6 +550,35 @@ impl Config {
     }
 }
 
+/// The most errors a configuration file reports.
+const MAX_CONFIG_ERRORS: usize = 20;
+
+/// Whether a serde-saphyr error is about one key or value (an unknown key,
+/// a wrong type or value, a key set twice), after which the rest of the
+/// file can still be read; not a syntax error.
+fn value_error(e: &serde_saphyr::Error) -> bool {
+    use serde_saphyr::Error as E;
+    let mut e = e;
+    while let E::WithSnippet { error, .. } = e {
+        e = error;
+    }
+    matches!(
+        e,
+        E::SerdeInvalidType { .. }
+            | E::SerdeInvalidValue { .. }
+            | E::SerdeInvalidLength { .. }
+            | E::SerdeUnknownVariant { .. }
+            | E::SerdeUnknownField { .. }
+            | E::SerdeMissingField { .. }
+            | E::InvalidScalar { .. }
+            | E::InvalidBooleanStrict { .. }
+            | E::NullIntoString { .. }
+            | E::NonFiniteFloat { .. }
+            | E::Unexpected { .. }
+            | E::DuplicateMappingKey { .. }
+    )
+}
+
 /// What a serde-saphyr error means for a configuration file, in words a
 /// user can act on. The library's own wording is for developers (`use
 /// from_str_multiple`, `set DuplicateKeyPolicy in Options`, `budget breached:
@@ -678,6 +766,44 @@ mod tests {
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
         Config::parse(Path::new("mneme-gate.yaml"), text)
+    }
+
+    /// A syntax error is placed where the mistake is: at the tab, and at
+    /// the `[` that is never closed (the YAML reader notices them a line
+    /// early and a line late).
+    #[test]
+    fn syntax_errors_point_at_the_tab_and_at_the_unclosed_bracket() {
+        let place = |text: &str| {
+            let e = parse(text).unwrap_err();
+            (e.line, e.column, e.to_string())
+        };
+        let (line, column, text) =
+            place("memory: m.json\nscenarios: [s]\nretrieval:\n  profile: default\n  k: 3\ngate:\n  recall: fail\n  malformed: fail\n  tolerance: 0.1\n\tpass_rate: fail\n");
+        assert_eq!((line, column), (Some(10), Some(1)), "{text}");
+        assert!(text.contains("a tab in the indentation"), "{text}");
+        let (line, column, text) =
+            place("# ours\nmemory: m.json\nretrieval: {k: 3}\nscenarios: [a/, b/\nbaseline: reports/b.json\n");
+        assert_eq!((line, column), (Some(4), Some(12)), "{text}");
+        assert!(text.contains("this `[` is never closed"), "{text}");
+    }
+
+    /// A bad configuration reports every key and value it cannot read, in
+    /// line order, not only the first.
+    #[test]
+    fn every_error_of_a_configuration_is_reported() {
+        let e = parse("memory: m.json\nscenarios: [s]\nretrieval:\n  k: three\n  colour: red\n  weights:\n    title: x\ngate: {}\nbogus: 1\n").unwrap_err();
+        assert_eq!((e.line, e.column), (Some(4), Some(6)), "{e}");
+        let text = e.to_string();
+        let places: Vec<&str> = text.lines().map(|l| l.trim_start().split(' ').next().unwrap()).collect();
+        assert_eq!(
+            places,
+            ["mneme-gate.yaml:4:6:", "mneme-gate.yaml:5:3:", "mneme-gate.yaml:7:12:", "mneme-gate.yaml:9:1:"],
+            "{text}"
+        );
+        assert!(text.contains("\n  mneme-gate.yaml:5:3: unknown field `colour`"), "{text}");
+        // A syntax error stops the reading: nothing after it is guessed.
+        let e = parse("memory: m.json\nbogus: 1\nscenarios: [s\nbaseline: b.json\n").unwrap_err();
+        assert_eq!(e.line, Some(2), "{e}");
     }
 
     #[test]

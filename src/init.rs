@@ -49,6 +49,48 @@ pub fn config_text(sources: &[Source]) -> String {
     )
 }
 
+/// What `init` says in a repository with no decisions yet: the ways
+/// forward (each line is wrapped to the terminal by the caller).
+pub const NO_DECISIONS: &str = "init found no decisions to start from. Either:
+- `mneme-gate init --first-adr` writes a first ADR, docs/adr/0001-record-architecture-decisions.md, and starts from it;
+- `mneme-gate init --memory SOURCE` names where your decisions are: a Mneme memory file (project_memory.json), or a folder of ADRs or agent rules as adr:PATH, cursor:PATH, copilot:PATH or claude:PATH (docs/sources.md);
+- `mneme-gate import SOURCE... --out project_memory.json` gathers several sources into one memory file first.";
+
+/// Where `init --first-adr` writes the first ADR.
+pub const FIRST_ADR: &str = "docs/adr/0001-record-architecture-decisions.md";
+
+/// The first ADR of a repository that has none (`init --first-adr`), in
+/// Michael Nygard's format, as adr-tools writes its first one: the decision
+/// to record decisions, with a constraint and an anti-pattern that the
+/// starter suite can check.
+pub fn first_adr() -> String {
+    "# 1. Record architecture decisions\n\
+     \n\
+     ## Status\n\
+     \n\
+     Accepted\n\
+     \n\
+     ## Context\n\
+     \n\
+     We need to record the architectural decisions made on this project, so that people and\n\
+     coding agents working on it follow them.\n\
+     \n\
+     ## Decision\n\
+     \n\
+     - Record every architecture decision as an ADR in docs/adr/, one numbered Markdown file each.\n\
+     - Write the rules a change must follow as bullets under Decision, and what to avoid under Don'ts.\n\
+     \n\
+     ## Don'ts\n\
+     \n\
+     - Do not change an accepted ADR's decision: supersede it with a new ADR.\n\
+     \n\
+     ## Consequences\n\
+     \n\
+     mneme-gate reads docs/adr/ (`memory: [adr: docs/adr/]`) and checks in CI that each decision\n\
+     reaches the agent for the tasks it governs: add a scenario to scenarios/ for each new ADR.\n"
+        .to_string()
+}
+
 /// The folders where ADRs are usually kept, in the order `init` looks.
 pub const ADR_FOLDERS: [&str; 9] = [
     "docs/adr",
@@ -119,14 +161,38 @@ const WORKFLOW_TEMPLATE: &str = include_str!("../templates/workflow.yml");
 const ACTION_PLACEHOLDER: &str = "OWNER/REPO@VERSION";
 
 /// The GitHub Actions workflow `init` writes: the template, with the
-/// action of the repository and the version this binary was built from.
+/// action of the repository at [`action_ref`]; a ref that is not a release
+/// says that the action builds from source.
 pub fn workflow() -> String {
-    WORKFLOW_TEMPLATE.replace(ACTION_PLACEHOLDER, &action_ref())
+    let uses = format!("uses: {ACTION_PLACEHOLDER}");
+    let line = match release_tag() {
+        Some(_) => format!("uses: {}", action_ref()),
+        None => format!(
+            "# A branch, not a release: the action builds mneme-gate from source (a few minutes the\n        \
+             # first time, then cached). Pin a release tag (@vX.Y.Z) once there is one.\n        \
+             uses: {}",
+            action_ref()
+        ),
+    };
+    WORKFLOW_TEMPLATE.replace(&uses, &line)
 }
 
-/// The action as a workflow names it, `owner/repo@vVERSION`, from the
-/// package's `repository` and `version` (Cargo.toml): the release whose
-/// binary the action installs is the tool that wrote the workflow.
+/// The branch a workflow names when this binary is not a release build:
+/// the action builds that branch from source.
+pub const SOURCE_BRANCH: &str = "main";
+
+/// The release tag this binary was built for: `MNEME_GATE_RELEASE_TAG` at
+/// build time, which only the release workflow sets (`vX.Y.Z`, this
+/// package's version); `None` for a build from source.
+pub fn release_tag() -> Option<&'static str> {
+    option_env!("MNEME_GATE_RELEASE_TAG").filter(|t| t.strip_prefix('v') == Some(env!("CARGO_PKG_VERSION")))
+}
+
+/// The action as a workflow names it, `owner/repo@REF`, from the package's
+/// `repository` (Cargo.toml): a release build names its release
+/// (`@vX.Y.Z`, whose binary the action installs), a build from source the
+/// [`SOURCE_BRANCH`], which the action builds from source, so that the
+/// workflow never names a release that does not exist.
 pub fn action_ref() -> String {
     let repository = env!("CARGO_PKG_REPOSITORY");
     let slug = repository
@@ -134,7 +200,7 @@ pub fn action_ref() -> String {
         .unwrap_or(repository)
         .trim_end_matches('/')
         .trim_end_matches(".git");
-    format!("{slug}@v{}", env!("CARGO_PKG_VERSION"))
+    format!("{slug}@{}", release_tag().unwrap_or(SOURCE_BRANCH))
 }
 
 /// The lines `init` adds to `.gitignore`: the reports `run` writes in the
@@ -421,12 +487,43 @@ mod tests {
     }
 
     #[test]
-    fn the_workflow_names_this_repository_and_version() {
-        assert_eq!(action_ref(), format!("mneme-gate/mneme-gate@v{}", env!("CARGO_PKG_VERSION")));
+    fn the_workflow_names_this_repository_and_a_ref_that_exists() {
+        // A build from source (every test build) names the branch the
+        // action builds from source, never a release tag.
+        assert_eq!(release_tag(), None);
+        assert_eq!(action_ref(), "mneme-gate/mneme-gate@main");
         assert_eq!(WORKFLOW_TEMPLATE.matches(ACTION_PLACEHOLDER).count(), 1);
         let text = workflow();
         assert!(text.contains(&format!("        uses: {}\n", action_ref())), "{text}");
+        assert!(text.contains("the action builds mneme-gate from source"), "{text}");
         assert!(!text.contains(ACTION_PLACEHOLDER) && !text.contains("placeholder"), "{text}");
+        assert!(!text.contains(&format!("@v{}", env!("CARGO_PKG_VERSION"))), "{text}");
+    }
+
+    #[test]
+    fn the_first_adr_is_one_decision_the_starter_suite_retrieves() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FIRST_ADR);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, first_adr()).unwrap();
+        assert_eq!(detect_sources(dir.path(), None).iter().map(Source::label).collect::<Vec<_>>(), ["adr:docs/adr"]);
+        let sources = crate::memory::Sources {
+            list: vec![Source::new(SourceKind::Adr, dir.path().join("docs/adr/"))],
+            root: dir.path().to_path_buf(),
+        };
+        let profile = crate::profile::Profile::named(crate::profile::Family::Default);
+        let memory = crate::memory::Memory::load_sources(&sources, profile.family).unwrap();
+        let index = Index::build(memory, profile);
+        assert_eq!(index.decisions().len(), 1);
+        let d = &index.decisions()[0];
+        assert_eq!((d.id.as_str(), d.title.as_str()), ("ADR-0001", "Record architecture decisions"));
+        assert_eq!(d.constraint.len(), 2);
+        assert_eq!(d.anti_patterns.len(), 1);
+        let (_, active, parked) = starter_suite(&index, "adr:docs/adr");
+        assert_eq!((active, parked), (1, 0));
+        for line in first_adr().lines() {
+            assert!(line.chars().count() <= 100, "{line}");
+        }
     }
 
     #[test]

@@ -303,45 +303,52 @@ fn init_adds_the_generated_reports_to_gitignore() {
     assert!(!target.exists() && !fresh.path().join("mneme-gate.yaml").exists(), "nothing written");
 }
 
-// Item 3: the workflow `init` writes names this repository's action at
-// this version (the release whose binary the action installs), and reruns
-// on labels.
+// Item 3: the workflow `init` writes names this repository's action at a
+// ref that exists before any release: a binary built from source (not a
+// release build) names the main branch, which the action builds from
+// source (action/install.sh falls back to it for any ref that is not a
+// release tag); it reruns on labels.
 #[test]
-fn init_writes_a_workflow_that_names_this_release() {
+fn init_writes_a_workflow_that_works_before_any_release() {
     let dir = repository_with_a_memory_file();
     expect(run(dir.path(), &["init"], &[]), 0, "init");
     let workflow = std::fs::read_to_string(dir.path().join(".github/workflows/mneme-gate.yml")).unwrap();
-    assert!(
-        workflow.contains(&format!("        uses: mneme-gate/mneme-gate@v{}\n", env!("CARGO_PKG_VERSION"))),
-        "{workflow}"
-    );
+    assert!(workflow.contains("        uses: mneme-gate/mneme-gate@main\n"), "{workflow}");
+    assert!(!workflow.contains(&format!("@v{}", env!("CARGO_PKG_VERSION"))), "{workflow}");
+    let script = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action/install.sh")).unwrap();
+    assert!(script.contains("is not a release tag (vX.Y.Z)"), "install.sh builds any other ref from source");
     insta::assert_snapshot!("init_workflow", workflow);
 }
 
-// Item 5: the README's Install section names this repository and this
-// version everywhere, as the workflow `init` writes does, and the
-// `cargo install --git` line names the package (the repository is a
-// workspace with more than one binary: without it, cargo refuses).
+// Item 5 (and issue 30): the README's Install section says plainly that no
+// release exists yet and how to build from source, names the workflow ref
+// `init` writes, and says what a tag would publish; the `cargo install
+// --git` line names the package (the repository is a workspace with more
+// than one binary: without it, cargo refuses).
 #[test]
-fn the_install_section_names_this_release() {
+fn the_install_section_promises_only_what_exists() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let start = readme.find("\n## Install\n").expect("an Install section");
     let end = readme[start + 1..].find("\n## ").map_or(readme.len(), |i| start + 1 + i);
     let install = &readme[start..end];
-    let version = env!("CARGO_PKG_VERSION");
     let repository = env!("CARGO_PKG_REPOSITORY");
     for needle in [
-        format!("uses: mneme-gate/mneme-gate@v{version}"),
-        format!("version={version} target=x86_64-unknown-linux-musl"),
-        format!("base=\"{repository}/releases/download/v$version\""),
-        "sha256sum --check \"mneme-gate-$version-$target.tar.gz.sha256\"".to_string(),
-        format!("ghcr.io/mneme-gate/mneme-gate:{version} run"),
-        format!("cargo install --locked --git {repository} --tag v{version} mneme-gate\n"),
+        "There is no release yet".to_string(),
+        format!("cargo install --locked --git {repository} mneme-gate\n"),
         "cargo install --locked --path .".to_string(),
+        "uses: mneme-gate/mneme-gate@main".to_string(),
+        "will publish".to_string(),
         "### Prerequisites".to_string(),
     ] {
         assert!(install.contains(&needle), "the Install section lacks {needle:?}:\n{install}");
+    }
+    // No command that needs a release that does not exist.
+    let version = env!("CARGO_PKG_VERSION");
+    for stale in
+        [format!("@v{version}"), format!("ghcr.io/mneme-gate/mneme-gate:{version}"), format!("--tag v{version}")]
+    {
+        assert!(!readme.contains(&stale), "the README names a release: {stale}");
     }
     // The targets the release workflow builds are the ones the section lists
     // and the ones the action's install script maps runners to.
@@ -367,7 +374,7 @@ fn the_install_section_names_this_release() {
 fn ci_run_names_every_missing_prerequisite_before_any_work() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let script = std::fs::read_to_string(root.join(".ci/run")).unwrap();
-    let first_work = script.find("\ncargo fmt").expect(".ci/run runs cargo fmt");
+    let first_work = script.find("\n# Nothing a step writes leaves this checkout").expect(".ci/run enters its sandbox");
     let checks = &script[..first_work];
     assert!(checks.trim_end().ends_with("[ \"$missing\" = 0 ] || exit 2"), "{checks}");
     let empty = tempfile::tempdir().unwrap();
@@ -417,4 +424,44 @@ fn ci_run_names_every_missing_prerequisite_before_any_work() {
         assert!(stderr.lines().any(|l| l == line), "{line}\n{stderr}");
     }
     assert!(!stderr.contains("needs python3:") && !stderr.contains("needs rustup:"), "{stderr}");
+}
+
+// Issue 30: `.ci/run` writes only inside its checkout. Every step runs with
+// HOME and TMPDIR in target/ci-sandbox/, which must be empty at the end:
+// the check fails, naming what a step left, and removes an empty sandbox.
+#[test]
+fn ci_run_fails_when_a_step_writes_into_home_or_tmpdir() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = std::fs::read_to_string(root.join(".ci/run")).unwrap();
+    let enter = script.find("\nsandbox_enter\n").expect(".ci/run enters the sandbox");
+    assert!(enter < script.find("\ncargo fmt").unwrap(), "before the first step");
+    assert!(script.trim_end().ends_with("\nsandbox_check"), "the last step checks it");
+
+    let checkout = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let sandbox = root.join(".ci/sandbox.sh");
+    let step = |body: &str| {
+        Command::new("/bin/bash")
+            .args(["-c", &format!(". {}; sandbox_enter; {body}; sandbox_check", sandbox.display())])
+            .current_dir(checkout.path())
+            .env("HOME", home.path())
+            .env_remove("TMPDIR")
+            .env_remove("XDG_CACHE_HOME")
+            .env_remove("XDG_CONFIG_HOME")
+            .output()
+            .unwrap()
+    };
+    // A step that cleans up after itself, and caches under target/.
+    let out = step(r#"t="$(mktemp -d)"; touch "$t/x"; rm -rf "$t"; mkdir -p "$XDG_CACHE_HOME/pip""#);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!checkout.path().join("target/ci-sandbox").exists(), "an empty sandbox is removed");
+    assert!(checkout.path().join("target/ci-cache/pip").is_dir());
+    // Steps that leave a file in HOME and a temporary folder behind.
+    let out = step(r#"mkdir -p "$HOME/.cache/tool" && touch "$HOME/.cache/tool/venv"; mktemp -d > /dev/null"#);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(".ci/run: a step wrote outside the checkout (into HOME or TMPDIR)"), "{stderr}");
+    assert!(stderr.contains("  home/.cache/tool/venv\n") && stderr.contains("  tmp/tmp."), "{stderr}");
+    // The user's own HOME is never written.
+    assert_eq!(std::fs::read_dir(home.path()).unwrap().count(), 0);
 }

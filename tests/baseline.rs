@@ -248,7 +248,13 @@ fn pinning_refuses_a_failing_run_and_is_reproducible() {
         "{}",
         out.stdout
     );
-    assert!(out.stdout.contains("pinned 51 scenario(s) to reports/baseline.json"), "{}", out.stdout);
+    // The pinned line, fitted to 80 columns in a pipe.
+    let pinned = &out.stdout[out.stdout.find("pinned 51").unwrap()..];
+    assert_eq!(
+        pinned,
+        "pinned 51 scenario(s) to reports/baseline.json\n  50 PASS, 0 FAIL, 0 WEAK, 1 WEAK_RETRIEVAL, 0 MALFORMED; profile default, k 3\n"
+    );
+    fits_80(pinned);
     let pinned: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&baseline).unwrap()).unwrap();
     assert!(pinned.get("git").is_none() && pinned.get("comparison").is_none(), "a baseline carries no run metadata");
     // Pinning the same results again gives the same bytes.
@@ -505,6 +511,7 @@ fn init_then_run_passes_and_init_again_changes_nothing() {
         assert!(dir.path().join(written).is_file(), "{written}\n{}", out.stdout);
     }
     assert!(out.stdout.contains("The starter suite has 42 scenario(s)"), "{}", out.stdout);
+    fits_80(&out.stdout);
     let suite = std::fs::read_to_string(dir.path().join("scenarios/starter.yaml")).unwrap();
     assert_eq!(suite.matches("TODO(review): generated from").count(), 42);
     // A scoped decision gets a file its globs match.
@@ -521,12 +528,98 @@ fn init_then_run_passes_and_init_again_changes_nothing() {
     assert_eq!(snapshot_tree(dir.path()), before);
 }
 
+/// Every line of `text` fits in 80 columns.
+#[track_caller]
+fn fits_80(text: &str) {
+    for line in text.lines() {
+        assert!(line.chars().count() <= 80, "{} columns: {line}\n{text}", line.chars().count());
+    }
+}
+
+/// A repository with no decisions gets the ways forward, each fitted to 80
+/// columns; `--first-adr` takes the first of them to a passing run.
 #[test]
-fn init_without_a_memory_file_says_what_it_needs() {
+fn init_without_decisions_offers_a_way_forward() {
     let dir = tempfile::tempdir().unwrap();
-    let out = expect(run(dir.path(), &["init"], &[]), 2, "no memory");
-    assert!(out.stderr.contains("init needs decisions: pass --memory FILE"), "{}", out.stderr);
-    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing written");
+    git(dir.path(), &["init", "-q"]);
+    let out = expect(run(dir.path(), &["init"], &[]), 2, "no decisions");
+    assert!(
+        out.stderr.starts_with("mneme-gate: error: init found no decisions to start from. Either:\n"),
+        "{}",
+        out.stderr
+    );
+    for way in ["mneme-gate init --first-adr", "mneme-gate init --memory SOURCE", "adr:PATH", "mneme-gate import"] {
+        assert!(out.stderr.contains(way), "{way}: {}", out.stderr);
+    }
+    fits_80(&out.stderr);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing written but .git");
+
+    let out = expect(run(dir.path(), &["init", "--first-adr"], &[]), 0, "init --first-adr");
+    fits_80(&out.stdout);
+    assert!(
+        out.stdout.starts_with("wrote       docs/adr/0001-record-architecture-decisions.md (review it)\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("The starter suite has 1 scenario(s) from the decisions of adr:docs/adr."));
+    let config = std::fs::read_to_string(dir.path().join("mneme-gate.yaml")).unwrap();
+    assert!(config.contains("  - adr: \"docs/adr/\"\n"), "{config}");
+    let out = expect(run(dir.path(), &["run"], &[]), 0, "run after init --first-adr");
+    assert!(out.stdout.contains("1 scenario(s): 1 governed"), "{}", out.stdout);
+    // Again: the ADR is there and left alone.
+    let out = expect(run(dir.path(), &["init", "--first-adr"], &[]), 0, "again");
+    assert!(out.stdout.contains("left alone  docs/adr/0001-record-architecture-decisions.md"), "{}", out.stdout);
+}
+
+/// `init` starts from `memory:` of an existing configuration, leaves the
+/// file's bytes alone, and adds the starter suite when it names none.
+#[test]
+fn init_starts_from_the_memory_of_an_existing_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    git(dir.path(), &["init", "-q"]);
+    std::fs::create_dir_all(dir.path().join("data")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/project_memory.json"),
+        dir.path().join("data/mem.json"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("mneme-gate.yaml"), "# ours\nmemory: data/mem.json").unwrap();
+    let out = expect(run(dir.path(), &["init"], &[]), 0, "init with memory: in the configuration");
+    fits_80(&out.stdout);
+    assert!(out.stdout.contains("left alone  mneme-gate.yaml"), "{}", out.stdout);
+    assert!(out.stdout.contains("updated     mneme-gate.yaml (scenarios: [scenarios/], the starter suite)"));
+    assert!(out.stdout.contains("The starter suite has 42 scenario(s) from the decisions of data/mem.json."));
+    let config = std::fs::read_to_string(dir.path().join("mneme-gate.yaml")).unwrap();
+    assert!(config.starts_with("# ours\nmemory: data/mem.json\nscenarios: [scenarios/]"), "{config}");
+    let out = expect(run(dir.path(), &["run"], &[]), 0, "run after init");
+    assert!(out.stdout.contains("42 scenario(s)"), "{}", out.stdout);
+}
+
+/// `init --memory` takes any source `validate --memory` takes, here an ADR
+/// folder outside the folders init looks in.
+#[test]
+fn init_takes_any_decision_source() {
+    let dir = tempfile::tempdir().unwrap();
+    git(dir.path(), &["init", "-q"]);
+    let records = dir.path().join("arch/records");
+    std::fs::create_dir_all(&records).unwrap();
+    let adrs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/examples/sources/docs/adr");
+    for e in std::fs::read_dir(adrs).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() {
+            std::fs::copy(e.path(), records.join(e.file_name())).unwrap();
+        }
+    }
+    expect(run(dir.path(), &["validate", "--memory", "adr:arch/records/"], &[]), 0, "validate");
+    let out = expect(run(dir.path(), &["init", "--memory", "adr:arch/records/"], &[]), 0, "init --memory adr:");
+    fits_80(&out.stdout);
+    assert!(out.stdout.contains("from the decisions of adr:arch/records."), "{}", out.stdout);
+    let config = std::fs::read_to_string(dir.path().join("mneme-gate.yaml")).unwrap();
+    assert!(config.contains("  - adr: \"arch/records/\"\n"), "{config}");
+    expect(run(dir.path(), &["run"], &[]), 0, "run after init");
+    let help = expect(run(dir.path(), &["init", "--help"], &[]), 0, "init --help");
+    assert!(help.stdout.contains("--memory <SOURCE>"), "{}", help.stdout);
+    assert!(!help.stdout.contains("--memory <FILE>"), "{}", help.stdout);
 }
 
 /// A link where `init` would write (dangling, as a hostile pull request

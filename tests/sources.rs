@@ -983,7 +983,12 @@ fn init_proposes_the_sources_it_finds() {
     std::fs::remove_file(dir.path().join("mneme-gate.yaml")).unwrap();
     std::fs::remove_dir_all(dir.path().join("scenarios")).unwrap();
     let out = expect(run(dir.path(), &["init"]), 0, "init");
-    assert!(out.stdout.contains("from the decisions of adr:docs/adr, cursor:.cursor/rules"), "{}", out.stdout);
+    // (The line is fitted to 80 columns: it may break anywhere.)
+    assert!(
+        out.stdout.replace('\n', " ").contains("from the decisions of adr:docs/adr, cursor:.cursor/rules"),
+        "{}",
+        out.stdout
+    );
     let config = std::fs::read_to_string(dir.path().join("mneme-gate.yaml")).unwrap();
     assert!(config.contains("memory:             # decision sources, in pool order (docs/sources.md)\n  - adr: \"docs/adr/\"\n  - cursor: \".cursor/rules/\"\n"), "{config}");
     expect(run(dir.path(), &["run"]), 0, "the generated suite passes");

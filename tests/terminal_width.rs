@@ -74,6 +74,15 @@ fn the_bundled_run_fits_80_columns() {
     assert_fits("run", &out.stdout);
     // Every scenario is still listed, and the gate still says it passed.
     assert!(out.stdout.contains("(architecture)") && out.stdout.ends_with("gate passed\n"), "{}", out.stdout);
+    // The short headers and the terms are explained where they appear.
+    let legend = out.stdout.find("R@3: recall@3, the share of the expected decisions in the top 3;").unwrap();
+    assert!(legend > out.stdout.find("| R@3 ").unwrap(), "{}", out.stdout);
+    assert!(out.stdout.contains("governed: a scenario that expects decisions; injection: a"), "{}", out.stdout);
+    // The files the suite read, counted apart (on a line that wraps).
+    assert!(out.stdout.replace("\n  ", " ").contains("10 suite files, 38 answer files"), "{}", out.stdout);
+    // Nothing changed against the pinned baseline: one line, no table of zeros.
+    assert!(out.stdout.contains("every suite figure (16) is the same as in the baseline\n"), "{}", out.stdout);
+    assert!(!out.stdout.contains("| figure") && !out.stdout.contains("+0.000"), "{}", out.stdout);
     let quiet = run(&root(), &["run", "--quiet"], Some(WIDTH));
     assert_fits("run --quiet", &quiet.stdout);
 }

@@ -11,6 +11,10 @@ command says so itself (`2>&1`); to show an exit code, it ends with
 code this way is reported as a failure. An output line must not start with
 "$ " (it would be taken for a command).
 
+The pages write their scratch files under /tmp/, as a reader would; the check
+writes nothing outside the repository: every "/tmp/" in a command is a folder
+it makes under target/ (and removes), shown as "/tmp/" again in the output.
+
     python3 docs/examples/check.py [--bin target/debug/mneme-gate] [--update] [FILE.md ...]
 
 --update rewrites each block with the output the commands give now (review the
@@ -21,8 +25,10 @@ example matches, 1 otherwise, 2 on a usage error.
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,9 +64,17 @@ def commands(body):
     return out
 
 
-def run(command, env):
+def run(command, env, scratch):
+    command = command.replace("/tmp/", f"{scratch}/")
     p = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
+    # The tool shows a path under the working folder relative to it.
+    paths = [str(scratch), str(scratch.relative_to(ROOT))]
+
+    def shown(text):
+        for path in paths:
+            text = text.replace(f"{path}/", "/tmp/").replace(path, "/tmp")
+        return text
+    return p.returncode, shown(p.stdout), shown(p.stderr)
 
 
 def main():
@@ -80,6 +94,15 @@ def main():
     env["PATH"] = f"{binary.parent}{os.pathsep}{env.get('PATH', '')}"
 
     files = [Path(f) for f in args.files] or sorted((ROOT / "docs").glob("*.md"))
+    (ROOT / "target").mkdir(exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="docs-examples.", dir=ROOT / "target"))
+    try:
+        return check(files, args, env, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def check(files, args, env, scratch):
     failures = 0
     checked = 0
     for path in files:
@@ -97,7 +120,7 @@ def main():
             new_body = []
             for command, expected in cmds:
                 checked += 1
-                code, stdout, stderr = run(command, env)
+                code, stdout, stderr = run(command, env, scratch)
                 actual = stdout.rstrip("\n").split("\n") if stdout.strip("\n") else []
                 expected_trimmed = expected[:]
                 while expected_trimmed and not expected_trimmed[-1].strip():

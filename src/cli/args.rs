@@ -52,8 +52,8 @@ pub(crate) enum Command {
     /// What a green gate does not say: decisions no scenario expects, decisions that cannot reach the top k for
     /// their own words, fragile retrievals, overlapping decisions.
     Coverage(CoverageArgs),
-    /// Set up a repository that has a memory file: configuration, a starter suite, a pinned baseline and a
-    /// GitHub Actions workflow.
+    /// Set up a repository from its decisions (a memory file, ADRs, agent rules; a first ADR with --first-adr):
+    /// configuration, a starter suite, a pinned baseline and a GitHub Actions workflow.
     Init(InitArgs),
     /// The model stage's cassettes (docs/models.md).
     #[command(subcommand)]
@@ -69,7 +69,7 @@ pub(crate) enum Command {
 /// A scoring profile, as named on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ProfileName {
-    /// The default profile (stemming, stopwords, scope pre-filter).
+    /// mneme-gate's own profile (its tokenizer, weights and scope pre-filter: docs/retrieval.md).
     Default,
     /// Mneme 0.10.0's scorer, as published.
     Mneme,
@@ -279,9 +279,15 @@ pub(crate) struct PinArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct InitArgs {
-    /// The memory file (default: ./project_memory.json, else ./.mneme/project_memory.json).
-    #[arg(long, value_name = "FILE")]
-    pub memory: Option<PathBuf>,
+    /// A memory file, or a decision source KIND:PATH (adr:, cursor:, copilot:, claude:; repeatable) (default:
+    /// `memory` of mneme-gate.yaml, else what init finds: ./project_memory.json, an ADR folder, .cursor/rules/,
+    /// Copilot instructions, CLAUDE.md).
+    #[arg(long, value_name = "SOURCE")]
+    pub memory: Vec<PathBuf>,
+    /// In a repository with no decisions yet: write a first ADR (docs/adr/0001-record-architecture-decisions.md)
+    /// and start from it.
+    #[arg(long, conflicts_with = "memory")]
+    pub first_adr: bool,
     /// Overwrite files that already exist.
     #[arg(long)]
     pub force: bool,

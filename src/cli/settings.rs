@@ -252,11 +252,18 @@ pub(crate) struct CoverageSettings {
 
 #[derive(Debug)]
 pub(crate) struct InitSettings {
-    /// The memory file (--memory, else the default one when it exists).
+    /// The decision sources named by `--memory`, else by `memory:` of the
+    /// configuration; `None`: init finds them.
+    pub sources: Option<Sources>,
+    /// The default memory file, when it exists (the first source init finds).
     pub memory: Option<PathBuf>,
+    /// Write a first ADR when there are no decisions yet.
+    pub first_adr: bool,
     pub force: bool,
     /// Also install the Claude Code hook.
     pub hook: bool,
+    /// The columns init's text is fitted to (80 in a file or a pipe).
+    pub width: usize,
 }
 
 /// The baseline path when neither a flag nor the configuration names one
@@ -286,7 +293,7 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
         Command::Baseline(args) => Settings::Baseline(pin(&config, args, colour)?),
         Command::Diff(args) => Settings::Diff(diff(&config, args, colour)?),
         Command::Coverage(args) => Settings::Coverage(coverage(&config, args)?),
-        Command::Init(args) => Settings::Init(init(args)?),
+        Command::Init(args) => Settings::Init(init(&config, args)?),
         Command::Cassettes(super::model::CassettesCommand::Prune(args)) => {
             Settings::Cassettes(super::model::prune_settings(&config, *args)?)
         }
@@ -638,10 +645,16 @@ fn coverage(config: &Config, args: CoverageArgs) -> Result<CoverageSettings, Err
     })
 }
 
-fn init(args: InitArgs) -> Result<InitSettings, Error> {
-    // Without --memory, the default memory file when there is one; the
-    // other decision sources are found by `init` itself.
-    let memory = Config::default().memory_path(args.memory.as_deref());
+fn init(config: &Config, args: InitArgs) -> Result<InitSettings, Error> {
+    // The sources --memory names (any that `validate --memory` takes), else
+    // those of an existing configuration; without either, the default
+    // memory file when there is one, and the sources init finds itself.
+    let sources = if !args.memory.is_empty() || config.file.memory.is_some() {
+        config.memory_sources(&args.memory)
+    } else {
+        None
+    };
+    let memory = Config::default().memory_path(None);
     let hook = match args.hook {
         None => false,
         Some(super::args::HookAgent::Claude) => true,
@@ -651,7 +664,8 @@ fn init(args: InitArgs) -> Result<InitSettings, Error> {
             ))
         }
     };
-    Ok(InitSettings { memory, force: args.force, hook })
+    let width = text_width(Stream::Stdout).unwrap_or(80).min(80);
+    Ok(InitSettings { sources, memory, first_adr: args.first_adr, force: args.force, hook, width })
 }
 
 /// The stream a command's text for people goes to.

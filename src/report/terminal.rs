@@ -120,12 +120,21 @@ fn scenario_table(report: &Report, out: &mut Out) {
     if !rows.is_empty() {
         let full = full_table(&rows, k);
         let fits = |t: &str| out.style.width.is_none_or(|w| t.lines().all(|l| layout::width(l) <= w));
-        let text = match out.style.width {
-            Some(w) if !fits(&full) => compact_table(&rows, k, w, out.style),
-            _ => full,
+        let (text, compact) = match out.style.width {
+            Some(w) if !fits(&full) => (compact_table(&rows, k, w, out.style), true),
+            _ => (full, false),
         };
         out.text.push_str(&text);
         out.text.push('\n');
+        if compact {
+            out.line(
+                &format!(
+                    "R@{k}: recall@{k}, the share of the expected decisions in the top {k}; P@{k}: precision@{k}, \
+                     the share of the top {k} that is expected or acceptable"
+                ),
+                2,
+            );
+        }
     }
     if hidden > 0 {
         out.line(
@@ -271,6 +280,13 @@ fn summary(report: &Report, out: &mut Out) {
         t.add_row(vec![Cell::new(name), Cell::new(figure(value)).set_alignment(CellAlignment::Right)]);
     }
     out.table(&t);
+    if !style.quiet {
+        out.line(
+            "governed: a scenario that expects decisions; injection: a retrieved decision it neither expects \
+             nor accepts (docs/metrics.md)",
+            2,
+        );
+    }
 
     let mut t = table(style);
     t.set_header(vec!["category", "total", "PASS", "FAIL", "WEAK", "WEAK_RETRIEVAL", "MALFORMED"]);
@@ -319,11 +335,11 @@ fn summary(report: &Report, out: &mut Out) {
     let p = &report.fingerprint.profile;
     out.line(
         &format!(
-            "profile {} (k {}), memory {}, {} suite file(s)",
+            "profile {} (k {}), memory {}, {}",
             printable(&p.name),
             k,
             printable(&report.fingerprint.memory.path),
-            report.fingerprint.suite.files
+            file_counts(report)
         ),
         2,
     );
@@ -341,6 +357,29 @@ fn summary(report: &Report, out: &mut Out) {
         out.blank();
     }
     rules_into(&report.gate, out);
+}
+
+/// What the suite read, as `10 suite files, 38 answer files`: the files
+/// that hold scenarios (a YAML suite file; a benchmark folder's
+/// `scenario.json` and `query.txt`), then the rest of the fingerprint's
+/// files, the recorded answers.
+fn file_counts(report: &Report) -> String {
+    let mut native = std::collections::BTreeSet::new();
+    let mut mneme = std::collections::BTreeSet::new();
+    for s in &report.scenarios {
+        if s.format == "mneme" {
+            mneme.insert(s.source.path.as_str());
+        } else {
+            native.insert(s.source.path.as_str());
+        }
+    }
+    let suite = native.len() + 2 * mneme.len();
+    let answers = report.fingerprint.suite.files.saturating_sub(suite);
+    let files = |n: usize, what: &str| format!("{n} {what} file{}", if n == 1 { "" } else { "s" });
+    match answers {
+        0 => files(suite, "suite"),
+        n => format!("{}, {}", files(suite, "suite"), files(n, "answer")),
+    }
 }
 
 /// Every gate rule with its outcome, then the headline: a rule that holds
@@ -475,11 +514,30 @@ fn comparison_into(c: &Comparison, report: Option<&Report>, sides: Sides<'_>, ou
         return;
     }
 
-    let mut table = table(out.style);
     let (old, new) = match sides {
         Sides::Baseline => ("baseline", "current"),
         Sides::Reports { .. } => ("old", "new"),
     };
+    // A table of zeros says nothing: when no figure moved, one line says so.
+    if c.metrics.iter().all(|m| m.baseline == m.current) {
+        let other = match sides {
+            Sides::Baseline => "the baseline",
+            Sides::Reports { .. } => "the old report",
+        };
+        out.line(&format!("every suite figure ({}) is the same as in {other}", c.metrics.len()), 2);
+    } else {
+        figures_table(c, old, new, out);
+    }
+    added_and_removed(c, sides, &c.added, &c.removed, out);
+    if c.scenarios.is_empty() {
+        out.line("no scenario changed its verdict, ranking or context block", 2);
+    }
+    scenario_changes(c, report, out);
+}
+
+/// The suite figures side by side, with their deltas and movements.
+fn figures_table(c: &Comparison, old: &str, new: &str, out: &mut Out) {
+    let mut table = table(out.style);
     table.set_header(vec!["figure", old, new, "delta", "movement"]);
     for m in &c.metrics {
         let is_count = m.rule.is_none();
@@ -501,11 +559,11 @@ fn comparison_into(c: &Comparison, report: Option<&Report>, sides: Sides<'_>, ou
         ]);
     }
     out.table(&table);
+}
 
-    added_and_removed(c, sides, &c.added, &c.removed, out);
-    if c.scenarios.is_empty() {
-        out.line("no scenario changed its verdict, ranking or context block", 2);
-    }
+/// Every changed scenario: its verdict change, ranking changes, figure
+/// deltas and the diff of its context block.
+fn scenario_changes(c: &Comparison, report: Option<&Report>, out: &mut Out) {
     for s in &c.scenarios {
         let verdict = if s.baseline_verdict == s.current_verdict {
             format!("{} (unchanged)", s.current_verdict)
@@ -818,7 +876,8 @@ mod tests {
             )
         );
         let full = comparison(&c, Some(&new), Style::default());
-        assert!(full.contains("| figure ") && full.contains("context block:"), "{full}");
+        assert!(full.contains("every suite figure (0) is the same as in the baseline\n"), "{full}");
+        assert!(!full.contains("| figure ") && full.contains("context block:"), "{full}");
         // At 40 columns everything still fits.
         let narrow = comparison(&c, Some(&new), Style { width: Some(40), ..Style::default() });
         assert!(narrow.lines().all(|l| layout::width(l) <= 40), "{narrow}");

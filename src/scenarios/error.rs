@@ -146,7 +146,7 @@ impl SuiteError {
         self.line_column().map(|(_, c)| c)
     }
 
-    fn line_column(&self) -> Option<(usize, usize)> {
+    pub(crate) fn line_column(&self) -> Option<(usize, usize)> {
         match self {
             SuiteError::Io { .. } | SuiteError::Refused { .. } | SuiteError::NoScenarios { .. } => None,
             SuiteError::NotUtf8 { line, column, .. }

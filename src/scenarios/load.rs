@@ -71,6 +71,13 @@ impl Suite {
         if errors.is_empty() {
             Ok(suite)
         } else {
+            // Each file's errors in line order, the files in the order met.
+            let mut files: HashMap<PathBuf, usize> = HashMap::new();
+            for e in &errors {
+                let next = files.len();
+                files.entry(e.path().to_path_buf()).or_insert(next);
+            }
+            errors.sort_by_key(|e| (files[e.path()], e.line_column().unwrap_or((0, 0))));
             Err(errors)
         }
     }

@@ -57,6 +57,7 @@ mod model;
 mod native;
 mod node;
 mod read;
+pub(crate) use read::syntax_place;
 mod root;
 mod text;
 

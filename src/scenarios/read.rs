@@ -662,8 +662,79 @@ fn translate(error: &YamlError, text: &str, path: &Path, limits: &YamlLimits, ce
         YamlError::NonFiniteFloat { value, .. } => {
             syntax(at, format!("`{value}` is not a finite number; quote it to make it a string"))
         }
-        other => syntax(at, strip_location_suffix(&other.to_string())),
+        other => {
+            let (at, message) = syntax_place(text, at, &strip_location_suffix(&other.to_string()));
+            syntax(at, message)
+        }
     }
+}
+
+/// The place of a YAML syntax error as a user looks for it, and its
+/// message. The reader reports some errors where it noticed them, not
+/// where the mistake is: a tab in an indentation at the start of the plain
+/// scalar before it (a line early), and a `[` or `{` that is never closed
+/// where the next key stops the flow collection (a line or more late).
+/// Those are moved to the tab and to the opening bracket.
+pub fn syntax_place(text: &str, at: (usize, usize), message: &str) -> ((usize, usize), String) {
+    if message.contains("found a tab") {
+        // The first line after the reported one whose indentation holds a tab.
+        let tab = text.split('\n').enumerate().skip(at.0).find_map(|(i, row)| {
+            let indent: String = row.chars().take_while(|c| *c == ' ' || *c == '\t').collect();
+            indent.find('\t').map(|col| (i + 1, indent[..col].chars().count() + 1))
+        });
+        if let Some(place) = tab {
+            return (place, "a tab in the indentation; YAML indents with spaces only: replace the tab".to_string());
+        }
+    }
+    if let Some((line, column, open)) = unclosed_flow(text, at) {
+        if line < at.0 {
+            let close = if open == '[' { ']' } else { '}' };
+            return (
+                (line, column),
+                format!(
+                    "this `{open}` is never closed (the YAML reader stopped at {}:{}: {message}): close it with \
+                     `{close}`, or quote the value if `{open}` is text",
+                    at.0, at.1
+                ),
+            );
+        }
+    }
+    (at, message.to_string())
+}
+
+/// The innermost `[` or `{` still open at 1-based `at` (line, column in
+/// characters), with its place: a flow collection opens at the start of a
+/// value (after a space, a line start, `:`, `-`, `,` or another opener) or
+/// anywhere inside one; quoted text and comments are skipped.
+fn unclosed_flow(text: &str, at: (usize, usize)) -> Option<(usize, usize, char)> {
+    let mut open: Vec<(usize, usize, char)> = Vec::new();
+    for (i, row) in text.split('\n').enumerate().take(at.0) {
+        let line = i + 1;
+        let chars: Vec<char> = row.chars().collect();
+        let end = if line == at.0 { at.1.saturating_sub(1).min(chars.len()) } else { chars.len() };
+        let mut quote: Option<char> = None;
+        let mut j = 0;
+        while j < end {
+            let c = chars[j];
+            let before = if j == 0 { ' ' } else { chars[j - 1] };
+            let starts_value = before.is_whitespace() || matches!(before, ':' | '-' | ',' | '[' | '{');
+            match (quote, c) {
+                (Some('\''), '\'') if chars.get(j + 1) == Some(&'\'') => j += 1,
+                (Some('"'), '\\') => j += 1,
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, '#') if before.is_whitespace() => break,
+                (None, '\'' | '"') if starts_value || !open.is_empty() => quote = Some(c),
+                (None, '[' | '{') if starts_value || !open.is_empty() => open.push((line, j + 1, c)),
+                (None, ']' | '}') if !open.is_empty() => {
+                    open.pop();
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+    }
+    open.pop()
 }
 
 /// A serde-saphyr message on one line, without the location it may end

@@ -68,6 +68,9 @@ fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/mneme-gate-summary.XXXXXX")"
 profile="$(mktemp -d "${TMPDIR:-/tmp}/mneme-gate-chromium.XXXXXX")"
 trap 'rm -rf "$work" "$profile"' EXIT
+# Chromium keeps a certificate store in $HOME/.pki, crash reports in $XDG_CONFIG_HOME and a cache in
+# $XDG_CACHE_HOME: all three are its profile folder, removed at the end.
+export HOME="$profile" XDG_CONFIG_HOME="$profile/.config" XDG_CACHE_HOME="$profile/.cache"
 cp -R "$root/scenarios" "$root/fixtures" "$root/mneme-gate.yaml" "$root/reports" "$work/"
 
 sha="$(git -C "$root" rev-parse HEAD 2> /dev/null || printf '0%.0s' $(seq 40))"
@@ -123,6 +126,61 @@ expect summary-regression "(https://github.com/mneme-gate/mneme-gate/blob/$sha/s
 expect summary-regression "xychart-beta"
 expect summary-regression "- 7 scenarios expect or accept \`PAY-003\`"
 [ "$failures" = 0 ] || exit 1
+
+# The page's fonts draw figures as text: a digit or a space drawn in an emoji font (a font list
+# that reaches an emoji font, or a generic family that fontconfig maps to one, before a text
+# font) is about 1.2 em wide where a text font's is at most 0.7 em, so "51" shows as "5 1".
+# The same stylesheet measures digits and spaces in a paragraph, a table cell and code.
+"$dev" render-md "$out/summary-passing.md" "$work/page.html"
+python3 - "$work/page.html" "$work/fonts.html" <<'PY'
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+style = re.search(r"<style>(.*?)</style>", page, re.S).group(1)
+open(sys.argv[2], "w", encoding="utf-8").write(f"""<!DOCTYPE html><html><head><meta charset="utf-8">
+<style>{style} .probe {{ white-space: pre; }}</style></head><body><main class="markdown-body">
+<p><span class="probe" data-what="paragraph">0123456789</span></p>
+<table><tr><td><span class="probe" data-what="table cell">0123456789</span></td></tr></table>
+<p><code><span class="probe" data-what="code">0123456789</span></code></p>
+</main><pre id="widths"></pre><script>
+const out = [];
+for (const el of document.querySelectorAll(".probe")) {{
+  const em = parseFloat(getComputedStyle(el).fontSize);
+  const digits = el.getBoundingClientRect().width / 10 / em;
+  el.textContent = "x          x";
+  const spaced = el.getBoundingClientRect().width;
+  el.textContent = "xx";
+  const spaces = (spaced - el.getBoundingClientRect().width) / 10 / em;
+  out.push(el.dataset.what + "=" + digits.toFixed(3) + "," + spaces.toFixed(3));
+}}
+document.getElementById("widths").textContent = "widths:" + out.join(";");
+</script></body></html>
+""")
+PY
+"$chrome" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+  --disable-component-update --disable-sync --user-data-dir="$profile" --virtual-time-budget=5000 \
+  --dump-dom "file://$work/fonts.html" > "$work/fonts.txt" 2> "$work/chromium.txt" || true
+widths="$(sed -n 's/.*widths:\([^<]*\)<.*/\1/p' "$work/fonts.txt")"
+if [ -z "$widths" ]; then
+  echo "summary_screenshot: Chromium measured no glyph widths" >&2
+  sed 's/^/  | /' "$work/chromium.txt" >&2
+  exit 1
+fi
+if ! python3 - "$widths" <<'PY'
+import sys
+bad = []
+for item in sys.argv[1].split(";"):
+    what, figures = item.split("=")
+    digit, space = (float(f) for f in figures.split(","))
+    if digit > 0.7 or space > 0.7:
+        bad.append(f"{what}: a digit {digit:.2f} em, a space {space:.2f} em wide")
+for b in bad:
+    print(f"summary_screenshot: figures are not drawn in a text font ({b}; a text font's are at most 0.7 em): "
+          "the page's font list reaches an emoji font first", file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+then
+  exit 1
+fi
 
 shoot summary-passing 900
 shoot summary-regression 2600

@@ -448,7 +448,7 @@ def main() -> int:
     ap.add_argument("--first-seed", type=int, default=1, help="first seed (default 1)")
     ap.add_argument("--queries", type=int, default=24, help="queries per corpus (default 24)")
     ap.add_argument("--bin", default="target/debug/mneme-gate", help="mneme-gate binary")
-    ap.add_argument("--keep", default=None, help="folder for reproduction cases (default: a temp folder)")
+    ap.add_argument("--keep", default=None, help="folder for reproduction cases (default: a new folder under target/)")
     args = ap.parse_args()
 
     bin_path = resolve_bin(args.bin)
@@ -456,7 +456,9 @@ def main() -> int:
         print(f"differential: no executable binary at {bin_path}", file=sys.stderr)
         return 2
 
-    keep_root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="mneme-differential-"))
+    # Failing cases are written for a rerun: to --keep, else to a new folder under the repository's
+    # target/ (nothing is written outside the repository).
+    target = Path(__file__).resolve().parents[2] / "target"
     n_corpora = n_queries = 0
     failures = []  # (seed, profile, k, corpus, problems, ascii_json)
     with tempfile.TemporaryDirectory(prefix="mneme-diff-") as tmp:
@@ -480,6 +482,11 @@ def main() -> int:
         print(f"differential: {n_corpora} corpora, {n_queries} queries, 0 disagreements")
         return 0
 
+    if args.keep:
+        keep_root = Path(args.keep)
+    else:
+        target.mkdir(exist_ok=True)
+        keep_root = Path(tempfile.mkdtemp(prefix="differential-cases.", dir=target))
     for seed, profile, k, corpus, queries, problems, ascii_json in failures[:5]:
         print(f"=== DISAGREEMENT seed={seed} profile={profile} k={k} ({len(problems)} queries)")
         for query, b_line, r_line, why in problems[:3]:

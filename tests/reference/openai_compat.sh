@@ -10,9 +10,9 @@
 #
 #   tests/reference/openai_compat.sh [--bin target/debug/mneme-gate]
 #
-# LiteLLM is installed once into a virtual environment outside the
-# repository ($MNEME_GATE_LITELLM_VENV, default
-# ~/.cache/mneme-gate/litellm-<version>) and reused. Exit status: 0 pass,
+# LiteLLM is installed once into a virtual environment under target/
+# ($MNEME_GATE_LITELLM_VENV, default target/litellm-venv-<version>, beside
+# the other reference tools' venvs) and reused. Exit status: 0 pass,
 # 1 mismatch, 2 usage error or missing binary, 3 the server did not start.
 set -euo pipefail
 
@@ -38,7 +38,7 @@ bin="$(cd "$(dirname "$bin")" 2>/dev/null && pwd)/$(basename "$bin")"
 # 1.106.2: the release this check was written against (and older than the
 # compromised 1.107.0 release).
 version=1.106.2
-venv="${MNEME_GATE_LITELLM_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/mneme-gate/litellm-$version}"
+venv="${MNEME_GATE_LITELLM_VENV:-$root/target/litellm-venv-$version}"
 if [ ! -x "$venv/bin/litellm" ]; then
   echo "openai_compat: installing litellm[proxy]==$version into $venv" >&2
   python3 -m venv "$venv"

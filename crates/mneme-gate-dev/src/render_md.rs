@@ -66,13 +66,16 @@ const DRAW_MERMAID: &str = r#"
 "#;
 
 /// GitHub's light Markdown style, in brief: its fonts, colours, headings,
-/// tables, code, quotes, lists and `<details>`.
+/// tables, code, quotes, lists and `<details>`. Linux's usual text fonts
+/// are named before the generic family and the emoji fonts: Chromium may
+/// resolve `sans-serif` to no font, and an emoji font has glyphs for the
+/// digits and the space, which it then draws (`51` as `5 1`).
 const STYLE: &str = r#"
 body { margin: 0; background: #ffffff; }
 .markdown-body {
   box-sizing: border-box; max-width: 1012px; margin: 0 auto; padding: 24px 32px;
-  font-family: -apple-system, BlinkMacSystemFont, "Segoe UI", "Noto Sans", Helvetica, Arial, sans-serif,
-    "Apple Color Emoji", "Segoe UI Emoji", "Noto Color Emoji";
+  font-family: -apple-system, BlinkMacSystemFont, "Segoe UI", "Noto Sans", Helvetica, Arial, "Liberation Sans",
+    "DejaVu Sans", sans-serif, "Apple Color Emoji", "Segoe UI Emoji", "Noto Color Emoji";
   font-size: 16px; line-height: 1.5; color: #1f2328; word-wrap: break-word;
 }
 .markdown-body > *:first-child { margin-top: 0 !important; }
@@ -92,7 +95,7 @@ body { margin: 0; background: #ffffff; }
 .markdown-body blockquote { margin-left: 0; padding: 0 1em; color: #59636e; border-left: .25em solid #d1d9e0; }
 .markdown-body code {
   padding: .2em .4em; margin: 0; font-size: 85%; white-space: break-spaces; background-color: #818b981f;
-  border-radius: 6px; font-family: ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", monospace;
+  border-radius: 6px; font-family: ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", "DejaVu Sans Mono", monospace;
 }
 .markdown-body pre {
   padding: 16px; overflow: auto; font-size: 85%; line-height: 1.45; background-color: #f6f8fa; border-radius: 6px;

@@ -55,18 +55,26 @@ pub(crate) fn execute(s: PinSettings) -> Result<i32, Error> {
     }
     output::baseline(&s.out, &report::json::render(&new))?;
     let m = &new.summary;
-    let _ = writeln!(
-        text,
-        "pinned {} scenario(s) to {out} ({} PASS, {} FAIL, {} WEAK, {} WEAK_RETRIEVAL, {} MALFORMED; profile {}, k {})",
-        m.total,
-        m.pass,
-        m.fail,
-        m.weak,
-        m.weak_retrieval,
-        m.malformed,
-        printable(&new.fingerprint.profile.name),
-        new.fingerprint.k
-    );
+    // Two lines, each fitted to the terminal (80 columns in a file or a pipe).
+    let width = Some(s.width.unwrap_or(80));
+    let pinned = [
+        format!("pinned {} scenario(s) to {out}", m.total),
+        format!(
+            "  {} PASS, {} FAIL, {} WEAK, {} WEAK_RETRIEVAL, {} MALFORMED; profile {}, k {}",
+            m.pass,
+            m.fail,
+            m.weak,
+            m.weak_retrieval,
+            m.malformed,
+            printable(&new.fingerprint.profile.name),
+            new.fingerprint.k
+        ),
+    ];
+    for line in pinned {
+        for piece in report::layout::wrap(&line, width, 2) {
+            let _ = writeln!(text, "{piece}");
+        }
+    }
     output::text(&text, s.colour)?;
     Ok(exit::OK)
 }

@@ -22,14 +22,31 @@ const GITIGNORE: &str = ".gitignore";
 const CLAUDE_SETTINGS: &str = ".claude/settings.json";
 
 pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
-    let found = crate::init::detect_sources(Path::new("."), s.memory.as_deref());
-    if found.is_empty() {
-        return Err(Error::Usage(
-            "init needs decisions: pass --memory FILE, or run it where project_memory.json (or .mneme/project_memory.json), an ADR folder (docs/adr/, …), .cursor/rules/, .github/copilot-instructions.md or CLAUDE.md is"
-                .into(),
-        ));
+    let mut text = String::new();
+    let mut wrote = 0;
+    if s.first_adr {
+        let path = Path::new(crate::init::FIRST_ADR);
+        for p in path.ancestors().filter(|p| !p.as_os_str().is_empty()) {
+            refuse_link(p)?;
+        }
+        if path.exists() {
+            let _ = writeln!(text, "left alone  {} (it exists)", crate::init::FIRST_ADR);
+        } else {
+            output::file(path, &crate::init::first_adr())?;
+            wrote += 1;
+            let _ = writeln!(text, "wrote       {} (review it)", crate::init::FIRST_ADR);
+        }
     }
-    let sources = Sources { list: found, root: PathBuf::from(".") };
+    let sources = match s.sources {
+        Some(sources) => sources,
+        None => {
+            let found = crate::init::detect_sources(Path::new("."), s.memory.as_deref());
+            if found.is_empty() {
+                return Err(Error::Usage(fit(crate::init::NO_DECISIONS, s.width)));
+            }
+            Sources { list: found, root: PathBuf::from(".") }
+        }
+    };
     let memory_shown = match sources.single_json() {
         Some(p) => display_path(p),
         None => sources.label(),
@@ -48,8 +65,6 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
     }
     // Checked before anything is written: a settings file init cannot edit stops it.
     let hook = if s.hook { Some(claude_hook()?) } else { None };
-    let mut text = String::new();
-    let mut wrote = 0;
     for (path, content) in &files {
         if Path::new(path).exists() && !s.force {
             let _ = writeln!(text, "left alone  {path} (it exists; --force overwrites it)");
@@ -59,14 +74,29 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
         wrote += 1;
         let _ = writeln!(text, "wrote       {path}");
     }
+    let mut no_suite = false;
     if Path::new(BASELINE).exists() && !s.force {
         let _ = writeln!(text, "left alone  {BASELINE} (it exists; --force re-pins it)");
     } else {
         // The suite as the configuration just written describes it.
-        let config = Config::discover(Some(Path::new(CONFIG_FILE)))?;
+        let mut config = Config::discover(Some(Path::new(CONFIG_FILE)))?;
+        // A configuration init left alone may name no suite yet: it gains
+        // the starter suite's folder (every byte there is kept), or, when
+        // that cannot be done safely, the next steps say to name it.
+        if config.suites().is_empty() {
+            if let Some(line) = name_the_suite(&config)? {
+                wrote += 1;
+                text.push_str(&line);
+                config = Config::discover(Some(Path::new(CONFIG_FILE)))?;
+            }
+        }
+        let scenarios = if config.suites().is_empty() { vec![PathBuf::from("scenarios/")] } else { Vec::new() };
+        if !scenarios.is_empty() {
+            no_suite = true;
+        }
         let no_flags = SuiteArgs {
             memory: crate::cli::args::MemoryArgs { memory: Vec::new(), profile: None, k: None },
-            scenarios: Vec::new(),
+            scenarios,
             jobs: None,
         };
         let run = suite::run(&settings::suite(&config, &no_flags, &[])?, true)?;
@@ -102,24 +132,75 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
     } else {
         String::new()
     };
-    let _ = write!(
-        text,
-        "\nThe starter suite has {active} scenario(s) from the decisions of {memory_shown}{more}.\n\
-         Next:\n\
-         1. Review scenarios/starter.yaml: every scenario is marked TODO(review).\n\
-         2. Run `mneme-gate run` and read the table.\n\
-         3. Re-pin with `mneme-gate baseline` after each reviewed change, and commit mneme-gate.yaml,\n   \
-         scenarios/, reports/baseline.json, .github/workflows/mneme-gate.yml and .gitignore.\n"
-    );
-    if hook_written {
-        let _ = writeln!(
-            text,
-            "4. Commit {CLAUDE_SETTINGS} too: Claude Code then adds the governing decisions to every prompt and edit\n   \
-             (mneme-gate must be on the PATH; see docs/agents.md)."
-        );
+    let mut next = vec![
+        format!("The starter suite has {active} scenario(s) from the decisions of {memory_shown}{more}."),
+        "Next:".to_string(),
+    ];
+    if no_suite {
+        next.push(format!("0. Add `scenarios: [scenarios/]` to {CONFIG_FILE}: it names no suite yet."));
     }
+    next.extend([
+        "1. Review scenarios/starter.yaml: every scenario is marked TODO(review).".to_string(),
+        "2. Run `mneme-gate run` and read the table.".to_string(),
+        "3. Re-pin with `mneme-gate baseline` after each reviewed change, and commit mneme-gate.yaml, \
+         scenarios/, reports/baseline.json, .github/workflows/mneme-gate.yml and .gitignore."
+            .to_string(),
+    ]);
+    if hook_written {
+        next.push(format!(
+            "4. Commit {CLAUDE_SETTINGS} too: Claude Code then adds the governing decisions to every prompt and \
+             edit (mneme-gate must be on the PATH; see docs/agents.md)."
+        ));
+    }
+    text.push('\n');
+    text.push_str(&fit(&next.join("\n"), s.width));
     output::text(&text, false)?;
     Ok(exit::OK)
+}
+
+/// `text`, each line wrapped to `width` columns, a numbered step's
+/// continuation lines under its text.
+fn fit(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let hang = if line.starts_with(|c: char| c.is_ascii_digit()) || line.starts_with("- ") {
+            line.find(' ').map_or(0, |i| i + 1)
+        } else {
+            0
+        };
+        for piece in crate::report::layout::wrap(line, Some(width), hang) {
+            out.push_str(&piece);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Adds `scenarios: [scenarios/]` to a configuration that names no suite
+/// (one `init` left alone), keeping every byte already there; says what it
+/// did, or `None` when the result would not read as that configuration plus
+/// the suite (a flow mapping, a file without a mapping).
+fn name_the_suite(config: &Config) -> Result<Option<String>, Error> {
+    let path = Path::new(CONFIG_FILE);
+    if config.path.as_deref() != Some(path) || config.file.scenarios.is_some() {
+        return Ok(None);
+    }
+    let bytes = match crate::memory::read_regular(path, 1024 * 1024) {
+        Ok(bytes) => bytes,
+        Err(_) => return Ok(None),
+    };
+    let Ok(existing) = String::from_utf8(bytes) else { return Ok(None) };
+    let mut text = existing.clone();
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str("scenarios: [scenarios/]   # the starter suite, added by `mneme-gate init`\n");
+    match Config::parse(path, &text) {
+        Ok(c) if c.suites() == [PathBuf::from("scenarios/")] => {}
+        _ => return Ok(None),
+    }
+    output::file(path, &text)?;
+    Ok(Some(format!("updated     {CONFIG_FILE} (scenarios: [scenarios/], the starter suite)\n")))
 }
 
 /// Adds the generated reports to `.gitignore` (creating it), keeping every

@@ -114,6 +114,31 @@ fn empty_file_has_no_scenarios_and_no_errors() {
     assert!(s.is_empty() && e.is_empty());
 }
 
+/// Where the mistake is, not where the YAML reader noticed it: the reader
+/// reports a tab in an indentation at the plain scalar before it (a line
+/// early) and an unclosed `[` where the next key stops it (a line late).
+#[test]
+fn syntax_errors_point_at_the_tab_and_at_the_unclosed_bracket() {
+    let tab = "scenarios:\n  - id: a\n    task: x\n    expect: [PAY-003]\n  - id: b\n    task: y\n    expect: []\n    category: c\n    description: d\n \tfile: f\n";
+    let e = err_strings(tab);
+    assert_eq!(
+        e,
+        ["suite.yaml:10:2: syntax error: a tab in the indentation; YAML indents with spaces only: replace the tab; \
+          fix the file and load it again"]
+    );
+    let open = "scenarios:\n  - id: a\n    task: x\n    expect: [PAY-003, \"it's [not] here\" # a [comment\n  - id: b\n    task: y\n";
+    let e = err_strings(open);
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].starts_with("suite.yaml:4:13: syntax error: this `[` is never closed (the YAML reader stopped at 5:"),
+        "{e:?}"
+    );
+    // A bracket inside a plain value opens nothing, and one closed on the
+    // next line is no error.
+    let fine = "scenarios:\n  - id: a[1]\n    task: x\n    expect: [PAY-003,\n      PAY-005]\n";
+    assert!(parse(fine).1.is_empty(), "{:?}", parse(fine).1);
+}
+
 #[test]
 fn syntax_error_points_at_line_and_column() {
     let (_, e) = parse("scenarios:\n  - id: a\n    task: \"open\n  - id: b\n");
@@ -462,4 +487,24 @@ fn a_file_that_is_not_utf8_says_where() {
     let e = Suite::load(&[&mneme]).unwrap_err();
     assert_eq!((e[0].line(), e[0].column()), (Some(2), Some(12)), "{e:?}");
     assert!(e[0].to_string().contains("byte 0xFF cannot be read"), "{}", e[0]);
+}
+
+/// The errors of one file come in line order, whichever check found them
+/// (an id used twice is found after the whole file is read).
+#[test]
+fn errors_of_one_file_come_in_line_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("suite.yaml");
+    std::fs::write(
+        &path,
+        "scenarios:\n  - id: a\n    task: xx\n  - id: a\n    task: yy\n  - id: c\n    task: zz\n    colour: red\n",
+    )
+    .unwrap();
+    let errors = Suite::load(&[&path]).unwrap_err();
+    let places: Vec<(usize, usize)> = errors.iter().filter_map(|e| e.line_column()).collect();
+    assert_eq!(places.len(), 2, "{errors:?}");
+    let mut sorted = places.clone();
+    sorted.sort();
+    assert_eq!(places, sorted, "{errors:?}");
+    assert_eq!(places[0].0, 4, "the second `a` first: {errors:?}");
 }

@@ -1,0 +1,50 @@
+# shellcheck shell=bash
+# Sourced by .ci/run: every step writes inside this checkout only.
+#
+#   . .ci/sandbox.sh; sandbox_enter; ...steps...; sandbox_check
+#
+# sandbox_enter points HOME and TMPDIR at empty folders under target/ci-sandbox/ and the
+# caches (pip, npm, fontconfig, mneme-gate's compiled index cache) at target/ci-cache/. The
+# tools keep reading the user's own configuration (git, npm, pip, pyenv) and toolchains
+# (rustup's, and cargo's CARGO_HOME, where cargo keeps the crates it downloads and
+# .ci/fuzz.sh installs cargo-fuzz): they only write nowhere else. sandbox_check then fails,
+# listing what it finds, when a step left anything in that HOME or TMPDIR (a step removes
+# its temporary folders), and removes the sandbox when it is empty.
+
+sandbox_enter() {
+  local root real_home
+  root="$(pwd)"
+  real_home="${HOME:?HOME is not set}"
+  export CARGO_HOME="${CARGO_HOME:-$real_home/.cargo}"
+  export RUSTUP_HOME="${RUSTUP_HOME:-$real_home/.rustup}"
+  if [ -z "${PYENV_ROOT:-}" ] && [ -d "$real_home/.pyenv" ]; then export PYENV_ROOT="$real_home/.pyenv"; fi
+  if [ -z "${GIT_CONFIG_GLOBAL:-}" ] && [ -f "$real_home/.gitconfig" ]; then
+    export GIT_CONFIG_GLOBAL="$real_home/.gitconfig"
+  fi
+  if [ -z "${NPM_CONFIG_USERCONFIG:-}" ] && [ -f "$real_home/.npmrc" ]; then
+    export NPM_CONFIG_USERCONFIG="$real_home/.npmrc"
+  fi
+  local pip_conf
+  for pip_conf in "${XDG_CONFIG_HOME:-$real_home/.config}/pip/pip.conf" "$real_home/.pip/pip.conf"; do
+    if [ -z "${PIP_CONFIG_FILE:-}" ] && [ -f "$pip_conf" ]; then export PIP_CONFIG_FILE="$pip_conf"; fi
+  done
+  MNEME_GATE_SANDBOX="$root/target/ci-sandbox"
+  export MNEME_GATE_SANDBOX
+  rm -rf "$MNEME_GATE_SANDBOX"
+  mkdir -p "$MNEME_GATE_SANDBOX/home" "$MNEME_GATE_SANDBOX/tmp" "$root/target/ci-cache"
+  export HOME="$MNEME_GATE_SANDBOX/home" TMPDIR="$MNEME_GATE_SANDBOX/tmp"
+  export XDG_CACHE_HOME="$root/target/ci-cache" XDG_CONFIG_HOME="$MNEME_GATE_SANDBOX/home/.config"
+  export XDG_DATA_HOME="$MNEME_GATE_SANDBOX/home/.local/share" XDG_STATE_HOME="$MNEME_GATE_SANDBOX/home/.local/state"
+  export npm_config_cache="$root/target/ci-cache/npm" PIP_CACHE_DIR="$root/target/ci-cache/pip"
+}
+
+sandbox_check() {
+  local left
+  left="$(cd "$MNEME_GATE_SANDBOX" && find home tmp -mindepth 1 2>/dev/null | LC_ALL=C sort | head -n 20)"
+  if [ -n "$left" ]; then
+    echo ".ci/run: a step wrote outside the checkout (into HOME or TMPDIR) and left, under $MNEME_GATE_SANDBOX:" >&2
+    printf '%s\n' "$left" | sed 's/^/  /' >&2
+    return 1
+  fi
+  rm -rf "$MNEME_GATE_SANDBOX"
+}
