@@ -97,10 +97,12 @@ pub struct WinLossTie {
     pub ties: usize,
 }
 
-/// Counts the differences above, below and within [`TIE`] of zero.
+/// Counts the differences above, below and within [`TIE`] of zero; like
+/// every function here, it leaves out a difference that is not finite (only
+/// a hand-edited report, with figures beyond ±8.9e307, can give one).
 pub fn win_loss_tie(differences: &[f64]) -> WinLossTie {
     let mut out = WinLossTie::default();
-    for d in differences {
+    for d in differences.iter().filter(|d| d.is_finite()) {
         if *d > TIE {
             out.wins = out.wins.saturating_add(1);
         } else if *d < -TIE {
@@ -112,12 +114,35 @@ pub fn win_loss_tie(differences: &[f64]) -> WinLossTie {
     out
 }
 
-/// The mean of `values`, summed in their order; `None` for no value.
+/// The finite `values`, and the power of two they were divided by so that
+/// no sum of them can overflow (1 for every figure mneme-gate writes, which
+/// lie between −1 and 1; a hand-edited report could hold `1e308`), and no
+/// sum of their squares either. Dividing
+/// by a power of two is exact, and every statistic here is either invariant
+/// under it (p-values, the planning figure) or multiplied back (means).
+fn scaled(values: &[f64]) -> (Vec<f64>, f64) {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    let n = v.len().max(1) as f64;
+    let mut largest = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let mut factor = 1.0;
+    while largest * n > pow2(500) {
+        for x in &mut v {
+            *x *= pow2(-64);
+        }
+        largest *= pow2(-64);
+        factor *= pow2(64);
+    }
+    (v, factor)
+}
+
+/// The mean of the finite `values`, summed in their order; `None` for no
+/// value.
 pub fn mean(values: &[f64]) -> Option<f64> {
-    if values.is_empty() {
+    let (v, factor) = scaled(values);
+    if v.is_empty() {
         return None;
     }
-    Some(values.iter().fold(0.0, |s, v| s + v) / values.len() as f64)
+    Some(v.iter().fold(0.0, |s, x| s + x) / v.len() as f64 * factor)
 }
 
 /// The result of [`permutation_test`].
@@ -144,7 +169,8 @@ pub struct Permutation {
 /// are drawn from `seed`, one bit per scenario in scenario order, from 64-bit
 /// words drawn in turn, and the p-value is `(count + 1) / (resamples + 1)`.
 pub fn permutation_test(differences: &[f64], seed: u64, resamples: usize) -> Permutation {
-    let d: Vec<f64> = differences.iter().copied().filter(|d| d.abs() > TIE && d.is_finite()).collect();
+    let (d, factor) = scaled(differences);
+    let d: Vec<f64> = d.into_iter().filter(|x| x.abs() * factor > TIE).collect();
     if d.is_empty() {
         return Permutation { p_value: 1.0, exact: true, assignments: 1 };
     }
@@ -187,6 +213,7 @@ pub fn permutation_test(differences: &[f64], seed: u64, resamples: usize) -> Per
 /// statistics (NumPy's default method). `None` without a difference or a
 /// resample.
 pub fn bootstrap_interval(differences: &[f64], seed: u64, resamples: usize) -> Option<(f64, f64)> {
+    let (differences, factor) = scaled(differences);
     let n = differences.len();
     if n == 0 || resamples == 0 {
         return None;
@@ -202,7 +229,7 @@ pub fn bootstrap_interval(differences: &[f64], seed: u64, resamples: usize) -> O
         means.push(s / n as f64);
     }
     means.sort_by(f64::total_cmp);
-    Some((percentile(&means, 0.025), percentile(&means, 0.975)))
+    Some((percentile(&means, 0.025) * factor, percentile(&means, 0.975) * factor))
 }
 
 /// The `q` quantile of sorted `values` (not empty) by linear interpolation
@@ -299,17 +326,18 @@ pub fn minimum_detectable(n: usize) -> Option<f64> {
 /// `((z₀.₉₇₅ + z₀.₈) · sd / |mean|)²`, rounded up): a planning figure, not a
 /// test. `None` with fewer than two differences, no change or no spread.
 pub fn scenarios_needed(differences: &[f64]) -> Option<usize> {
+    let (differences, factor) = scaled(differences);
     let n = differences.len();
     if n < 2 {
         return None;
     }
-    let m = mean(differences)?;
-    if m.abs() <= TIE {
+    let m = mean(&differences)?;
+    if m.abs() * factor <= TIE {
         return None;
     }
     let ss = differences.iter().fold(0.0, |s, d| s + (d - m) * (d - m));
     let sd = (ss / (n - 1) as f64).sqrt();
-    if sd <= TIE {
+    if sd * factor <= TIE {
         return None;
     }
     let root = (Z_975 + Z_80) * sd / m.abs();
@@ -392,6 +420,27 @@ mod tests {
     }
 
     #[test]
+    fn huge_or_non_finite_differences_from_a_hand_edited_report_give_sound_figures() {
+        // Sums of these overflow f64; the figures are those of the same changes scaled down.
+        let huge = [1e308, 1e308, -1e308, 1e308, 1e308, 1e308, 1e308];
+        let small: Vec<f64> = huge.iter().map(|x| x / 1e308).collect();
+        let (p, q) = (permutation_test(&huge, SEED, RESAMPLES), permutation_test(&small, SEED, RESAMPLES));
+        assert_eq!(p, q);
+        assert!(p.p_value > 0.0 && p.p_value < 1.0, "{p:?}");
+        let m = mean(&huge).unwrap();
+        assert!(m.is_finite() && (m / 1e308 - 5.0 / 7.0).abs() < 1e-12, "{m}");
+        let (lo, hi) = bootstrap_interval(&huge, SEED, 1000).unwrap();
+        assert!(lo.is_finite() && hi.is_finite() && lo <= m && m <= hi, "{lo} {hi}");
+        assert_eq!(scenarios_needed(&huge), scenarios_needed(&small));
+        // Not-a-number and infinities are left out.
+        let odd = [f64::NAN, f64::INFINITY, 1.0, 1.0];
+        assert_eq!(mean(&odd), Some(1.0));
+        assert_eq!(permutation_test(&odd, SEED, RESAMPLES).assignments, 4);
+        assert_eq!(mean(&[f64::NAN]), None);
+        assert_eq!(win_loss_tie(&odd), WinLossTie { wins: 2, losses: 0, ties: 0 });
+    }
+
+    #[test]
     fn percentile_interpolates_as_numpy() {
         let v = [1.0, 2.0, 3.0, 4.0];
         assert_eq!(percentile(&v, 0.0), 1.0);
@@ -441,5 +490,62 @@ mod tests {
         let mut d = vec![0.0; 9];
         d.push(1.0);
         assert_eq!(scenarios_needed(&d), Some(79));
+    }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        fn changes() -> impl Strategy<Value = Vec<f64>> {
+            // Per-scenario changes as the figures give them: differences of fractions in [0, 1].
+            prop::collection::vec((0u32..=6, 1u32..=6, 0u32..=6, 1u32..=6), 0..40).prop_map(|v| {
+                v.into_iter().map(|(a, e, b, f)| (a.min(e) as f64 / e as f64) - (b.min(f) as f64 / f as f64)).collect()
+            })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+            #[test]
+            fn p_values_are_probabilities_and_do_not_care_for_the_direction(d in changes()) {
+                let p = permutation_test(&d, SEED, 500);
+                prop_assert!(p.p_value > 0.0 && p.p_value <= 1.0);
+                let flipped: Vec<f64> = d.iter().map(|x| -x).collect();
+                prop_assert_eq!(p, permutation_test(&flipped, SEED, 500));
+                let w = win_loss_tie(&d);
+                prop_assert_eq!(w.wins + w.losses + w.ties, d.len());
+                if p.exact && w.wins + w.losses > 0 {
+                    // At least the observed assignment and its mirror image count.
+                    prop_assert!(p.p_value >= 2.0 / p.assignments as f64);
+                }
+            }
+
+            #[test]
+            fn the_bootstrap_interval_lies_within_the_changes(d in changes()) {
+                match bootstrap_interval(&d, SEED, 300) {
+                    None => prop_assert!(d.is_empty()),
+                    Some((lo, hi)) => {
+                        let min = d.iter().copied().fold(f64::INFINITY, f64::min);
+                        let max = d.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                        prop_assert!(min - 1e-12 <= lo && lo <= hi && hi <= max + 1e-12, "{} {} {} {}", min, lo, hi, max);
+                    }
+                }
+            }
+
+            #[test]
+            fn mcnemar_is_symmetric_and_a_probability(b in 0usize..3000, c in 0usize..3000) {
+                let p = mcnemar_exact(b, c);
+                prop_assert!(p > 0.0 && p <= 1.0 || (p == 0.0 && b.abs_diff(c) > 1000));
+                prop_assert_eq!(p, mcnemar_exact(c, b));
+            }
+
+            #[test]
+            fn wilson_contains_the_rate(x in 0usize..500, n in 1usize..500) {
+                let x = x.min(n);
+                let (lo, hi) = wilson(x, n).unwrap();
+                let rate = x as f64 / n as f64;
+                prop_assert!(0.0 <= lo && lo <= rate + 1e-12 && rate <= hi + 1e-12 && hi <= 1.0);
+            }
+        }
     }
 }

@@ -620,21 +620,44 @@ fn statistics_into(st: &ComparisonStatistics, out: &mut Out) {
         2,
     );
     let mut t = table(out.style);
-    t.set_header(vec!["figure", "wins", "losses", "ties", "mean change", "95% CI", "p", "reading"]);
+    t.set_header(vec!["figure", "won", "lost", "tied", "change", "95% CI", "p", "reading"]);
     for f in &st.figures {
         let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
+        let short = match f.name.as_str() {
+            "recall_at_k" => "recall",
+            "reciprocal_rank" => "RR",
+            "ndcg_at_k" => "nDCG",
+            other => other,
+        };
+        let p = statistics::p_value(f.p_value, false);
         t.add_row(vec![
-            Cell::new(&f.name),
+            Cell::new(short),
             right(f.wins.to_string()),
             right(f.losses.to_string()),
             right(f.ties.to_string()),
             right(statistics::mean_change(f)),
             Cell::new(statistics::interval(f)),
-            right(statistics::p_value(f.p_value, f.exact)),
-            Cell::new(statistics::reading(f)),
+            right(if f.exact { p } else { format!("≈{p}") }),
+            Cell::new(match (f.significant, f.too_small) {
+                (true, _) => "significant",
+                (false, true) => "too small",
+                _ => "unchanged",
+            }),
         ]);
     }
     out.table(&t);
+    let sampled = if st.figures.iter().any(|f| !f.exact) {
+        format!(" (≈: {} seeded sign assignments)", st.resamples)
+    } else {
+        String::new()
+    };
+    out.line(
+        &format!(
+            "recall@k, reciprocal rank and nDCG@k per scenario; change: the mean change and its paired-bootstrap \
+             interval; p: paired randomization test, exact{sampled}."
+        ),
+        2,
+    );
     out.line(&statistics::detectable(st), 2);
     for line in [statistics::verdicts(st), statistics::pass_rates(st)].into_iter().flatten() {
         out.line(&line, 2);
