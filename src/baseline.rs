@@ -33,6 +33,7 @@ pub const MAX_BASELINE_BYTES: u64 = 256 * 1024 * 1024;
 mod compare;
 mod corpus;
 mod rules;
+mod statistics;
 #[cfg(test)]
 mod tests;
 

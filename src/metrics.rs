@@ -37,6 +37,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::profile::Milli;
 
+pub mod stats;
 mod suite;
 #[cfg(test)]
 mod tests;

@@ -138,6 +138,47 @@ fn a_regression_is_explained_and_fails_the_gate() {
 }
 
 #[test]
+fn a_diff_says_whether_a_change_is_larger_than_the_noise() {
+    let dir = example();
+    // At k 1 the scenarios that expect two decisions miss one: that run fails its gate.
+    for (k, code) in [("1", 1), ("3", 0)] {
+        let report = format!("out/k{k}.json");
+        expect(run(dir.path(), &["run", "--quiet", "--no-baseline", "--k", k, "--json", &report], OFF), code, "a run");
+    }
+    let args = ["diff", "--allow-incompatible", "out/k1.json", "out/k3.json"];
+    let out = expect(run(dir.path(), &args, OFF), 0, "k 3 finds more");
+    let from = out.stdout.find("Is the change larger than the noise?").expect("the statistics are shown");
+    let warning = from + out.stdout[from..].find("\nwarning: ").expect("two figures are too small to tell") + 1;
+    let to = out.stdout[warning..].find('\n').map_or(out.stdout.len(), |n| warning + n);
+    insta::assert_snapshot!("diff_statistics_terminal", &out.stdout[from..to]);
+    let json = expect(run(dir.path(), &[&args[..], &["--json", "-"]].concat(), OFF), 0, "as JSON");
+    let c: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let st = &c["statistics"];
+    assert_eq!((st["paired"].as_u64(), st["governed"].as_u64()), (Some(51), Some(43)), "{st}");
+    // k 1 → 3 finds the expected decision of 7 scenarios that ranked it second or third (recall 0 → 1)
+    // and loses none: 7 wins of equal size, exact p = 2 / 2^7.
+    let recall = &st["figures"][0];
+    assert_eq!(recall["name"], "recall_at_k");
+    assert_eq!((recall["wins"].as_u64(), recall["losses"].as_u64()), (Some(7), Some(0)), "{recall}");
+    assert_eq!(recall["p_value"].as_f64(), Some(2.0 / 128.0), "{recall}");
+    assert_eq!((recall["exact"].as_bool(), recall["significant"].as_bool()), (Some(true), Some(true)));
+    // The same reports the other way round: as significant, with the interval mirrored.
+    let back = expect(
+        run(dir.path(), &["diff", "--allow-incompatible", "out/k3.json", "out/k1.json", "--json", "-"], OFF),
+        1,
+        "k 1 loses",
+    );
+    let b: serde_json::Value = serde_json::from_str(&back.stdout).unwrap();
+    let r = &b["statistics"]["figures"][0];
+    assert_eq!((r["losses"].as_u64(), r["p_value"].as_f64()), (Some(7), Some(2.0 / 128.0)), "{r}");
+    let (lo, hi) = (recall["ci_low"].as_f64().unwrap(), recall["ci_high"].as_f64().unwrap());
+    assert!(0.0 < lo && lo < 7.0 / 43.0 && 7.0 / 43.0 < hi, "{recall}");
+    // Identical reports: no statistics section in the terminal, the figures in the JSON.
+    let same = expect(run(dir.path(), &["diff", "out/k3.json", "out/k3.json"], OFF), 0, "no change");
+    assert!(!same.stdout.contains("larger than the noise"), "{}", same.stdout);
+}
+
+#[test]
 fn a_scenario_missing_from_the_suite_fails_unless_filtered() {
     let dir = example();
     edit(

@@ -33,6 +33,7 @@ pub fn compare(baseline: &Report, current: &Report, settings: &GateSettings, sou
         removed,
         filtered: false,
         baseline_change: None,
+        statistics: Some(super::statistics::statistics(baseline, current)),
     }
 }
 

@@ -252,6 +252,7 @@ mod tests {
             removed: vec![],
             filtered: false,
             baseline_change: None,
+            statistics: None,
         });
         let pass_rate = r.gate.rules.iter_mut().find(|g| g.rule == "pass_rate").unwrap();
         pass_rate.violated = true;

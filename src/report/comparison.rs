@@ -40,6 +40,111 @@ pub struct Comparison {
     /// The change re-pins the baseline (`--baseline-ref`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline_change: Option<BaselineChange>,
+    /// Whether the differences are larger than the noise of a suite of this
+    /// size (docs/metrics.md, "Comparisons with statistics"). Absent from
+    /// reports written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statistics: Option<ComparisonStatistics>,
+}
+
+/// The statistics of a comparison: the scenarios of both runs as pairs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ComparisonStatistics {
+    /// Scenarios in both runs.
+    pub paired: usize,
+    /// Scenarios governed in both runs: the pairs of the retrieval figures.
+    pub governed: usize,
+    /// The seed of the resampled figures.
+    pub seed: u64,
+    /// Random sign assignments of a sampled permutation test, and bootstrap
+    /// resamples, per figure.
+    pub resamples: usize,
+    /// `1 / governed`: how much a mean moves when one scenario's figure moves
+    /// by a full step (a recall from 0 to 1); `null` without a pair.
+    pub one_scenario_step: Option<f64>,
+    /// `6 / governed`: the smallest mean change the permutation test can call
+    /// significant at 5 % when every changed scenario moves by a full step
+    /// (six scenarios, all the same way); `null` under six pairs, where no
+    /// change can be significant.
+    pub minimum_detectable: Option<f64>,
+    /// Recall@k, reciprocal rank and nDCG@k, in that order.
+    pub figures: Vec<FigureStatistics>,
+    /// PASS gained and lost, with McNemar's exact test.
+    pub verdicts: VerdictStatistics,
+    /// The baseline's pass rate with its Wilson interval; `null` when Layer 2
+    /// judged nothing.
+    pub baseline_pass_rate: Option<PassRateInterval>,
+    /// The current run's pass rate with its Wilson interval.
+    pub current_pass_rate: Option<PassRateInterval>,
+}
+
+/// One retrieval figure compared scenario by scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct FigureStatistics {
+    /// `recall_at_k`, `reciprocal_rank` or `ndcg_at_k`.
+    pub name: String,
+    /// Scenarios whose figure went up, down, or stayed (within 1e-12).
+    pub wins: usize,
+    pub losses: usize,
+    pub ties: usize,
+    /// The mean of the per-scenario changes (current − baseline); `null`
+    /// without a pair.
+    pub mean_change: Option<f64>,
+    /// Two-sided p-value of the paired randomization (sign-flip) test.
+    pub p_value: f64,
+    /// Every sign assignment was enumerated (at most 16 scenarios changed);
+    /// otherwise `resamples` were drawn from `seed`.
+    pub exact: bool,
+    /// 95 % paired-bootstrap percentile interval of the mean change.
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+    /// `p_value < 0.05`.
+    pub significant: bool,
+    /// The figure changed but not significantly: the suite is too small to
+    /// tell this difference from noise.
+    pub too_small: bool,
+    /// About how many scenarios would detect a change of this size with 80 %
+    /// power (a planning figure, from the changes' spread); `null` when
+    /// nothing changed.
+    pub scenarios_needed: Option<usize>,
+}
+
+/// Verdicts that moved into or out of PASS, and McNemar's exact test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct VerdictStatistics {
+    /// PASS in the baseline, another verdict now.
+    pub lost_pass: usize,
+    /// Another verdict in the baseline, PASS now.
+    pub gained_pass: usize,
+    /// Two-sided p-value of McNemar's exact test (1 with no discordant pair).
+    pub p_value: f64,
+}
+
+/// A pass rate and its 95 % Wilson score interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct PassRateInterval {
+    /// PASS verdicts counted (every trial's with `--repeat`).
+    pub passed: usize,
+    /// PASS and FAIL verdicts counted (the pass rate's denominator).
+    pub judged: usize,
+    /// Counted over every trial of a repeated run rather than per scenario.
+    pub trials: bool,
+    pub rate: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+impl ComparisonStatistics {
+    /// Whether any retrieval figure or verdict moved between the two runs.
+    pub fn changed(&self) -> bool {
+        self.figures.iter().any(|f| f.wins > 0 || f.losses > 0)
+            || self.verdicts.lost_pass > 0
+            || self.verdicts.gained_pass > 0
+    }
 }
 
 /// Where the baseline came from.

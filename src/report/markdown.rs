@@ -36,8 +36,8 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Component, Path};
 
-use super::comparison::{Comparison, MetricChange, Movement, ScenarioChange};
-use super::{figure, figures, score, Report, ScenarioReport, Source};
+use super::comparison::{Comparison, ComparisonStatistics, MetricChange, Movement, ScenarioChange};
+use super::{figure, figures, score, statistics, Report, ScenarioReport, Source};
 use crate::describe::{printable, printable_lines};
 use crate::gate::{RuleMode, RuleOutcome};
 use crate::verdict::Verdict;
@@ -203,6 +203,7 @@ enum Kind {
     Warning,
     List,
     Changed,
+    Statistics,
     Problem,
 }
 
@@ -217,6 +218,7 @@ impl Kind {
             Kind::Warning => "warning(s)",
             Kind::List => "list(s) of new or removed scenarios",
             Kind::Changed => "changed scenario(s) of the comparison with the baseline",
+            Kind::Statistics => "statistics of the comparison with the baseline",
             Kind::Problem => "scenario(s) that did not pass",
         }
     }
@@ -863,6 +865,9 @@ fn comparison(report: &Report, c: &Comparison, links: &Links, doc: &mut Doc) {
         });
     }
     doc.item(Kind::Heading, &out);
+    if let Some(st) = c.statistics.as_ref().filter(|st| st.changed()) {
+        doc.item(Kind::Statistics, &statistics_section(st));
+    }
     if !c.added.is_empty() {
         doc.item(Kind::List, &format!("New scenarios: {}\n\n", inline(&c.added.join(", "))));
     }
@@ -875,6 +880,45 @@ fn comparison(report: &Report, c: &Comparison, links: &Links, doc: &mut Doc) {
     for s in order {
         doc.item(Kind::Changed, &changed_scenario(report, s, links));
     }
+}
+
+/// Whether the changes are larger than the noise of the suite (shown when
+/// a retrieval figure or a verdict moved).
+fn statistics_section(st: &ComparisonStatistics) -> String {
+    let mut out = format!(
+        "#### Is the change larger than the noise?\n\n{} in both runs, paired (seed {}).\n\n\
+         | figure | wins | losses | ties | mean change | 95% CI | p | reading |\n\
+         |---|--:|--:|--:|--:|---|--:|---|\n",
+        count(st.paired, "scenario"),
+        st.seed
+    );
+    for f in &st.figures {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {}{} |\n",
+            code(&f.name),
+            f.wins,
+            f.losses,
+            f.ties,
+            statistics::mean_change(f),
+            statistics::interval(f),
+            statistics::p_value(f.p_value, f.exact),
+            if f.too_small { "⚠️ " } else { "" },
+            statistics::reading(f)
+        ));
+    }
+    out.push('\n');
+    out.push_str(&statistics::detectable(st));
+    for line in [statistics::verdicts(st), statistics::pass_rates(st)].into_iter().flatten() {
+        out.push(' ');
+        out.push_str(&line);
+    }
+    out.push_str("\n\n");
+    if let Some(w) = statistics::warning(st) {
+        let mut w = w;
+        w[..1].make_ascii_uppercase();
+        out.push_str(&format!("⚠️ {w}\n\n"));
+    }
+    out
 }
 
 /// One changed scenario, folded: the `<summary>` (plain HTML: Markdown is
@@ -1337,6 +1381,7 @@ mod tests {
             removed: Vec::new(),
             filtered: false,
             baseline_change: None,
+            statistics: None,
         });
         let text = render(&r);
         assert!(text.len() <= BUDGET, "{} bytes", text.len());

@@ -24,6 +24,7 @@ pub mod layout;
 pub mod markdown;
 pub mod model;
 pub mod partition;
+pub(crate) mod statistics;
 pub mod terminal;
 pub mod trec;
 pub mod validate;

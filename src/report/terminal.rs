@@ -22,8 +22,8 @@
 
 use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 
-use super::comparison::{Comparison, MemoryDiff, Movement};
-use super::{figures, layout, score, Report, ScenarioReport};
+use super::comparison::{Comparison, ComparisonStatistics, MemoryDiff, Movement};
+use super::{figures, layout, score, statistics, Report, ScenarioReport};
 use crate::describe::printable;
 use crate::gate::{GateOutcome, RuleMode};
 use crate::verdict::Verdict;
@@ -528,6 +528,9 @@ fn comparison_into(c: &Comparison, report: Option<&Report>, sides: Sides<'_>, ou
     } else {
         figures_table(c, old, new, out);
     }
+    if let Some(st) = c.statistics.as_ref().filter(|st| st.changed()) {
+        statistics_into(st, out);
+    }
     added_and_removed(c, sides, &c.added, &c.removed, out);
     if c.scenarios.is_empty() {
         out.line("no scenario changed its verdict, ranking or context block", 2);
@@ -663,9 +666,73 @@ fn context_diff_line(line: &str, out: &mut Out) {
     }
 }
 
+/// Whether the changes are larger than the noise of the suite: the paired
+/// figures in a table, then the suite's resolution, the verdicts, the pass
+/// rates and a warning per change too small to tell from noise.
+fn statistics_into(st: &ComparisonStatistics, out: &mut Out) {
+    out.line(
+        &format!(
+            "Is the change larger than the noise? {} scenario(s) in both runs, paired (seed {}):",
+            st.paired, st.seed
+        ),
+        2,
+    );
+    let mut t = table(out.style);
+    t.set_header(vec!["figure", "won", "lost", "tied", "change", "95% CI", "p", "reading"]);
+    for f in &st.figures {
+        let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
+        let short = match f.name.as_str() {
+            "recall_at_k" => "recall",
+            "reciprocal_rank" => "RR",
+            "ndcg_at_k" => "nDCG",
+            other => other,
+        };
+        let p = statistics::p_value(f.p_value, false);
+        t.add_row(vec![
+            Cell::new(short),
+            right(f.wins.to_string()),
+            right(f.losses.to_string()),
+            right(f.ties.to_string()),
+            right(statistics::mean_change(f)),
+            Cell::new(statistics::interval(f)),
+            right(if f.exact { p } else { format!("≈{p}") }),
+            Cell::new(match (f.significant, f.too_small) {
+                (true, _) => "significant",
+                (false, true) => "too small",
+                _ => "unchanged",
+            }),
+        ]);
+    }
+    out.table(&t);
+    let sampled = if st.figures.iter().any(|f| !f.exact) {
+        format!(" (≈: {} seeded sign assignments)", st.resamples)
+    } else {
+        String::new()
+    };
+    out.line(
+        &format!(
+            "recall@k, reciprocal rank and nDCG@k per scenario; change: the mean change and its paired-bootstrap \
+             interval; p: paired randomization test, exact{sampled}."
+        ),
+        2,
+    );
+    out.line(&statistics::detectable(st), 2);
+    for line in [statistics::verdicts(st), statistics::pass_rates(st)].into_iter().flatten() {
+        out.line(&line, 2);
+    }
+    if let Some(w) = statistics::warning(st) {
+        out.painted(&format!("warning: {w}"), 9, YELLOW);
+    }
+}
+
 /// `--quiet`: what changed, in a line; the details are in the full report
 /// and the report files.
 fn comparison_summary(c: &Comparison, sides: Sides<'_>, out: &mut Out) {
+    if let Some(st) = c.statistics.as_ref().filter(|st| st.changed()) {
+        if let Some(w) = statistics::warning(st) {
+            out.painted(&format!("warning: {w}"), 9, YELLOW);
+        }
+    }
     added_and_removed(c, sides, &c.added, &c.removed, out);
     if c.scenarios.is_empty() {
         out.line("no scenario changed its verdict, ranking or context block", 2);
@@ -865,6 +932,7 @@ mod tests {
             removed: vec![],
             filtered: false,
             baseline_change: None,
+            statistics: None,
         };
         let (a, b) = (&new.scenarios[0].id, &new.scenarios[1].id);
         let quiet = comparison(&c, Some(&new), Style { quiet: true, ..Style::default() });

@@ -35,6 +35,10 @@ enum Command {
     Schema(SchemaArgs),
     /// Render a Markdown file to an HTML page as GitHub shows it (GFM, GitHub-like style), to look at a report.
     RenderMd(RenderMdArgs),
+    /// The comparison statistics of given inputs, for tests/reference/stats_check.py: reads
+    /// `{"paired": [[d, ...], ...], "mcnemar": [[lost, gained], ...], "wilson": [[passed, judged], ...],
+    /// "seed": N, "resamples": N}` on standard input, prints each one's figures as JSON.
+    Stats,
 }
 
 #[derive(Debug, Args)]
@@ -120,6 +124,7 @@ fn main() -> ExitCode {
         Command::Floor(args) => floor_cmd(args),
         Command::Schema(args) => schema_cmd(args),
         Command::RenderMd(args) => render_md_cmd(args),
+        Command::Stats => stats_cmd(),
     };
     let code = match result {
         Ok(code) => code,
@@ -130,6 +135,52 @@ fn main() -> ExitCode {
         }
     };
     ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+/// What `stats` reads.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StatsInput {
+    #[serde(default)]
+    paired: Vec<Vec<f64>>,
+    #[serde(default)]
+    mcnemar: Vec<(usize, usize)>,
+    #[serde(default)]
+    wilson: Vec<(usize, usize)>,
+    seed: Option<u64>,
+    resamples: Option<usize>,
+}
+
+fn stats_cmd() -> Result<i32, Error> {
+    use mneme_gate::metrics::stats;
+    let input: StatsInput = serde_json::from_reader(io::stdin().lock())
+        .map_err(|e| Error::Usage(format!("stats: standard input is not the expected JSON: {e}")))?;
+    let seed = input.seed.unwrap_or(stats::SEED);
+    let resamples = input.resamples.unwrap_or(stats::RESAMPLES);
+    let paired: Vec<serde_json::Value> = input
+        .paired
+        .iter()
+        .map(|d| {
+            let w = stats::win_loss_tie(d);
+            let p = stats::permutation_test(d, seed, resamples);
+            let ci = stats::bootstrap_interval(d, seed, resamples);
+            serde_json::json!({
+                "wins": w.wins, "losses": w.losses, "ties": w.ties,
+                "mean": stats::mean(d),
+                "p_value": p.p_value, "exact": p.exact, "assignments": p.assignments,
+                "ci": ci.map(|(lo, hi)| [lo, hi]),
+                "scenarios_needed": stats::scenarios_needed(d),
+                "minimum_detectable": stats::minimum_detectable(d.len()),
+            })
+        })
+        .collect();
+    let mcnemar: Vec<f64> = input.mcnemar.iter().map(|(b, c)| stats::mcnemar_exact(*b, *c)).collect();
+    let wilson: Vec<Option<(f64, f64)>> = input.wilson.iter().map(|(x, n)| stats::wilson(*x, *n)).collect();
+    let out = serde_json::json!({ "paired": paired, "mcnemar": mcnemar, "wilson": wilson });
+    let mut text = serde_json::to_string(&out).map_err(|e| Error::Usage(format!("stats: {e}")))?;
+    text.push('\n');
+    stdout_write(text.as_bytes())?;
+    Ok(exit::OK)
 }
 
 fn stdout_write(bytes: &[u8]) -> Result<(), Error> {
