@@ -463,3 +463,17 @@ fn a_file_that_is_not_utf8_says_where() {
     assert_eq!((e[0].line(), e[0].column()), (Some(2), Some(12)), "{e:?}");
     assert!(e[0].to_string().contains("byte 0xFF cannot be read"), "{}", e[0]);
 }
+
+#[test]
+fn drafted_scenarios_keep_their_commit_and_review_marker() {
+    let hash = "0123456789abcdef0123456789ABCDEF01234567";
+    let s = one(&format!("scenarios:\n  - id: d\n    task: t\n    commit: {hash}\n    review: pending\n"));
+    assert_eq!(s.commit.as_deref(), Some(hash.to_ascii_lowercase().as_str()));
+    assert!(s.review.is_pending());
+    let s = one("scenarios:\n  - id: d\n    task: t\n");
+    assert_eq!((s.commit, s.review), (None, crate::scenarios::Review::Reviewed));
+    let errors = err_strings("scenarios:\n  - id: d\n    task: t\n    commit: abc123\n    review: done\n");
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[0].contains("`commit` must be a full commit hash"), "{errors:?}");
+    assert!(errors[1].contains("`review` must be `pending`"), "{errors:?}");
+}
