@@ -225,6 +225,20 @@ impl<'a> Judged<'a> {
     }
 }
 
+/// What a run says when some of its scenarios wait for review (`review:
+/// pending`): how many, and that the gate does not count them; `None` when
+/// every scenario is reviewed.
+pub fn pending_review_warning(pending: usize, total: usize) -> Option<String> {
+    if pending == 0 {
+        return None;
+    }
+    let all = if pending == total { " (all of them: the gate rests on no reviewed scenario)" } else { "" };
+    Some(format!(
+        "{pending} of {total} scenario(s) wait for review (`review: pending`){all}: they ran and are reported, \
+         but the gate does not count them until a person reviews each one and removes the marker"
+    ))
+}
+
 /// The absolute rules of the default gate, each in `fail` mode unless
 /// `mode_of` says otherwise.
 pub fn absolute_rules(run: &RunResult, settings: &GateSettings) -> Vec<RuleOutcome> {

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use globset::GlobMatcher;
 
 use super::args::{
-    AnnotationKind, BaselineArgs, Cli, Command, CoverageArgs, DiffArgs, ImportArgs, InitArgs, MemoryArgs, MergeArgs,
-    PinArgs, ProfileName, QueryArgs, RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
+    AnnotationKind, BaselineArgs, Cli, Command, CoverageArgs, DiffArgs, DraftArgs, ImportArgs, InitArgs, MemoryArgs,
+    MergeArgs, PinArgs, ProfileName, QueryArgs, RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
 };
 use crate::config::Config;
 use crate::error::Error;
@@ -43,6 +43,7 @@ pub(crate) enum Settings {
     Diff(DiffSettings),
     Coverage(CoverageSettings),
     Init(InitSettings),
+    Draft(DraftSettings),
     Cassettes(super::model::PruneSettings),
     Hook(HookSettings),
     Mcp(McpSettings),
@@ -259,6 +260,14 @@ pub(crate) struct InitSettings {
     pub hook: bool,
 }
 
+#[derive(Debug)]
+pub(crate) struct DraftSettings {
+    pub memory: MemorySettings,
+    pub window: crate::draft::Window,
+    pub out: PathBuf,
+    pub html: Option<PathBuf>,
+}
+
 /// The baseline path when neither a flag nor the configuration names one
 /// (`baseline` writes there; `--baseline-ref` reads there).
 pub(crate) const DEFAULT_BASELINE: &str = "reports/baseline.json";
@@ -287,6 +296,7 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
         Command::Diff(args) => Settings::Diff(diff(&config, args, colour)?),
         Command::Coverage(args) => Settings::Coverage(coverage(&config, args)?),
         Command::Init(args) => Settings::Init(init(args)?),
+        Command::Draft(args) => Settings::Draft(draft(&config, args)?),
         Command::Cassettes(super::model::CassettesCommand::Prune(args)) => {
             Settings::Cassettes(super::model::prune_settings(&config, *args)?)
         }
@@ -635,6 +645,25 @@ fn coverage(config: &Config, args: CoverageArgs) -> Result<CoverageSettings, Err
         min_margin,
         git: !std::env::var("MNEME_GATE_GIT").is_ok_and(|v| v == "off"),
         width: text_width(if to_stdout { Stream::Stderr } else { Stream::Stdout }),
+    })
+}
+
+fn draft(config: &Config, args: DraftArgs) -> Result<DraftSettings, Error> {
+    let max = args.max.unwrap_or(crate::draft::DEFAULT_MAX);
+    if max == 0 || max > crate::draft::MAX_COMMITS {
+        return Err(Error::Usage(format!(
+            "--max {max}: give a number of commits from 1 to {}",
+            crate::draft::MAX_COMMITS
+        )));
+    }
+    if args.html.as_ref() == Some(&args.out) {
+        return Err(Error::Usage("--out and --html name the same file: give the review page a name of its own".into()));
+    }
+    Ok(DraftSettings {
+        memory: memory(config, &args.memory)?,
+        window: crate::draft::Window { since: args.since, max },
+        out: args.out,
+        html: args.html,
     })
 }
 

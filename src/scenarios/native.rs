@@ -28,8 +28,19 @@ use super::read::{read_yaml, SuiteRoot};
 use super::text::suggest;
 
 /// The keys a native scenario may have, in the order the docs list them.
-const SCENARIO_KEYS: &[&str] =
-    &["id", "category", "description", "task", "file", "expect", "acceptable", "responses", "assertions", "commit", "review"];
+const SCENARIO_KEYS: &[&str] = &[
+    "id",
+    "category",
+    "description",
+    "task",
+    "file",
+    "expect",
+    "acceptable",
+    "responses",
+    "assertions",
+    "commit",
+    "review",
+];
 
 /// Context of one suite file while it is validated.
 struct FileCx<'a> {
