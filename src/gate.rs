@@ -345,8 +345,12 @@ pub fn coverage_rules(run: &RunResult, pool: &[Decision], filtered: bool, settin
     let mut out = Vec::new();
     let mode = settings.mode("min_gated_share");
     if mode != RuleMode::Off && !filtered {
-        let expected: HashSet<&str> =
-            run.scenarios.iter().flat_map(|s| s.scenario.expect.iter().map(String::as_str)).collect();
+        let expected: HashSet<&str> = run
+            .scenarios
+            .iter()
+            .filter(|s| !s.scenario.review.is_pending())
+            .flat_map(|s| s.scenario.expect.iter().map(String::as_str))
+            .collect();
         let ungated: Vec<&Decision> = pool.iter().filter(|d| !expected.contains(d.id.as_str())).collect();
         let gated = pool.len() - ungated.len();
         let min = settings.min_gated_share();

@@ -149,3 +149,31 @@ fn draft_refuses_what_it_cannot_do_safely() {
     let out = expect(run(bare.path(), &["draft", "--memory", "adr:docs/adr/", "--out", "x.yaml"], OFF), 2, "no git");
     assert!(out.stderr.contains("inside a git repository"), "{}", out.stderr);
 }
+
+#[test]
+fn init_drafts_from_the_history_and_says_what_the_baseline_rests_on() {
+    let dir = repository();
+    let d = dir.path();
+    let out = expect(run(d, &["init"], OFF), 0, "init with a history");
+    assert!(out.stdout.contains("wrote       scenarios/drafted.yaml"), "{}", out.stdout);
+    assert!(!d.join("scenarios/starter.yaml").exists(), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("gate passed; all 3 wait for review, so this gate rests on no reviewed scenario yet"),
+        "{}",
+        out.stdout
+    );
+    let baseline = std::fs::read_to_string(d.join("reports/baseline.json")).unwrap();
+    assert!(baseline.contains("3 of 3 scenario(s) wait for review (`review: pending`) (all of them"), "{baseline}");
+    assert_eq!(baseline.matches("\"review_pending\": true").count(), 3, "{baseline}");
+
+    // Without a history: the title-as-task starters, marked as such.
+    let bare = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(bare.path().join("docs/adr")).unwrap();
+    std::fs::write(bare.path().join("docs/adr/0012-store-orders-in-postgres.md"), ORDERS).unwrap();
+    let out = expect(run(bare.path(), &["init"], OFF), 0, "init without a history");
+    assert!(out.stdout.contains("wrote       scenarios/starter.yaml"), "{}", out.stdout);
+    assert!(out.stdout.contains("each task is a decision's own"), "{}", out.stdout);
+    assert!(out.stdout.contains("all 1 wait for review"), "{}", out.stdout);
+    let suite = std::fs::read_to_string(bare.path().join("scenarios/starter.yaml")).unwrap();
+    assert!(suite.contains("    review: pending\n    category: starter\n"), "{suite}");
+}

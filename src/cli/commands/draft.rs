@@ -149,3 +149,24 @@ fn inside(path: &Path, workdir: &Path) -> Result<(), Error> {
         )))
     }
 }
+
+/// The suite `init` writes when the repository's history drafts at least
+/// one governed scenario: its file, its text and how many scenarios it
+/// has; `None` (then `init` writes its title-as-task starters) without a
+/// history or when the history drafts nothing a decision governs.
+pub(crate) fn for_init(index: &Index) -> Option<(&'static str, String, usize)> {
+    let window = crate::draft::Window { since: None, max: crate::draft::DEFAULT_MAX };
+    match crate::draft::draft_repository(Path::new("."), Path::new("."), index, &window) {
+        Ok(Some(d)) if d.scenarios.iter().any(|s| s.control.is_none()) => {
+            Some((INIT_FILE, yaml::render(&d), d.scenarios.len()))
+        }
+        Ok(_) | Err(GitError::NotARepository { .. }) => None,
+        Err(e) => {
+            output::note(&format!("the git history cannot be drafted from ({e}); writing the starter suite instead"));
+            None
+        }
+    }
+}
+
+/// Where `init` writes a drafted suite.
+pub(crate) const INIT_FILE: &str = "scenarios/drafted.yaml";
