@@ -177,3 +177,18 @@ fn init_drafts_from_the_history_and_says_what_the_baseline_rests_on() {
     let suite = std::fs::read_to_string(bare.path().join("scenarios/starter.yaml")).unwrap();
     assert!(suite.contains("    review: pending\n    category: starter\n"), "{suite}");
 }
+
+#[test]
+fn validate_says_how_many_scenarios_wait_for_review() {
+    let dir = repository();
+    let d = dir.path();
+    expect(run(d, &["init"], OFF), 0, "init");
+    let out = expect(run(d, &["validate"], OFF), 0, "validate");
+    assert!(out.stdout.contains("suite: 3 of 3 scenario(s) wait for review (`review: pending`)"), "{}", out.stdout);
+    let out = expect(run(d, &["validate", "--json"], OFF), 0, "validate --json");
+    assert!(
+        out.stdout.contains("\"suite\": {\n    \"scenarios\": 3,\n    \"review_pending\": 3\n  }"),
+        "{}",
+        out.stdout
+    );
+}

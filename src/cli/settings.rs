@@ -107,6 +107,9 @@ pub(crate) struct ImportSettings {
 #[derive(Debug)]
 pub(crate) struct ValidateSettings {
     pub memory: MemorySettings,
+    /// The suite roots of the configuration (`scenarios:`), read to count
+    /// the scenarios waiting for review; none without a configuration.
+    pub suites: Vec<PathBuf>,
     pub strict: bool,
     pub json: bool,
 }
@@ -346,7 +349,7 @@ fn retrieve(config: &Config, args: RetrieveArgs) -> Result<RetrieveSettings, Err
 fn validate(config: &Config, args: ValidateArgs) -> Result<ValidateSettings, Error> {
     let profile = config.profile(family(args.profile), None)?;
     let memory = MemorySettings { sources: memory_sources(config, &args.memory)?, profile };
-    Ok(ValidateSettings { memory, strict: args.strict, json: args.json })
+    Ok(ValidateSettings { memory, suites: config.suites(), strict: args.strict, json: args.json })
 }
 
 fn import(config: &Config, args: ImportArgs) -> Result<ImportSettings, Error> {
