@@ -130,6 +130,12 @@ fn draft_refuses_what_it_cannot_do_safely() {
     let d = dir.path();
     let out = expect(run(d, &["draft", "--memory", "adr:docs/adr/", "--out", "../outside.yaml"], OFF), 2, "outside");
     assert!(out.stderr.contains("is outside the repository"), "{}", out.stderr);
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), d.join("linked")).unwrap();
+    let out =
+        expect(run(d, &["draft", "--memory", "adr:docs/adr/", "--out", "linked/x.yaml"], OFF), 2, "through a link");
+    assert!(out.stderr.contains("is outside the repository"), "{}", out.stderr);
+    assert!(std::fs::read_dir(elsewhere.path()).unwrap().next().is_none(), "nothing written through the link");
     expect(run(d, &["draft", "--memory", "adr:docs/adr/", "--out", "x.yaml", "--max", "0"], OFF), 2, "--max 0");
     let out = expect(
         run(d, &["draft", "--memory", "adr:docs/adr/", "--out", "x.yaml", "--since", "nope"], OFF),

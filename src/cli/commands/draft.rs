@@ -139,6 +139,17 @@ fn inside(path: &Path, workdir: &Path) -> Result<(), Error> {
         }
     }
     let root = workdir.canonicalize().unwrap_or_else(|_| workdir.to_path_buf());
+    // The nearest folder that exists, its links followed, must be inside too.
+    let mut existing = full.parent().map(Path::to_path_buf);
+    while let Some(dir) = &existing {
+        if let Ok(real) = dir.canonicalize() {
+            if !real.starts_with(&root) {
+                full = real;
+            }
+            break;
+        }
+        existing = dir.parent().map(Path::to_path_buf);
+    }
     if full.starts_with(&root) && full != root {
         Ok(())
     } else {
