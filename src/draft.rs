@@ -61,9 +61,22 @@ pub enum Evidence {
     Names { mention: String },
     /// A changed file is inside the decision's scope glob.
     Scope { file: String, glob: String },
+    /// A word of the decision's title that no other decision's title has
+    /// is in the message (`file` `None`) or in a changed file's path.
+    Topic { word: String, file: Option<String> },
 }
 
 impl Evidence {
+    /// 0 for strong evidence, then names, scope and title words.
+    pub fn rank(&self) -> u8 {
+        match self {
+            Evidence::Edits { .. } => 0,
+            Evidence::Names { .. } => 1,
+            Evidence::Scope { .. } => 2,
+            Evidence::Topic { .. } => 3,
+        }
+    }
+
     /// Strong evidence: the decision changed in the same commit.
     pub fn is_strong(&self) -> bool {
         matches!(self, Evidence::Edits { .. })
@@ -77,6 +90,12 @@ impl Evidence {
             Evidence::Edits { file, added: false } => format!("the commit edits its file {file} (strong)"),
             Evidence::Names { mention } => format!("the message names it (\"{mention}\")"),
             Evidence::Scope { file, glob } => format!("{file} is in its scope {glob}"),
+            Evidence::Topic { word, file: None } => {
+                format!("the message has \"{word}\", a word of its title no other title has")
+            }
+            Evidence::Topic { word, file: Some(file) } => {
+                format!("{file} has \"{word}\", a word of its title no other title has")
+            }
         }
     }
 }
@@ -204,17 +223,13 @@ pub fn decision_files(index: &Index, workdir: &Path, dir: &Path) -> BTreeMap<Str
 /// give the same draft.
 pub fn draft(history: &History, index: &Index, files: &BTreeMap<String, Vec<usize>>) -> Draft {
     let names = Names::of(index);
-    let mut scenarios = Vec::new();
+    let mut candidates = Vec::new();
     let mut controls = Vec::new();
-    let mut left_out = 0;
-    for commit in &history.commits {
+    for (at, commit) in history.commits.iter().enumerate() {
         let found = weigh(commit, index, files, &names);
         if !found.expect.is_empty() {
-            if scenarios.len() < MAX_SCENARIOS {
-                scenarios.push(scenario(commit, found.expect, found.notes, index));
-            } else {
-                left_out += 1;
-            }
+            let best = found.expect.iter().flat_map(|p| p.evidence.iter()).map(Evidence::rank).min().unwrap_or(3);
+            candidates.push((best, at, found));
         } else if found.untouched && controls.len() < MAX_CONTROLS {
             if let Some(kind) = control_kind(commit) {
                 let mut s = scenario(commit, Vec::new(), Vec::new(), index);
@@ -223,6 +238,16 @@ pub fn draft(history: &History, index: &Index, files: &BTreeMap<String, Vec<usiz
             }
         }
     }
+    // Beyond the cap, the strongest evidence first, then the newest; the
+    // scenarios kept stay newest first.
+    candidates.sort_by_key(|(best, at, _)| (*best, *at));
+    let left_out = candidates.len().saturating_sub(MAX_SCENARIOS);
+    candidates.truncate(MAX_SCENARIOS);
+    candidates.sort_by_key(|(_, at, _)| *at);
+    let mut scenarios: Vec<Drafted> = candidates
+        .into_iter()
+        .map(|(_, at, found)| scenario(&history.commits[at], found.expect, found.notes, index))
+        .collect();
     scenarios.extend(controls);
     Draft {
         head: history.head.clone(),
@@ -300,7 +325,20 @@ fn weigh(commit: &Commit, index: &Index, files: &BTreeMap<String, Vec<usize>>, n
             by_pool.entry(pool).or_default().push(e);
         }
     }
-    let untouched = !touched_decisions && !any_mention && !any_scope;
+    let topics = names.topics(&message, others.iter().filter(|f| f.status != Status::Deleted).map(|f| f.path.as_str()));
+    let any_topic = !topics.is_empty();
+    let distinct_topics: BTreeSet<&str> = topics.iter().map(|(p, _)| decisions[*p].id.as_str()).collect();
+    if distinct_topics.len() > MAX_SCOPE_DECISIONS {
+        notes.push(format!(
+            "the message and paths share title words with {} decisions: too many to propose any from them alone",
+            distinct_topics.len()
+        ));
+    } else {
+        for (pool, e) in topics {
+            by_pool.entry(pool).or_default().push(e);
+        }
+    }
+    let untouched = !touched_decisions && !any_mention && !any_scope && !any_topic;
     // A change to the decisions alone gives an agent nothing to do.
     if others.is_empty() {
         return Found { expect: Vec::new(), notes, untouched };
@@ -312,11 +350,7 @@ fn weigh(commit: &Commit, index: &Index, files: &BTreeMap<String, Vec<usize>>, n
         .map(|(pool, mut evidence)| {
             evidence.sort();
             evidence.dedup();
-            let rank = match evidence.first() {
-                Some(Evidence::Edits { .. }) => 0,
-                Some(Evidence::Names { .. }) => 1,
-                _ => 2,
-            };
+            let rank = evidence.first().map_or(3, Evidence::rank);
             (rank, pool, evidence)
         })
         .collect();
@@ -480,6 +514,8 @@ struct Names {
     numbers: HashMap<u32, Vec<usize>>,
     ids: Vec<(String, usize)>,
     titles: Vec<(String, usize)>,
+    /// Words of one decision's title that no other title has.
+    topic: HashMap<String, usize>,
     number: Regex,
 }
 
@@ -503,8 +539,20 @@ impl Names {
                 titles.push((title, pool));
             }
         }
+        let mut seen: HashMap<String, Vec<usize>> = HashMap::new();
+        for (pool, d) in index.decisions().iter().enumerate() {
+            let words: BTreeSet<String> =
+                words_of(&d.title).filter(|w| w.len() >= 5 && !GENERIC.contains(&w.as_str())).collect();
+            for w in words {
+                let owners = seen.entry(w).or_default();
+                if !owners.iter().any(|&p| index.decision(p).id == d.id) {
+                    owners.push(pool);
+                }
+            }
+        }
+        let topic = seen.into_iter().filter(|(_, o)| o.len() == 1).map(|(w, o)| (w, o[0])).collect();
         let number = Regex::new(r"(?i)\badr[\s_#:-]{0,3}0*([0-9]{1,6})\b").expect("a valid regex");
-        Names { numbers, ids, titles, number }
+        Names { numbers, ids, titles, topic, number }
     }
 
     /// The pool decisions a message names, each with the words that named
@@ -531,6 +579,71 @@ impl Names {
         }
         out.into_iter().collect()
     }
+}
+
+impl Names {
+    /// The decisions whose distinctive title words the message or a
+    /// changed path has, each once (the message first, then paths in
+    /// order), in pool order.
+    fn topics<'a>(&self, message: &str, paths: impl Iterator<Item = &'a str>) -> Vec<(usize, Evidence)> {
+        let mut out: BTreeMap<usize, Evidence> = BTreeMap::new();
+        for w in words_of(message).take(512) {
+            if let Some(&pool) = self.topic.get(&w) {
+                out.entry(pool).or_insert(Evidence::Topic { word: w, file: None });
+            }
+        }
+        for path in paths.take(MAX_TOPIC_PATHS) {
+            for w in words_of(path) {
+                if let Some(&pool) = self.topic.get(&w) {
+                    out.entry(pool).or_insert_with(|| Evidence::Topic { word: w, file: Some(path.to_string()) });
+                }
+            }
+        }
+        out.into_iter().collect()
+    }
+}
+
+/// The most changed paths looked at for title words.
+const MAX_TOPIC_PATHS: usize = 200;
+
+/// Title words too common in decisions to point at one.
+const GENERIC: &[&str] = &[
+    "about",
+    "adopt",
+    "adopting",
+    "after",
+    "allow",
+    "architecture",
+    "change",
+    "changes",
+    "decision",
+    "decisions",
+    "default",
+    "every",
+    "first",
+    "record",
+    "records",
+    "should",
+    "support",
+    "their",
+    "these",
+    "using",
+    "where",
+    "which",
+    "while",
+    "within",
+    "without",
+];
+
+/// Lowercase words of a text, a plural `s` dropped (not after `e` or `s`).
+fn words_of(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(|w| {
+        let w = w.to_lowercase();
+        match w.strip_suffix('s') {
+            Some(stem) if stem.len() >= 4 && !stem.ends_with('s') && !stem.ends_with('e') => stem.to_string(),
+            _ => w,
+        }
+    })
 }
 
 /// `needle` in `hay` with no letter or digit on either side.

@@ -127,6 +127,9 @@ fn sample() -> (Repo, Vec<String>) {
         "Clarify the outbox decision",
         &[("docs/adr/0003-outbox.md", Some(&format!("{QUEUE}\nClarified.\n")))],
     ));
+    // Title words no other title has: in the message, in a path.
+    c.push(r.commit("Retry the outbox relay", &[("services/relay.py", Some("retry = 3\n"))]));
+    c.push(r.commit("Tune the connection pool", &[("db/postgres/pool.py", Some("size = 5\n"))]));
     (r, c)
 }
 
@@ -158,7 +161,7 @@ fn every_kind_of_evidence_proposes_its_decision() {
 
     let named = find(&d, &c[2]).unwrap();
     assert_eq!(ids(named), [outbox.as_str()]);
-    assert_eq!(named.expect[0].evidence, [Evidence::Names { mention: "adr 3".into() }]);
+    assert_eq!(named.expect[0].evidence[0], Evidence::Names { mention: "adr 3".into() });
     assert!(!named.expect[0].is_strong());
 
     let titled = find(&d, &c[3]).unwrap();
@@ -181,10 +184,19 @@ fn every_kind_of_evidence_proposes_its_decision() {
     assert!(find(&d, &c[7]).is_none(), "a change nothing governs that is no control is not drafted");
     assert!(find(&d, &c[8]).is_none(), "a change to a decision alone gives an agent nothing to do");
     assert!(find(&d, &c[0]).is_none());
+    let topic = find(&d, &c[9]).unwrap();
+    assert_eq!(ids(topic), [outbox.as_str()]);
+    assert_eq!(topic.expect[0].evidence, [Evidence::Topic { word: "outbox".into(), file: None }]);
+    let topic = find(&d, &c[10]).unwrap();
+    assert_eq!(ids(topic), [orders.as_str()]);
+    assert_eq!(
+        topic.expect[0].evidence,
+        [Evidence::Topic { word: "postgres".into(), file: Some("db/postgres/pool.py".into()) }]
+    );
     // Newest first, controls last.
     let order: Vec<&str> = d.scenarios.iter().map(|s| s.commit.hash.as_str()).collect();
-    assert_eq!(order, [&c[4], &c[3], &c[2], &c[1], &c[6], &c[5]].map(String::as_str));
-    assert_eq!(d.examined, 9);
+    assert_eq!(order, [&c[10], &c[9], &c[4], &c[3], &c[2], &c[1], &c[6], &c[5]].map(String::as_str));
+    assert_eq!(d.examined, 11);
     // The current top k is computed, and kept apart from the proposal.
     assert!(!strong.top.is_empty());
 }
@@ -238,7 +250,7 @@ fn the_walk_stops_at_max_and_at_since() {
     assert_eq!(d.examined, 3);
     assert!(d.stopped_at_max);
     let d = draft_of(&r, Window { since: Some(c[4].clone()), max: 100 });
-    assert_eq!(d.examined, 4);
+    assert_eq!(d.examined, 6);
     assert!(d.reached_since && !d.stopped_at_max);
     assert!(find(&d, &c[4]).is_none(), "--since is excluded");
     let index = index_of(&r);
