@@ -9,7 +9,9 @@ decisions the evidence points at:
 
 - the commit added or edited the decision's own file (strong evidence);
 - its message names the decision (`ADR-0012`, `adr 12`, its id, its title);
-- it changed files inside the decision's scope globs.
+- it changed files inside the decision's scope globs;
+- its message or a changed path has a word of the decision's title that
+  no other decision's title has (the weakest).
 
 The retriever's current top k is kept beside the proposal, never in it, so
 that the suite does not measure the retriever against itself. A few
