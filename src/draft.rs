@@ -224,7 +224,8 @@ pub fn decision_files(index: &Index, workdir: &Path, dir: &Path) -> BTreeMap<Str
 /// The scenarios of a history: pure, so the same history and decisions
 /// give the same draft.
 pub fn draft(history: &History, index: &Index, files: &BTreeMap<String, Vec<usize>>) -> Draft {
-    let names = Names::of(index);
+    let mut names = Names::of(index);
+    names.drop_common(&history.commits);
     let mut candidates = Vec::new();
     let mut controls = Vec::new();
     for (at, commit) in history.commits.iter().enumerate() {
@@ -584,6 +585,32 @@ impl Names {
 }
 
 impl Names {
+    /// Forgets the title words that are everywhere in this history (a
+    /// project's name, `client`, `remove`): a word in the messages or
+    /// paths of more than one commit in [`COMMON_SHARE`] (and of more than
+    /// three) points at no decision in particular.
+    fn drop_common(&mut self, commits: &[Commit]) {
+        let mut count: HashMap<&str, usize> = HashMap::new();
+        for c in commits {
+            let mut seen: BTreeSet<&str> = BTreeSet::new();
+            let message = words_of(&c.subject).chain(c.body.iter().flat_map(|b| words_of(b).collect::<Vec<_>>()));
+            let paths = c.files.iter().take(MAX_TOPIC_PATHS).flat_map(|f| words_of(&f.path).collect::<Vec<_>>());
+            for w in message.chain(paths) {
+                if let Some((word, _)) = self.topic.get_key_value(&w) {
+                    seen.insert(word.as_str());
+                }
+            }
+            for w in seen {
+                *count.entry(w).or_default() += 1;
+            }
+        }
+        let limit = (commits.len() / COMMON_SHARE).max(3);
+        let common: Vec<String> = count.into_iter().filter(|(_, n)| *n > limit).map(|(w, _)| w.to_string()).collect();
+        for w in common {
+            self.topic.remove(&w);
+        }
+    }
+
     /// The decisions whose distinctive title words the message or a
     /// changed path has, each once (the message first, then paths in
     /// order), in pool order.
@@ -604,6 +631,10 @@ impl Names {
         out.into_iter().collect()
     }
 }
+
+/// A title word in more than one commit in this many is too common to
+/// point at a decision.
+const COMMON_SHARE: usize = 20;
 
 /// The most changed paths looked at for title words.
 const MAX_TOPIC_PATHS: usize = 200;
