@@ -19,7 +19,12 @@ decisions were copied at, and measures:
 
 DIR/<name> is a clone of the repository (a work tree with at least the
 decision folder checked out, HEAD at the commit of SOURCE.md); the decision
-folder is read from SOURCE.md's `path` row.
+folder is read from SOURCE.md's `path` row. A clone without its large blobs
+will do, since `draft` reads trees, not file contents:
+
+    git clone -q --shared --no-checkout URL-OR-MIRROR DIR/NAME
+    git -C DIR/NAME reset -q --soft COMMIT           # HEAD at the commit
+    git -C DIR/NAME checkout -q COMMIT -- PATH       # the decision folder only
 """
 import argparse, pathlib, re, subprocess, sys, tempfile
 
