@@ -13,7 +13,7 @@ cycle waiting to happen. Comments are ignored, test code counts, and both
 
 The order (src/lib.rs): leaves beside the pipeline first, then
 memory -> retrieval -> context -> scenarios -> model -> verdict -> metrics -> run ->
-gate -> report -> baseline -> coverage, then the modules beside it that gather stages
+gate -> report -> baseline -> coverage -> draft, then the modules beside it that gather stages
 (config, init, error) and finally cli. A module may name only modules
 strictly before it (or itself). Comments and doc comments are ignored;
 test code counts like any other code.
@@ -25,7 +25,7 @@ ORDER = [
     "describe", "atomic", "confine", "profile", "tokenize", "git",
     # the pipeline
     "memory", "retrieval", "context", "cache", "hook", "scenarios", "model", "verdict", "metrics",
-    "run", "gate", "report", "baseline", "coverage",
+    "run", "gate", "report", "baseline", "coverage", "draft",
     # beside it, gathering stages
     "config", "init", "error",
     # the only module that prints

@@ -207,6 +207,8 @@ pub struct Judged<'a> {
     /// excerpt, as the report cuts them).
     pub explanation: &'a str,
     pub governed_violations: usize,
+    /// Marked `review: pending`: reported, but no rule counts it.
+    pub review_pending: bool,
 }
 
 impl<'a> Judged<'a> {
@@ -218,8 +220,23 @@ impl<'a> Judged<'a> {
             verdict: s.verdict.verdict,
             explanation: &s.verdict.explanation,
             governed_violations: s.verdict.governed_violations,
+            review_pending: s.scenario.review.is_pending(),
         }
     }
+}
+
+/// What a run says when some of its scenarios wait for review (`review:
+/// pending`): how many, and that the gate does not count them; `None` when
+/// every scenario is reviewed.
+pub fn pending_review_warning(pending: usize, total: usize) -> Option<String> {
+    if pending == 0 {
+        return None;
+    }
+    let all = if pending == total { " (all of them: the gate rests on no reviewed scenario)" } else { "" };
+    Some(format!(
+        "{pending} of {total} scenario(s) wait for review (`review: pending`){all}: they ran and are reported, \
+         but the gate does not count them until a person reviews each one and removes the marker"
+    ))
 }
 
 /// The absolute rules of the default gate, each in `fail` mode unless
@@ -239,6 +256,18 @@ pub fn absolute_rules_of(
 ) -> Vec<RuleOutcome> {
     let mode_of = |rule: &str| settings.mode(rule);
     let mut out = Vec::new();
+    // Scenarios waiting for review run and are reported, but no rule counts
+    // them; the pass rate is then recounted over the reviewed ones.
+    let reviewed: Vec<Judged<'_>>;
+    let mut pass_fail = (summary.pass, summary.fail);
+    let scenarios = if scenarios.iter().any(|s| s.review_pending) {
+        reviewed = scenarios.iter().filter(|s| !s.review_pending).copied().collect();
+        let count = |v: Verdict| reviewed.iter().filter(|s| s.verdict == v).count();
+        pass_fail = (count(Verdict::Pass), count(Verdict::Fail));
+        &reviewed[..]
+    } else {
+        scenarios
+    };
 
     let mut details = Vec::new();
     let mut missing = Vec::new();
@@ -291,7 +320,7 @@ pub fn absolute_rules_of(
         "the pass rate is 1.0 when governed answers were checked".into(),
         mode_of("pass_rate"),
         // The fraction, not a rounded rate: 8789 of 8790 is not `1.000`.
-        format!("pass rate {}/{} is below 1.0: {failing}", summary.pass, summary.pass + summary.fail),
+        format!("pass rate {}/{} is below 1.0: {failing}", pass_fail.0, pass_fail.0 + pass_fail.1),
         details,
     ));
     // Benign scenarios (profile `mneme`): blocking benign content fails like
@@ -316,8 +345,12 @@ pub fn coverage_rules(run: &RunResult, pool: &[Decision], filtered: bool, settin
     let mut out = Vec::new();
     let mode = settings.mode("min_gated_share");
     if mode != RuleMode::Off && !filtered {
-        let expected: HashSet<&str> =
-            run.scenarios.iter().flat_map(|s| s.scenario.expect.iter().map(String::as_str)).collect();
+        let expected: HashSet<&str> = run
+            .scenarios
+            .iter()
+            .filter(|s| !s.scenario.review.is_pending())
+            .flat_map(|s| s.scenario.expect.iter().map(String::as_str))
+            .collect();
         let ungated: Vec<&Decision> = pool.iter().filter(|d| !expected.contains(d.id.as_str())).collect();
         let gated = pool.len() - ungated.len();
         let min = settings.min_gated_share();
@@ -494,6 +527,8 @@ mod tests {
             assertions: vec![],
             expected_failure_terms: vec![],
             scenario_type: Default::default(),
+            commit: None,
+            review: Default::default(),
             exposed: Vec::new(),
             problems: Vec::new(),
             source: PathBuf::from("s.yaml"),
@@ -537,6 +572,25 @@ mod tests {
         assert!(gate.passed);
         assert_eq!(gate.rules.iter().map(|r| r.rule.as_str()).collect::<Vec<_>>(), ABSOLUTE_RULES);
         assert!(gate.rules.iter().all(|r| !r.violated));
+    }
+
+    #[test]
+    fn scenarios_waiting_for_review_are_not_counted() {
+        let mut pending = scenario_run("drafted", &["X"], &["Y"], Verdict::WeakRetrieval, true);
+        pending.scenario.review = crate::scenarios::Review::Pending;
+        let mut failing = scenario_run("drafted-fail", &["X"], &["X"], Verdict::Fail, true);
+        failing.scenario.review = crate::scenarios::Review::Pending;
+        let run = run_of(vec![scenario_run("a", &["X"], &["X"], Verdict::Pass, true), pending, failing]);
+        let gate = GateOutcome::new(absolute_rules(&run, &GateSettings::default()));
+        assert!(gate.passed, "{gate:?}");
+        // Once reviewed, the same scenarios fail it.
+        let mut run = run;
+        for s in &mut run.scenarios {
+            s.scenario.review = crate::scenarios::Review::Reviewed;
+        }
+        let gate = GateOutcome::new(absolute_rules(&run, &GateSettings::default()));
+        let violated: Vec<&str> = gate.rules.iter().filter(|r| r.violated).map(|r| r.rule.as_str()).collect();
+        assert_eq!(violated, ["recall", "weak_retrieval", "pass_rate"]);
     }
 
     #[test]

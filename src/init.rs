@@ -240,6 +240,9 @@ pub fn starter_suite(index: &Index, memory: &str) -> (String, usize, usize) {
          #   and add `assertions:` they must satisfy (see the README: Running a suite).\n\
          # Skeletons whose decision is not retrieved for its own title are commented out with\n\
          # the reason: fix the task (or the decision), then uncomment them.\n\
+         # A starter's task is its decision's own title, which says little about the retriever:\n\
+         # each is marked `review: pending` (run and reported, not counted by the gate) until a\n\
+         # person rewrites it and deletes the marker. `mneme-gate draft` drafts real changes.\n\
          scenarios:\n"
     );
     let mut ids = HashSet::new();
@@ -253,6 +256,7 @@ pub fn starter_suite(index: &Index, memory: &str) -> (String, usize, usize) {
         let rank = retrieval.hits.iter().position(|h| index.decision(h.pool).id == d.id);
         let mut block = String::new();
         block.push_str(&format!("- id: {}\n", quote(&id)));
+        block.push_str("  review: pending\n");
         block.push_str("  category: starter\n");
         block.push_str(&format!(
             "  description: {}\n",
@@ -295,7 +299,7 @@ pub fn starter_suite(index: &Index, memory: &str) -> (String, usize, usize) {
     if active == 0 {
         // A suite needs one scenario; an ungoverned control keeps it valid.
         out.push_str(
-            "  - id: control-readme-typo\n    category: control\n    description: \"An edit no decision governs: nothing must be injected\"\n    task: Fix a typo in the README\n    expect: []\n",
+            "  - id: control-readme-typo\n    review: pending\n    category: control\n    description: \"An edit no decision governs: nothing must be injected\"\n    task: Fix a typo in the README\n    expect: []\n",
         );
         active += 1;
     }

@@ -7,8 +7,8 @@ from the one before it and importing only the stages before it: [`memory`] →
 [`report`] (the model of a run, the data of a comparison included, and its
 writers) → [`baseline`] (comparing reports, and the rules that need a
 baseline) → [`coverage`] (which decisions no scenario gates, which cannot
-reach the agent, which retrievals are fragile) → [`cli`], the only module
-that prints. [`error`] maps every
+reach the agent, which retrievals are fragile) → [`draft`] (a suite drafted
+from the git history, for review) → [`cli`], the only module that prints. [`error`] maps every
 failure to a message and an exit code. Beside the pipeline: [`config`]
 (`mneme-gate.yaml`), [`git`] (files at other revisions) and [`init`] (a
 starter setup). The development commands (synthetic inputs, the benchmark
@@ -25,6 +25,7 @@ mod confine;
 pub mod context;
 pub mod coverage;
 mod describe;
+pub mod draft;
 pub mod error;
 pub mod gate;
 pub mod git;

@@ -55,6 +55,9 @@ pub(crate) enum Command {
     /// Set up a repository from its decisions (a memory file, ADRs, agent rules; a first ADR with --first-adr):
     /// configuration, a starter suite, a pinned baseline and a GitHub Actions workflow.
     Init(InitArgs),
+    /// Draft scenarios from the git history for a person to review: first-parent commits that a decision
+    /// plausibly governs, each with its evidence, and a few controls (docs/draft.md).
+    Draft(DraftArgs),
     /// The model stage's cassettes (docs/models.md).
     #[command(subcommand)]
     Cassettes(super::model::CassettesCommand),
@@ -294,6 +297,24 @@ pub(crate) struct InitArgs {
     /// Also install the hook of this agent (`claude`: in .claude/settings.json, keeping what is there).
     #[arg(long, value_name = "AGENT")]
     pub hook: Option<HookAgent>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DraftArgs {
+    #[command(flatten)]
+    pub memory: MemoryArgs,
+    /// Stop at this revision (excluded): draft only the commits after it.
+    #[arg(long, value_name = "REV")]
+    pub since: Option<String>,
+    /// Examine at most N first-parent commits, newest first (default 2000).
+    #[arg(long, value_name = "N")]
+    pub max: Option<usize>,
+    /// The suite file to write; when it exists, reviewed scenarios in it are kept and pending ones redrafted.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Also write the review page: one self-contained HTML file.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// The agent whose hook input and output formats `hook` reads and writes.

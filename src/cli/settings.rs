@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use globset::GlobMatcher;
 
 use super::args::{
-    AnnotationKind, BaselineArgs, Cli, Command, CoverageArgs, DiffArgs, ImportArgs, InitArgs, MemoryArgs, MergeArgs,
-    PinArgs, ProfileName, QueryArgs, RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
+    AnnotationKind, BaselineArgs, Cli, Command, CoverageArgs, DiffArgs, DraftArgs, ImportArgs, InitArgs, MemoryArgs,
+    MergeArgs, PinArgs, ProfileName, QueryArgs, RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
 };
 use crate::config::Config;
 use crate::error::Error;
@@ -43,6 +43,7 @@ pub(crate) enum Settings {
     Diff(DiffSettings),
     Coverage(CoverageSettings),
     Init(InitSettings),
+    Draft(DraftSettings),
     Cassettes(super::model::PruneSettings),
     Hook(HookSettings),
     Mcp(McpSettings),
@@ -106,6 +107,9 @@ pub(crate) struct ImportSettings {
 #[derive(Debug)]
 pub(crate) struct ValidateSettings {
     pub memory: MemorySettings,
+    /// The suite roots of the configuration (`scenarios:`), read to count
+    /// the scenarios waiting for review; none without a configuration.
+    pub suites: Vec<PathBuf>,
     pub strict: bool,
     pub json: bool,
 }
@@ -266,6 +270,14 @@ pub(crate) struct InitSettings {
     pub width: usize,
 }
 
+#[derive(Debug)]
+pub(crate) struct DraftSettings {
+    pub memory: MemorySettings,
+    pub window: crate::draft::Window,
+    pub out: PathBuf,
+    pub html: Option<PathBuf>,
+}
+
 /// The baseline path when neither a flag nor the configuration names one
 /// (`baseline` writes there; `--baseline-ref` reads there).
 pub(crate) const DEFAULT_BASELINE: &str = "reports/baseline.json";
@@ -294,6 +306,7 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
         Command::Diff(args) => Settings::Diff(diff(&config, args, colour)?),
         Command::Coverage(args) => Settings::Coverage(coverage(&config, args)?),
         Command::Init(args) => Settings::Init(init(&config, args)?),
+        Command::Draft(args) => Settings::Draft(draft(&config, args)?),
         Command::Cassettes(super::model::CassettesCommand::Prune(args)) => {
             Settings::Cassettes(super::model::prune_settings(&config, *args)?)
         }
@@ -343,7 +356,7 @@ fn retrieve(config: &Config, args: RetrieveArgs) -> Result<RetrieveSettings, Err
 fn validate(config: &Config, args: ValidateArgs) -> Result<ValidateSettings, Error> {
     let profile = config.profile(family(args.profile), None)?;
     let memory = MemorySettings { sources: memory_sources(config, &args.memory)?, profile };
-    Ok(ValidateSettings { memory, strict: args.strict, json: args.json })
+    Ok(ValidateSettings { memory, suites: config.suites(), strict: args.strict, json: args.json })
 }
 
 fn import(config: &Config, args: ImportArgs) -> Result<ImportSettings, Error> {
@@ -642,6 +655,25 @@ fn coverage(config: &Config, args: CoverageArgs) -> Result<CoverageSettings, Err
         min_margin,
         git: !std::env::var("MNEME_GATE_GIT").is_ok_and(|v| v == "off"),
         width: text_width(if to_stdout { Stream::Stderr } else { Stream::Stdout }),
+    })
+}
+
+fn draft(config: &Config, args: DraftArgs) -> Result<DraftSettings, Error> {
+    let max = args.max.unwrap_or(crate::draft::DEFAULT_MAX);
+    if max == 0 || max > crate::draft::MAX_COMMITS {
+        return Err(Error::Usage(format!(
+            "--max {max}: give a number of commits from 1 to {}",
+            crate::draft::MAX_COMMITS
+        )));
+    }
+    if args.html.as_ref() == Some(&args.out) {
+        return Err(Error::Usage("--out and --html name the same file: give the review page a name of its own".into()));
+    }
+    Ok(DraftSettings {
+        memory: memory(config, &args.memory)?,
+        window: crate::draft::Window { since: args.since, max },
+        out: args.out,
+        html: args.html,
     })
 }
 

@@ -154,14 +154,11 @@ pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Err
         Some(_) => run.scenarios.iter().map(|s| (s.scenario.id.clone(), s.verdict.explanation.clone())).collect(),
         None => Default::default(),
     };
-    let inputs = ReportInputs {
-        index: &index,
-        memory_path,
-        memory_sha256,
-        suite: suite_fingerprint,
-        profile,
-        warnings: suite.warnings,
-    };
+    let mut warnings = suite.warnings;
+    let pending = run.scenarios.iter().filter(|s| s.scenario.review.is_pending()).count();
+    warnings.extend(crate::gate::pending_review_warning(pending, run.scenarios.len()));
+    let inputs =
+        ReportInputs { index: &index, memory_path, memory_sha256, suite: suite_fingerprint, profile, warnings };
     let mut report = Report::build(run, gate, inputs);
     if let Some(model) = &model {
         model.attach(&mut report);

@@ -264,6 +264,13 @@ pub struct ScenarioReport {
     /// profile `mneme`): ids that had to be retrieved; absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exposed: Vec<String>,
+    /// The commit a drafted scenario comes from (`commit:`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// True for a scenario marked `review: pending`: it ran and is reported,
+    /// but the gate does not count it; absent once reviewed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub review_pending: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -444,6 +451,8 @@ fn scenario_report(run: ScenarioRun) -> ScenarioReport {
         model: None,
         scenario_type: (s.scenario_type == ScenarioType::Benign).then_some(ScenarioType::Benign),
         exposed: s.exposed,
+        commit: s.commit,
+        review_pending: s.review.is_pending(),
     }
 }
 

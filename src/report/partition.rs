@@ -463,6 +463,7 @@ pub fn merge(parts: Vec<(String, Partial)>, gate: &GateSettings) -> Result<Repor
                 verdict: s.verdict,
                 explanation: parts[p].1.scenarios[i].explanation.as_deref().unwrap_or(&s.explanation),
                 governed_violations: s.violations.governed,
+                review_pending: s.review_pending,
             }
         })
         .collect();

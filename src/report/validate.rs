@@ -17,6 +17,10 @@ pub struct Findings<'a> {
     pub path: &'a Path,
     pub profile: &'static str,
     pub memory: &'a Memory,
+    /// The configured suite's scenarios waiting for review (`review:
+    /// pending`) and all of them; `None` when none waits (or no suite was
+    /// read).
+    pub review: Option<(usize, usize)>,
 }
 
 impl Findings<'_> {
@@ -48,6 +52,16 @@ struct ValidateJson<'a> {
     /// persisted `decision_index`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     decision_index: bool,
+    /// The configured suite: its scenarios and how many wait for review;
+    /// absent when none waits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    suite: Option<SuiteReview>,
+}
+
+#[derive(Serialize)]
+struct SuiteReview {
+    scenarios: usize,
+    review_pending: usize,
 }
 
 #[derive(Serialize)]
@@ -90,6 +104,7 @@ pub fn json(f: &Findings<'_>) -> String {
         excluded: &f.memory.excluded,
         inactive_in_pool: inactive_in_pool(f.memory),
         decision_index: f.memory.decision_index,
+        suite: f.review.map(|(review_pending, scenarios)| SuiteReview { scenarios, review_pending }),
     })
 }
 
@@ -145,6 +160,12 @@ pub fn text(f: &Findings<'_>) -> String {
         f.errors(),
         f.warnings()
     );
+    if let Some((pending, total)) = f.review {
+        let _ = writeln!(
+            t,
+            "suite: {pending} of {total} scenario(s) wait for review (`review: pending`): the gate does not count them until a person reviews each one and deletes the marker"
+        );
+    }
     t
 }
 
@@ -156,7 +177,7 @@ mod tests {
     fn findings_text(json: &str) -> (Memory, String) {
         let path = Path::new("m.json");
         let memory = Memory::parse(path, json.to_string(), Family::Default);
-        let text = text(&Findings { path, profile: "default", memory: &memory });
+        let text = text(&Findings { path, profile: "default", memory: &memory, review: None });
         (memory, text)
     }
 

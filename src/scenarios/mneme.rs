@@ -241,6 +241,8 @@ fn parse_mneme(
         scenario_type,
         exposed,
         problems,
+        commit: None,
+        review: Default::default(),
         source: json_path.to_path_buf(),
         line: 1,
         column: 1,

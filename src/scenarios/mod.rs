@@ -67,6 +67,8 @@ mod text;
 pub use assertions::{Assertion, AssertionKind, AssertionSpec, Matcher, ParsedAssertion, Pattern, Severity};
 pub use error::SuiteError;
 pub use load::{load_root, load_root_with};
-pub use model::{LoadedRoot, ResponseFormat, ResponseRef, Scenario, ScenarioType, SourceLocation, Suite, SuiteFormat};
+pub use model::{
+    LoadedRoot, ResponseFormat, ResponseRef, Review, Scenario, ScenarioType, SourceLocation, Suite, SuiteFormat,
+};
 pub use read::{SuiteLimits, YamlLimits};
 pub(crate) use root::{read_inside, Cap, Refusal};

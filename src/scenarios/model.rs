@@ -86,6 +86,13 @@ pub struct Scenario {
     /// Why the scenario is MALFORMED, found when it was loaded (profile
     /// `mneme`: an unknown `scenario_type`, say); empty for most scenarios.
     pub problems: Vec<String>,
+    /// The commit the scenario was drafted from (`commit:`, a full hash as
+    /// `mneme-gate draft` writes it), so that a reviewer can open it.
+    pub commit: Option<String>,
+    /// Whether a person has reviewed the scenario: `review: pending` (what
+    /// `mneme-gate draft` writes) until someone removes the key. A pending
+    /// scenario runs and is reported, but the gate does not count it.
+    pub review: Review,
     /// The suite file (YAML) or the `scenario.json` the scenario comes from.
     pub source: PathBuf,
     /// 1-based line where the scenario starts (its `- id:` mapping in YAML;
@@ -107,6 +114,25 @@ impl Scenario {
     /// `path:line:column` of the scenario, for messages.
     pub(crate) fn location(&self) -> SourceLocation {
         SourceLocation { path: self.source.clone(), line: self.line, column: self.column }
+    }
+}
+
+/// Whether a scenario has been reviewed by a person (`review:` in a native
+/// suite file; absent means reviewed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Review {
+    /// No `review:` key: a person wrote or reviewed the scenario.
+    #[default]
+    Reviewed,
+    /// `review: pending`: drafted by a tool, waiting for a person.
+    Pending,
+}
+
+impl Review {
+    /// True for `review: pending`.
+    pub fn is_pending(self) -> bool {
+        self == Review::Pending
     }
 }
 

@@ -22,14 +22,25 @@ use serde_saphyr::Spanned;
 
 use super::assertions::assertion_spec;
 use super::error::SuiteError;
-use super::model::{LoadedRoot, ResponseFormat, ResponseRef, Scenario, SuiteFormat, DEFAULT_CATEGORY};
+use super::model::{LoadedRoot, ResponseFormat, ResponseRef, Review, Scenario, SuiteFormat, DEFAULT_CATEGORY};
 use super::node::{pos_or_1, Node};
 use super::read::{read_yaml, SuiteRoot};
 use super::text::suggest;
 
 /// The keys a native scenario may have, in the order the docs list them.
-const SCENARIO_KEYS: &[&str] =
-    &["id", "category", "description", "task", "file", "expect", "acceptable", "responses", "assertions"];
+const SCENARIO_KEYS: &[&str] = &[
+    "id",
+    "category",
+    "description",
+    "task",
+    "file",
+    "expect",
+    "acceptable",
+    "responses",
+    "assertions",
+    "commit",
+    "review",
+];
 
 /// Context of one suite file while it is validated.
 struct FileCx<'a> {
@@ -268,6 +279,8 @@ fn parse_native_scenario(cx: &mut FileCx<'_>, item: &Spanned<Node>) -> Option<Sc
     let mut control = None;
     let mut governed = None;
     let mut assertions = Vec::new();
+    let mut commit = None;
+    let mut review = Review::Reviewed;
     for (key, value) in entries {
         match key.value.as_str() {
             "id" => {
@@ -281,6 +294,20 @@ fn parse_native_scenario(cx: &mut FileCx<'_>, item: &Spanned<Node>) -> Option<Sc
                 task_wrong_type = !matches!(value.value, Node::Str(_) | Node::Null);
             }
             "file" => file = cx.opt_string("file", value),
+            "commit" => match &value.value {
+                Node::Str(c) if is_commit_hash(c) => commit = Some(c.to_ascii_lowercase()),
+                Node::Null => {}
+                other => cx.wrong_type(pos_or_1(value), "commit", "a full commit hash (40 or 64 hex digits)", other),
+            },
+            "review" => match &value.value {
+                Node::Str(r) if r == "pending" => review = Review::Pending,
+                other => cx.wrong_type(
+                    pos_or_1(value),
+                    "review",
+                    "`pending` (remove the key once the scenario is reviewed)",
+                    other,
+                ),
+            },
             "expect" => expect = cx.string_list("expect", value),
             "acceptable" => acceptable = cx.string_list("acceptable", value),
             "responses" => match &value.value {
@@ -339,6 +366,8 @@ fn parse_native_scenario(cx: &mut FileCx<'_>, item: &Spanned<Node>) -> Option<Sc
         scenario_type: Default::default(),
         exposed: Vec::new(),
         problems: Vec::new(),
+        commit,
+        review,
         source: cx.path.to_path_buf(),
         line: at.0,
         column: at.1,
@@ -366,6 +395,11 @@ fn resolve_inside_root(rel_dir: &Path, declared: &str) -> Option<PathBuf> {
         }
     }
     Some(stack.iter().collect())
+}
+
+/// A full commit hash: 40 (SHA-1) or 64 (SHA-256) hexadecimal digits.
+fn is_commit_hash(s: &str) -> bool {
+    matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 fn response_format_for(path: &Path) -> ResponseFormat {

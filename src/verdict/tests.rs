@@ -59,6 +59,8 @@ impl Fixture {
                 .collect(),
             expected_failure_terms: Vec::new(),
             scenario_type: Default::default(),
+            commit: None,
+            review: Default::default(),
             exposed: Vec::new(),
             problems: Vec::new(),
             source: dir.path().join("suite.yaml"),

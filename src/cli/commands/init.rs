@@ -54,10 +54,16 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
     let memory = MemorySettings { sources: sources.clone(), profile: Profile::named(Family::Default) };
     let index = Index::build(load_memory(&memory)?, memory.profile);
     let (suite, active, parked) = crate::init::starter_suite(&index, &memory_shown);
+    // Scenarios drafted from the git history when it has any, else the starters.
+    let drafted = super::draft::for_init(&index);
+    let (suite_file, suite) = match &drafted {
+        Some((file, text, _)) => (*file, text.clone()),
+        None => ("scenarios/starter.yaml", suite),
+    };
 
     let files: [(&str, String); 3] = [
         (CONFIG_FILE, crate::init::config_text(&sources.list)),
-        ("scenarios/starter.yaml", suite),
+        (suite_file, suite),
         (".github/workflows/mneme-gate.yml", crate::init::workflow()),
     ];
     for path in files.iter().map(|(p, _)| *p).chain([BASELINE, GITIGNORE, CLAUDE_SETTINGS]) {
@@ -104,7 +110,15 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
         output::baseline(Path::new(BASELINE), &crate::report::json::render(&pinned))?;
         wrote += 1;
         let gate = if pinned.gate.passed { "passed" } else { "FAILED: see `mneme-gate run`" };
-        let _ = writeln!(text, "pinned      {BASELINE} ({} scenario(s), gate {gate})", pinned.summary.total);
+        let pending = pinned.scenarios.iter().filter(|s| s.review_pending).count();
+        let pending = match pending {
+            0 => String::new(),
+            n if n == pinned.scenarios.len() => {
+                format!("; all {n} wait for review, so this gate rests on no reviewed scenario yet")
+            }
+            n => format!("; {n} wait for review and are not counted"),
+        };
+        let _ = writeln!(text, "pinned      {BASELINE} ({} scenario(s), gate {gate}{pending})", pinned.summary.total);
     }
     if let Some(line) = gitignore()? {
         wrote += 1;
@@ -132,15 +146,30 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
     } else {
         String::new()
     };
-    let mut next = vec![
-        format!("The starter suite has {active} scenario(s) from the decisions of {memory_shown}{more}."),
-        "Next:".to_string(),
-    ];
+    let (suite_line, review_line) = match &drafted {
+        Some((file, _, n)) => (
+            format!("The drafted suite has {n} scenario(s) from the git history and the decisions of {memory_shown}."),
+            format!(
+                "1. Review {file}: every scenario is marked `review: pending` (`mneme-gate draft --html` shows the \
+                 evidence)."
+            ),
+        ),
+        None => (
+            format!(
+                "The starter suite has {active} scenario(s) from the decisions of {memory_shown}{more}: each task is a \
+                 decision's own title, marked `review: pending` (the git history has no change a decision governs to \
+                 draft from)."
+            ),
+            "1. Review scenarios/starter.yaml: every scenario is marked TODO(review) and `review: pending`."
+                .to_string(),
+        ),
+    };
+    let mut next = vec![suite_line, "Next:".to_string()];
     if no_suite {
         next.push(format!("0. Add `scenarios: [scenarios/]` to {CONFIG_FILE}: it names no suite yet."));
     }
     next.extend([
-        "1. Review scenarios/starter.yaml: every scenario is marked TODO(review).".to_string(),
+        review_line,
         "2. Run `mneme-gate run` and read the table.".to_string(),
         "3. Re-pin with `mneme-gate baseline` after each reviewed change, and commit mneme-gate.yaml, \
          scenarios/, reports/baseline.json, .github/workflows/mneme-gate.yml and .gitignore."

@@ -7,6 +7,7 @@ mod cassettes;
 mod context;
 mod coverage;
 mod diff;
+mod draft;
 mod explain;
 mod hook;
 mod import;
@@ -34,6 +35,7 @@ pub(crate) fn execute(settings: Settings) -> Result<i32, Error> {
         Settings::Diff(s) => diff::execute(s),
         Settings::Coverage(s) => coverage::execute(s),
         Settings::Init(s) => init::execute(s),
+        Settings::Draft(s) => draft::execute(s),
         Settings::Cassettes(s) => cassettes::execute(s),
         Settings::Hook(s) => hook::execute(s),
         Settings::Mcp(s) => mcp::execute(s),

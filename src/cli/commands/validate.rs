@@ -28,7 +28,16 @@ pub(crate) fn execute(s: ValidateSettings) -> Result<i32, Error> {
         }
     }
     memory.sort_diagnostics();
-    let findings = Findings { path, profile: profile.name, memory: &memory };
+    // The configured suite, when it loads: how many of its scenarios wait
+    // for review, when any does (its problems are `run`'s to report).
+    let review = match s.suites.as_slice() {
+        [] => None,
+        roots => crate::scenarios::Suite::load(roots).ok().and_then(|suite| {
+            let pending = suite.scenarios.iter().filter(|s| s.review.is_pending()).count();
+            (pending > 0).then_some((pending, suite.scenarios.len()))
+        }),
+    };
+    let findings = Findings { path, profile: profile.name, memory: &memory, review };
     // A validator's findings are its output: they go to standard output.
     if s.json {
         output::json(&validate::json(&findings))?;

@@ -508,3 +508,17 @@ fn errors_of_one_file_come_in_line_order() {
     assert_eq!(places, sorted, "{errors:?}");
     assert_eq!(places[0].0, 4, "the second `a` first: {errors:?}");
 }
+
+#[test]
+fn drafted_scenarios_keep_their_commit_and_review_marker() {
+    let hash = "0123456789abcdef0123456789ABCDEF01234567";
+    let s = one(&format!("scenarios:\n  - id: d\n    task: t\n    commit: {hash}\n    review: pending\n"));
+    assert_eq!(s.commit.as_deref(), Some(hash.to_ascii_lowercase().as_str()));
+    assert!(s.review.is_pending());
+    let s = one("scenarios:\n  - id: d\n    task: t\n");
+    assert_eq!((s.commit, s.review), (None, crate::scenarios::Review::Reviewed));
+    let errors = err_strings("scenarios:\n  - id: d\n    task: t\n    commit: abc123\n    review: done\n");
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[0].contains("`commit` must be a full commit hash"), "{errors:?}");
+    assert!(errors[1].contains("`review` must be `pending`"), "{errors:?}");
+}
