@@ -602,7 +602,7 @@ fn init_without_decisions_offers_a_way_forward() {
         "{}",
         out.stdout
     );
-    assert!(out.stdout.contains("The starter suite has 1 scenario(s) from the decisions of adr:docs/adr."));
+    assert!(out.stdout.contains("The starter suite has 1 scenario(s) from the decisions of adr:docs/adr:"));
     let config = std::fs::read_to_string(dir.path().join("mneme-gate.yaml")).unwrap();
     assert!(config.contains("  - adr: \"docs/adr/\"\n"), "{config}");
     let out = expect(run(dir.path(), &["run"], &[]), 0, "run after init --first-adr");
@@ -629,7 +629,7 @@ fn init_starts_from_the_memory_of_an_existing_configuration() {
     fits_80(&out.stdout);
     assert!(out.stdout.contains("left alone  mneme-gate.yaml"), "{}", out.stdout);
     assert!(out.stdout.contains("updated     mneme-gate.yaml (scenarios: [scenarios/], the starter suite)"));
-    assert!(out.stdout.contains("The starter suite has 42 scenario(s) from the decisions of data/mem.json."));
+    assert!(out.stdout.contains("The starter suite has 42 scenario(s) from the decisions of data/mem.json:"));
     let config = std::fs::read_to_string(dir.path().join("mneme-gate.yaml")).unwrap();
     assert!(config.starts_with("# ours\nmemory: data/mem.json\nscenarios: [scenarios/]"), "{config}");
     let out = expect(run(dir.path(), &["run"], &[]), 0, "run after init");
@@ -654,7 +654,7 @@ fn init_takes_any_decision_source() {
     expect(run(dir.path(), &["validate", "--memory", "adr:arch/records/"], &[]), 0, "validate");
     let out = expect(run(dir.path(), &["init", "--memory", "adr:arch/records/"], &[]), 0, "init --memory adr:");
     fits_80(&out.stdout);
-    assert!(out.stdout.contains("from the decisions of adr:arch/records."), "{}", out.stdout);
+    assert!(out.stdout.contains("from the decisions of adr:arch/records:"), "{}", out.stdout);
     let config = std::fs::read_to_string(dir.path().join("mneme-gate.yaml")).unwrap();
     assert!(config.contains("  - adr: \"arch/records/\"\n"), "{config}");
     expect(run(dir.path(), &["run"], &[]), 0, "run after init");

@@ -118,7 +118,12 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
             }
             n => format!("; {n} wait for review and are not counted"),
         };
-        let _ = writeln!(text, "pinned      {BASELINE} ({} scenario(s), gate {gate}{pending})", pinned.summary.total);
+        // Fitted to the terminal, continued under the path.
+        let line = format!("pinned      {BASELINE} ({} scenario(s), gate {gate}{pending})", pinned.summary.total);
+        for piece in crate::report::layout::wrap(&line, Some(s.width), 12) {
+            text.push_str(&piece);
+            text.push('\n');
+        }
     }
     if let Some(line) = gitignore()? {
         wrote += 1;
