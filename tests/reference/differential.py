@@ -63,6 +63,7 @@ WORDS = [
     "client", "retry", "webhook", "invoice", "pipeline", "warehouse",
     "terraform", "mobile", "checkout", "stripe", "database", "postgres",
     "LedgerClient", "HTTP", "Kafka", "ORDERS", "Payments",
+    "MeshTimeout", "HTTPServerError", "parseJSONBody", "v2Api", "OrderID", "ledger.Client",
     "snake_case_name", "payments-ledger", "order_id", "k8s", "e2e", "x86_64",
     "v2", "api", "sql", "css", "dbt", "GPT-4o", "3.11", "2024", "100",
     "café", "Café", "straße", "STRASSE", "größe", "über", "naïve", "Élan",
