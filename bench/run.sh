@@ -6,7 +6,8 @@
 # issue 15: `context` and `hook claude` from the compiled index cache, and the
 # MCP server's memory_search timed from the PyPI `mcp` client
 # (tests/reference/mcp_client.py, which installs it into target/mcp-venv); and of
-# issue 17: `coverage` on the big case.
+# issue 17: `coverage` on the big case; and of issue 26: `run` under profile
+# default (BM25F) against profile classic.
 #
 #   bash bench/run.sh [--runs N] [--quick]
 #
@@ -101,6 +102,9 @@ big = generate(D, S)
 big_size = size_of(big)
 
 run_big = measure(run_cmd(big), big, runs)
+# Issue 26: profile default (BM25F) against the token-overlap profile it replaced, now `classic`.
+run_classic = measure(run_cmd(big, ["--profile", "classic"]), big, runs)
+over_classic = run_big[0] / run_classic[0]
 floor_big = measure([dev, "floor", "--memory", "project_memory.json", "--scenarios", "scenarios"], big, runs)
 # Issue 17: the coverage analysis (every scenario ranked, every decision probed, overlap).
 coverage_big = measure([bin, "coverage", "--memory", "project_memory.json", "--scenarios", "scenarios",
@@ -212,6 +216,8 @@ lines = [
     f"| `run`, {S:,} scenarios × {D:,} decisions (native, {big_size / 2**20:.0f} MiB of input) | {fmt(run_big)} | {mib(run_big[3])} | |",
     f"| parse-only floor (`mneme-gate-dev floor`), same input | {fmt(floor_big)} | {mib(floor_big[3])} | |",
     f"| run / floor | {over_floor:.2f}× | | ≤ 1.5×: {verdict(over_floor <= 1.5, f'{over_floor:.2f}×')} |",
+    f"| `run --profile classic` (issue 26: the token-overlap profile `default` replaced), same input | {fmt(run_classic)} | {mib(run_classic[3])} | |",
+    f"| `run` (default, BM25F) / `run --profile classic` | {over_classic:.2f}× | | ≤ 1.2×: {verdict(over_classic <= 1.2, f'{over_classic:.2f}×')} |",
     f"| `coverage`, {D:,} decisions × {S:,} scenarios (`--json`) | {fmt(coverage_big)} | {mib(coverage_big[3])} | ≤ 3 s: {verdict(coverage_big[0] <= 3, f'{coverage_big[0]:.2f} s')} |",
     f"| `run --profile mneme`, {MS:,} × {MD:,} (Mneme layout) | {fmt(ours_mn)} | {mib(ours_mn[3])} | |",
     f"| Mneme 0.10.0 `mneme benchmark`, same suite | {fmt(theirs)} | {mib(theirs[3])} | |",

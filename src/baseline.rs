@@ -188,6 +188,19 @@ pub fn incompatibilities(baseline: &Report, current: &Report) -> Vec<String> {
     if bp.stem != cp.stem {
         out.push(format!("profile stem: the baseline used {}, this run {}", bp.stem, cp.stem));
     }
+    let none = std::collections::BTreeMap::new();
+    let (bb, cb) = (bp.bm25f.as_ref().unwrap_or(&none), cp.bm25f.as_ref().unwrap_or(&none));
+    let keys: std::collections::BTreeSet<&String> = bb.keys().chain(cb.keys()).collect();
+    for key in keys {
+        let shown = |v: Option<&f64>| v.map_or("none".to_string(), f64::to_string);
+        if bb.get(key) != cb.get(key) {
+            out.push(format!(
+                "profile bm25f.{key}: the baseline used {}, this run {}",
+                shown(bb.get(key)),
+                shown(cb.get(key))
+            ));
+        }
+    }
     out
 }
 

@@ -213,7 +213,7 @@ pub fn from_compiled(
     query: Query<'_>,
 ) -> Result<Answer, Corrupt> {
     let compiled = Compiled::open(directory, records)?;
-    let tokenizer = Tokenizer::new(profile.family, profile.min_token_len, profile.stem);
+    let tokenizer = Tokenizer::for_profile(profile);
     let retrieval = compiled.retrieve(profile, &tokenizer, query)?;
     let shown = retrieval.hits.iter().map(|h| compiled.shown(h.pool)).collect::<Result<_, _>>()?;
     Ok(Answer { warnings: compiled.warnings()?, retrieval, shown, source: Source::CacheByHash, _index: None })

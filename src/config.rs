@@ -15,7 +15,7 @@ use serde_saphyr::Spanned;
 
 use crate::gate::{GateSettings, RuleMode, SUITE_MEANS};
 use crate::memory::{read_regular, size_in_words, ReadError, Source, SourceKind, Sources};
-use crate::profile::{Family, Milli, Profile};
+use crate::profile::{Milli, Named, Profile};
 use crate::scenarios::{SuiteLimits, YamlLimits};
 
 mod model;
@@ -63,6 +63,17 @@ pub struct RetrievalConfig {
     pub tag_boost: Option<Spanned<f64>>,
     pub min_token_len: Option<Spanned<i64>>,
     pub stem: Option<bool>,
+    /// Profile `default`'s BM25F constants.
+    pub bm25f: Option<Bm25fConfig>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bm25fConfig {
+    pub k1: Option<Spanned<f64>>,
+    pub b: Option<Spanned<f64>>,
+    pub path_weight: Option<Spanned<f64>>,
+    pub path_max_df: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -73,6 +84,11 @@ pub struct WeightsConfig {
     pub constraint: Option<Spanned<f64>>,
     pub anti_patterns: Option<Spanned<f64>>,
     pub content: Option<Spanned<f64>>,
+    pub summary: Option<Spanned<f64>>,
+    pub decision: Option<Spanned<f64>>,
+    pub context: Option<Spanned<f64>>,
+    pub options: Option<Spanned<f64>>,
+    pub consequences: Option<Spanned<f64>>,
 }
 
 /// The gate's rules (`fail`, `advisory` or `off` each) and the tolerances of
@@ -416,20 +432,24 @@ impl Config {
     /// A profile named on the command line is taken as published: the
     /// file's overrides belong to the profile the file names, so
     /// `--profile mneme` reproduces Mneme whatever the file tunes.
-    pub fn profile(&self, cli_profile: Option<Family>, cli_k: Option<usize>) -> Result<Profile, ConfigError> {
+    pub fn profile(&self, cli_profile: Option<Named>, cli_k: Option<usize>) -> Result<Profile, ConfigError> {
         let path = self.where_();
         let retrieval = self.file.retrieval.as_ref();
         let mut profile = match cli_profile {
-            Some(family) => Profile::named(family),
+            Some(named) => Profile::of(named),
             None => {
                 let named = retrieval.and_then(|r| r.profile.as_ref());
-                let family = match named {
-                    None => Family::Default,
-                    Some(s) => Family::parse(&s.value).ok_or_else(|| {
-                        ConfigError::at(&path, s, format!("unknown profile `{}`: use `default` or `mneme`", s.value))
+                let named = match named {
+                    None => Named::Default,
+                    Some(s) => Named::parse(&s.value).ok_or_else(|| {
+                        ConfigError::at(
+                            &path,
+                            s,
+                            format!("unknown profile `{}`: use `default`, `classic` or `mneme`", s.value),
+                        )
                     })?,
                 };
-                let mut p = Profile::named(family);
+                let mut p = Profile::of(named);
                 if let Some(r) = retrieval {
                     apply_overrides(&path, r, &mut p)?;
                 }
@@ -693,6 +713,36 @@ fn apply_overrides(path: &Path, r: &RetrievalConfig, p: &mut Profile) -> Result<
     if let Some(stem) = r.stem {
         p.stem = stem;
     }
+    if let Some(c) = &r.bm25f {
+        let name = p.name;
+        let Some(b) = p.bm25f.as_mut() else {
+            let at = [&c.k1, &c.b, &c.path_weight, &c.path_max_df].into_iter().flatten().next();
+            let message = format!("`retrieval.bm25f`: profile `{name}` is not BM25F; only profile `default` is");
+            return Err(match at {
+                Some(v) => ConfigError::at(path, v, message),
+                None => ConfigError::usage(message),
+            });
+        };
+        let slots = [
+            (&c.k1, &mut b.k1, "k1", 0, 1_000_000),
+            (&c.b, &mut b.b, "b", 0, 1000),
+            (&c.path_weight, &mut b.path_weight, "path_weight", 0, 1_000_000),
+            (&c.path_max_df, &mut b.path_max_df, "path_max_df", 0, 1000),
+        ];
+        for (given, slot, key, lo, hi) in slots {
+            let Some(v) = given else { continue };
+            let key = format!("retrieval.bm25f.{key}");
+            let value = milli(path, &key, v)?;
+            if value.0 < lo || value.0 > hi {
+                return Err(ConfigError::at(
+                    path,
+                    v,
+                    format!("`{key}` must be between {} and {}, found {}", Milli(lo), Milli(hi), value),
+                ));
+            }
+            *slot = value;
+        }
+    }
     if let Some(w) = &r.weights {
         let slots = [
             (&w.title, &mut p.weights.title, "title"),
@@ -705,6 +755,33 @@ fn apply_overrides(path: &Path, r: &RetrievalConfig, p: &mut Profile) -> Result<
             if let Some(v) = given {
                 *slot = milli(path, &format!("retrieval.weights.{name}"), v)?;
             }
+        }
+        let sections = [
+            (&w.summary, "summary"),
+            (&w.decision, "decision"),
+            (&w.context, "context"),
+            (&w.options, "options"),
+            (&w.consequences, "consequences"),
+        ];
+        for (given, name) in sections {
+            let Some(v) = given else { continue };
+            let key = format!("retrieval.weights.{name}");
+            let value = milli(path, &key, v)?;
+            let Some(b) = p.bm25f.as_mut() else {
+                return Err(ConfigError::at(
+                    path,
+                    v,
+                    format!("`{key}`: profile `{}` does not score ADR sections; only profile `default` does", p.name),
+                ));
+            };
+            let slot = match name {
+                "summary" => &mut b.sections.summary,
+                "decision" => &mut b.sections.decision,
+                "context" => &mut b.sections.context,
+                "options" => &mut b.sections.options,
+                _ => &mut b.sections.consequences,
+            };
+            *slot = value;
         }
     }
     Ok(())
@@ -819,8 +896,8 @@ mod tests {
         assert_eq!(p.weights.tags, Milli(2500));
         assert_eq!(c.profile(None, Some(7)).unwrap().k, 7);
         // A profile named on the command line is taken as published.
-        let m = c.profile(Some(Family::Mneme), None).unwrap();
-        assert_eq!(m, Profile::named(Family::Mneme));
+        let m = c.profile(Some(Named::Mneme), None).unwrap();
+        assert_eq!(m, Profile::of(Named::Mneme));
     }
 
     #[test]

@@ -11,6 +11,10 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
+/// Profile `default`'s abstention threshold: a decision must score above
+/// it to be retrieved (calibrated as `docs/retrieval.md` says).
+pub const DEFAULT_MIN_SCORE: Milli = Milli(5000);
+
 /// An exact decimal with three fractional digits, stored as thousandths.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Milli(pub i64);
@@ -96,7 +100,9 @@ pub struct Weights {
     pub content: Milli,
 }
 
-/// The canonical fields, in the order explain and the index use.
+/// The scored fields, in the order explain and the index use: the five
+/// canonical fields, which every profile scores, then the five sections of
+/// an ADR ([`crate::memory::Sections`]), which only profile `default` scores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Field {
@@ -105,10 +111,32 @@ pub enum Field {
     Constraint,
     AntiPatterns,
     Content,
+    Summary,
+    Decision,
+    Context,
+    Options,
+    Consequences,
 }
 
 impl Field {
+    /// The canonical fields (profiles `classic` and `mneme` score these only).
     pub const ALL: [Field; 5] = [Field::Title, Field::Tags, Field::Constraint, Field::AntiPatterns, Field::Content];
+    /// The section fields, scored by profile `default` only.
+    pub const SECTIONS: [Field; 5] =
+        [Field::Summary, Field::Decision, Field::Context, Field::Options, Field::Consequences];
+    /// Every field, canonical first.
+    pub const EVERY: [Field; 10] = [
+        Field::Title,
+        Field::Tags,
+        Field::Constraint,
+        Field::AntiPatterns,
+        Field::Content,
+        Field::Summary,
+        Field::Decision,
+        Field::Context,
+        Field::Options,
+        Field::Consequences,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -117,11 +145,18 @@ impl Field {
             Field::Constraint => "constraint",
             Field::AntiPatterns => "anti_patterns",
             Field::Content => "content",
+            Field::Summary => "summary",
+            Field::Decision => "decision",
+            Field::Context => "context",
+            Field::Options => "options",
+            Field::Consequences => "consequences",
         }
     }
 }
 
 impl Weights {
+    /// The weight of a canonical field (0 for a section field, which only
+    /// [`Bm25f::sections`] weighs).
     pub fn of(&self, field: Field) -> Milli {
         match field {
             Field::Title => self.title,
@@ -129,6 +164,78 @@ impl Weights {
             Field::Constraint => self.constraint,
             Field::AntiPatterns => self.anti_patterns,
             Field::Content => self.content,
+            _ => Milli::ZERO,
+        }
+    }
+}
+
+/// The weights of the section fields (profile `default` only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SectionWeights {
+    pub summary: Milli,
+    pub decision: Milli,
+    pub context: Milli,
+    pub options: Milli,
+    pub consequences: Milli,
+}
+
+/// The constants of profile `default`'s scoring (BM25F over token sets, in
+/// exact integer arithmetic: see `docs/retrieval.md` and
+/// [`crate::retrieval::bm25`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Bm25f {
+    /// Saturation: a term's weighted, length-normalised occurrence `x`
+    /// counts `x × (k1 + 1) / (k1 + x)`.
+    pub k1: Milli,
+    /// Length normalisation (0 none, 1 full), the same for every field.
+    pub b: Milli,
+    /// A token of the edited file's path that is not a task token counts
+    /// this share of its score ...
+    pub path_weight: Milli,
+    /// ... and only when at most this share of the pool's decisions hold it
+    /// (an informative path segment; `src` and the project's name are not).
+    pub path_max_df: Milli,
+    pub sections: SectionWeights,
+}
+
+impl Bm25f {
+    pub fn section(&self, field: Field) -> Milli {
+        match field {
+            Field::Summary => self.sections.summary,
+            Field::Decision => self.sections.decision,
+            Field::Context => self.sections.context,
+            Field::Options => self.sections.options,
+            Field::Consequences => self.sections.consequences,
+            _ => Milli::ZERO,
+        }
+    }
+}
+
+/// A profile as named on the command line or in `mneme-gate.yaml`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Named {
+    /// mneme-gate's BM25F profile.
+    Default,
+    /// mneme-gate's first profile (weighted token overlap), kept unchanged.
+    Classic,
+    /// Mneme 0.10.0, as published.
+    Mneme,
+}
+
+impl Named {
+    pub fn parse(name: &str) -> Option<Named> {
+        match name {
+            "default" => Some(Named::Default),
+            "classic" => Some(Named::Classic),
+            "mneme" => Some(Named::Mneme),
+            _ => None,
+        }
+    }
+
+    pub fn family(self) -> Family {
+        match self {
+            Named::Default | Named::Classic => Family::Default,
+            Named::Mneme => Family::Mneme,
         }
     }
 }
@@ -146,14 +253,56 @@ pub struct Profile {
     pub stem: bool,
     pub k: usize,
     pub min_score: Milli,
+    /// Profile `default`'s BM25F constants; `None` for the token-overlap
+    /// profiles `classic` and `mneme` (whose reports keep their bytes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bm25f: Option<Bm25f>,
 }
 
 impl Profile {
+    /// The named profile of a family: `default` or `mneme`.
     pub fn named(family: Family) -> Profile {
         match family {
-            Family::Default => Profile {
+            Family::Default => Profile::of(Named::Default),
+            Family::Mneme => Profile::of(Named::Mneme),
+        }
+    }
+
+    /// A named profile, as published.
+    pub fn of(named: Named) -> Profile {
+        match named {
+            Named::Default => Profile {
                 name: "default",
-                family,
+                family: Family::Default,
+                weights: Weights {
+                    title: Milli(3000),
+                    tags: Milli(2500),
+                    constraint: Milli(1500),
+                    anti_patterns: Milli(1500),
+                    content: Milli(1000),
+                },
+                tag_boost: Milli(1000),
+                min_token_len: 3,
+                stem: false,
+                k: 3,
+                min_score: DEFAULT_MIN_SCORE,
+                bm25f: Some(Bm25f {
+                    k1: Milli(1200),
+                    b: Milli(750),
+                    path_weight: Milli(500),
+                    path_max_df: Milli(250),
+                    sections: SectionWeights {
+                        summary: Milli(2000),
+                        decision: Milli(1500),
+                        context: Milli(750),
+                        options: Milli(500),
+                        consequences: Milli(500),
+                    },
+                }),
+            },
+            Named::Classic => Profile {
+                name: "classic",
+                family: Family::Default,
                 weights: Weights {
                     title: Milli(3000),
                     tags: Milli(2500),
@@ -166,10 +315,11 @@ impl Profile {
                 stem: false,
                 k: 3,
                 min_score: Milli::ZERO,
+                bm25f: None,
             },
-            Family::Mneme => Profile {
+            Named::Mneme => Profile {
                 name: "mneme",
-                family,
+                family: Family::Mneme,
                 weights: Weights {
                     title: Milli(1000),
                     tags: Milli(2000),
@@ -182,21 +332,53 @@ impl Profile {
                 stem: false,
                 k: 3,
                 min_score: Milli::ZERO,
+                bm25f: None,
             },
         }
+    }
+
+    /// The named profile this one starts from.
+    pub fn base(&self) -> Profile {
+        Named::parse(self.name).map_or_else(|| Profile::named(self.family), Profile::of)
+    }
+
+    /// The fields this profile scores: the five canonical ones, and under
+    /// BM25F the five sections too.
+    pub fn fields(&self) -> &'static [Field] {
+        if self.bm25f.is_some() {
+            &Field::EVERY
+        } else {
+            &Field::ALL
+        }
+    }
+
+    /// The weight of any field (0 for a section field without BM25F).
+    pub fn weight(&self, field: Field) -> Milli {
+        match (&self.bm25f, field) {
+            (Some(b), Field::Summary | Field::Decision | Field::Context | Field::Options | Field::Consequences) => {
+                b.section(field)
+            }
+            _ => self.weights.of(field),
+        }
+    }
+
+    /// Whether the tokenizer also splits identifiers (CamelCase, snake_case,
+    /// kebab-case, dotted), keeping the whole: profile `default` does.
+    pub fn splits_identifiers(&self) -> bool {
+        self.bm25f.is_some()
     }
 
     /// Names the settings that differ from the named profile, for headers
     /// such as `profile default (k=5, weights.title=4.0)`.
     pub fn describe(&self) -> String {
-        let base = Profile::named(self.family);
+        let base = self.base();
         let mut diffs = Vec::new();
         if self.k != base.k {
             diffs.push(format!("k={}", self.k));
         }
-        for field in Field::ALL {
-            if self.weights.of(field) != base.weights.of(field) {
-                diffs.push(format!("weights.{}={}", field.name(), self.weights.of(field)));
+        for &field in self.fields() {
+            if self.weight(field) != base.weight(field) {
+                diffs.push(format!("weights.{}={}", field.name(), self.weight(field)));
             }
         }
         if self.tag_boost != base.tag_boost {
@@ -210,6 +392,18 @@ impl Profile {
         }
         if self.min_score != base.min_score {
             diffs.push(format!("min_score={}", self.min_score));
+        }
+        if let (Some(a), Some(b)) = (&self.bm25f, &base.bm25f) {
+            for (key, mine, theirs) in [
+                ("k1", a.k1, b.k1),
+                ("b", a.b, b.b),
+                ("path_weight", a.path_weight, b.path_weight),
+                ("path_max_df", a.path_max_df, b.path_max_df),
+            ] {
+                if mine != theirs {
+                    diffs.push(format!("bm25f.{key}={mine}"));
+                }
+            }
         }
         if diffs.is_empty() {
             self.name.to_string()

@@ -34,6 +34,7 @@ use crate::memory::{Decision, Excluded};
 use crate::profile::{Family, Field, Milli, Profile};
 use crate::tokenize::Tokenizer;
 
+pub mod bm25;
 mod build;
 mod explain;
 mod rank;
@@ -93,13 +94,20 @@ impl Retrieval {
         Some(if self.empty_query {
             match profile.family {
                 Family::Default => format!(
-                    "the query has no tokens: every word is a stopword or shorter than {} characters, so profile `default` retrieves nothing",
-                    profile.min_token_len
+                    "the query has no tokens: every word is a stopword or shorter than {} characters, so profile `{}` retrieves nothing",
+                    profile.min_token_len, profile.name
                 ),
                 Family::Mneme => "the query has no tokens and no decision is in scope".to_string(),
             }
         } else {
-            format!("no in-scope decision scored above min_score {}", profile.min_score)
+            if profile.bm25f.is_some() {
+                format!(
+                    "no in-scope decision scored above min_score {}: profile `{}` abstains rather than inject a weak match",
+                    profile.min_score, profile.name
+                )
+            } else {
+                format!("no in-scope decision scored above min_score {}", profile.min_score)
+            }
         })
     }
 }
@@ -114,12 +122,16 @@ pub struct Index {
     vocab: FxHashMap<Box<str>, u32>,
     /// Interned tokens by id, for explain.
     words: Vec<Box<str>>,
-    /// Per decision, per field (in [`Field::ALL`] order): sorted token ids,
-    /// as ranges of `field_tokens` (`field_start` has `5 × pool + 1` entries).
+    /// How many fields the profile scores ([`Profile::fields`]): 5, or 10
+    /// under BM25F.
+    nf: usize,
+    /// Per decision, per field (in [`Profile::fields`] order): sorted token ids,
+    /// as ranges of `field_tokens` (`field_start` has `nf × pool + 1` entries).
     field_tokens: Vec<u32>,
     field_start: Vec<u32>,
-    /// Per token: (decision, Σ weight of the fields holding the token), as
-    /// ranges of `postings` (flat, CSR: `posting_start[t]..posting_start[t+1]`).
+    /// Per token: (decision, Σ weight of the fields holding the token; under
+    /// BM25F the token's whole contribution, [`bm25`]), as ranges of
+    /// `postings` (flat, CSR: `posting_start[t]..posting_start[t+1]`).
     postings: Vec<(u32, i64)>,
     posting_start: Vec<u32>,
     /// Per tag with a non-empty token set: its decision and token range.
@@ -135,6 +147,9 @@ pub struct Index {
     /// the first decision with its id. A ranking keeps the best-ranked copy
     /// of each id. `None` when every id is unique.
     copies: Option<Vec<u32>>,
+    /// Under BM25F: per field, the pool's total length (distinct tokens per
+    /// decision, summed), for explain.
+    field_total: Vec<u64>,
     /// Set by [`Index::build_for_query`]: the one query (task, file) it answers.
     only: Option<(Box<str>, Option<Box<str>>)>,
     /// With `only`: bit `min(n, 63)` set when a query token is `n` bytes long.
@@ -161,6 +176,10 @@ pub struct Scratch {
     scope_marks: Vec<u32>,
     tag_count: FxHashMap<u32, u32>,
     query: Vec<u32>,
+    /// Under BM25F: the informative tokens of the path that are not task
+    /// tokens (they score `path_weight` of their contribution, and complete
+    /// no tag).
+    path_only: Vec<u32>,
     matches: Vec<usize>,
 }
 
@@ -187,9 +206,9 @@ impl Index {
         &self.tag_postings[self.tag_posting_start[t] as usize..self.tag_posting_start[t + 1] as usize]
     }
 
-    /// The sorted token ids of field number `f` (of [`Field::ALL`]) of decision `d`.
+    /// The sorted token ids of field number `f` (of [`Profile::fields`]) of decision `d`.
     fn field(&self, d: usize, f: usize) -> &[u32] {
-        let i = d * Field::ALL.len() + f;
+        let i = d * self.nf + f;
         &self.field_tokens[self.field_start[i] as usize..self.field_start[i + 1] as usize]
     }
 
@@ -246,15 +265,20 @@ pub fn field_texts(decision: &Decision, field: Field) -> Vec<&str> {
         Field::Constraint => decision.constraint.iter().map(String::as_str).collect(),
         Field::AntiPatterns => decision.anti_patterns.iter().map(String::as_str).collect(),
         Field::Content => vec![decision.content.as_str()],
+        Field::Summary => vec![decision.sections.summary.as_str()],
+        Field::Decision => vec![decision.sections.decision.as_str()],
+        Field::Context => vec![decision.sections.context.as_str()],
+        Field::Options => vec![decision.sections.options.as_str()],
+        Field::Consequences => vec![decision.sections.consequences.as_str()],
     }
 }
 
 /// Pool decisions whose every field tokenises to nothing under `profile`:
 /// no query can retrieve them. Each as (byte offset in the file, id).
 pub fn silent_decisions(pool: &[Decision], profile: &Profile) -> Vec<(usize, String)> {
-    let tokenizer = Tokenizer::new(profile.family, profile.min_token_len, profile.stem);
+    let tokenizer = Tokenizer::for_profile(profile);
     let silent = |d: &Decision| {
-        Field::ALL.iter().all(|&f| {
+        profile.fields().iter().all(|&f| {
             let mut any = false;
             for_each_field_text(d, f, |t| tokenizer.each_token(t, &mut |_| any = true));
             !any
@@ -272,5 +296,10 @@ fn for_each_field_text<'a>(decision: &'a Decision, field: Field, mut each: impl 
         Field::Constraint => decision.constraint.iter().for_each(|t| each(t)),
         Field::AntiPatterns => decision.anti_patterns.iter().for_each(|t| each(t)),
         Field::Content => each(&decision.content),
+        Field::Summary => each(&decision.sections.summary),
+        Field::Decision => each(&decision.sections.decision),
+        Field::Context => each(&decision.sections.context),
+        Field::Options => each(&decision.sections.options),
+        Field::Consequences => each(&decision.sections.consequences),
     }
 }

@@ -30,6 +30,8 @@ pub struct Tokenizer {
     family: Family,
     min_len: usize,
     stemmer: Option<rust_stemmers::Stemmer>,
+    /// Identifiers are split too (profile `default`): see [`Tokenizer::splitting`].
+    split: bool,
 }
 
 impl std::fmt::Debug for Tokenizer {
@@ -38,6 +40,7 @@ impl std::fmt::Debug for Tokenizer {
             .field("family", &self.family)
             .field("min_len", &self.min_len)
             .field("stem", &self.stemmer.is_some())
+            .field("split", &self.split)
             .finish()
     }
 }
@@ -45,7 +48,34 @@ impl std::fmt::Debug for Tokenizer {
 impl Tokenizer {
     pub fn new(family: Family, min_len: usize, stem: bool) -> Self {
         let stemmer = stem.then(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English));
-        Tokenizer { family, min_len, stemmer }
+        Tokenizer { family, min_len, stemmer, split: false }
+    }
+
+    /// The tokenizer of a profile (family, `min_token_len`, `stem`, and
+    /// identifier splitting for profile `default`).
+    pub fn for_profile(profile: &crate::profile::Profile) -> Self {
+        let mut t = Tokenizer::new(profile.family, profile.min_token_len, profile.stem);
+        t.split = profile.splits_identifiers() && profile.family == Family::Default;
+        t
+    }
+
+    /// [`Tokenizer::new`] that also splits identifiers: a *word* is a
+    /// maximal run of letters, digits and the joiners `_`, `-` and `.`
+    /// (joiners at its ends trimmed); the word gives itself whole, each of
+    /// its joiner-separated segments whole, and each segment's case parts
+    /// (`HTTPServerError` gives `http`, `server`, `error`; `meshTimeout`
+    /// gives `mesh`, `timeout`). `MeshTimeout.cs` gives `meshtimeout.cs`,
+    /// `meshtimeout`, `mesh`, `timeout` and `cs`. Each is lowercased and
+    /// filtered (length, stopwords) and stemmed like any token.
+    pub fn splitting(family: Family, min_len: usize, stem: bool) -> Self {
+        let mut t = Tokenizer::new(family, min_len, stem);
+        t.split = family == Family::Default;
+        t
+    }
+
+    /// Whether identifiers are split (a token is then not always a run).
+    pub(crate) fn splits(&self) -> bool {
+        self.split
     }
 
     fn is_stopword(&self, token: &str) -> bool {
@@ -58,6 +88,24 @@ impl Tokenizer {
     /// Calls `emit` for every token of `text`, in text order; a token can be
     /// emitted more than once (the caller's set collapses duplicates).
     pub fn each_token(&self, text: &str, emit: &mut dyn FnMut(&str)) {
+        if self.split {
+            return each_identifier_piece(text, &mut |piece| {
+                let lower;
+                let run: &str = if piece.chars().any(|c| c.is_uppercase() || c.to_lowercase().next() != Some(c)) {
+                    lower = piece.to_lowercase();
+                    &lower
+                } else {
+                    piece
+                };
+                if !self.keeps(run) {
+                    return;
+                }
+                match &self.stemmer {
+                    Some(stemmer) => emit(&stemmer.stem(run)),
+                    None => emit(run),
+                }
+            });
+        }
         self.each_run(text, &mut |run| {
             if !self.keeps(run) {
                 return;
@@ -133,6 +181,60 @@ impl Tokenizer {
         out.dedup();
         out
     }
+}
+
+fn is_joiner(c: char) -> bool {
+    matches!(c, '_' | '-' | '.')
+}
+
+/// The pieces of [`Tokenizer::splitting`], before lowercasing and filters,
+/// in text order (a piece may repeat: `a_a` gives `a_a`, `a`, `a`).
+fn each_identifier_piece(text: &str, each: &mut dyn FnMut(&str)) {
+    for word in text.split(|c: char| !(c.is_alphanumeric() || is_joiner(c))) {
+        let word = word.trim_matches(is_joiner);
+        if word.is_empty() {
+            continue;
+        }
+        let segments = word.split(is_joiner).filter(|s| !s.is_empty());
+        let several_segments = word.contains(is_joiner);
+        if several_segments {
+            each(word);
+        }
+        for segment in segments {
+            each(segment);
+            each_case_part(segment, each);
+        }
+    }
+}
+
+/// The case parts of a segment of letters and digits, when there are
+/// several: a boundary before an upper-case letter that follows a lower-case
+/// letter or a digit (`meshTimeout`, `v2Api`), and before the last upper-case
+/// letter of a run followed by a lower-case one (`HTTPServer`: `HTTP`,
+/// `Server`). Nothing when the segment is one part (it was given whole).
+fn each_case_part(segment: &str, each: &mut dyn FnMut(&str)) {
+    let chars: Vec<(usize, char)> = segment.char_indices().collect();
+    let mut cuts = Vec::new();
+    for i in 1..chars.len() {
+        let (prev, cur) = (chars[i - 1].1, chars[i].1);
+        let next = chars.get(i + 1).map(|&(_, c)| c);
+        let boundary = cur.is_uppercase()
+            && (prev.is_lowercase()
+                || prev.is_numeric()
+                || (prev.is_uppercase() && next.is_some_and(char::is_lowercase)));
+        if boundary {
+            cuts.push(chars[i].0);
+        }
+    }
+    if cuts.is_empty() {
+        return;
+    }
+    let mut start = 0;
+    for cut in cuts {
+        each(&segment[start..cut]);
+        start = cut;
+    }
+    each(&segment[start..]);
 }
 
 /// The maximal runs of bytes of `text` that are `word` bytes (which must be
@@ -231,6 +333,31 @@ mod tests {
         let digest: String = Sha256::digest(DEFAULT_STOPWORDS.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(digest, "edce7b9292168e6b596715eda16907cb4aae0b45a05dbdf55ba07fa62b76fcc1");
         assert_eq!(default_stopwords().len(), DEFAULT_STOPWORDS.lines().filter(|l| !l.trim().is_empty()).count());
+    }
+
+    #[test]
+    fn splitting_keeps_the_whole_and_its_parts() {
+        let t = Tokenizer::splitting(Family::Default, 3, false);
+        assert_eq!(t.tokens("MeshTimeout"), ["mesh", "meshtimeout", "timeout"]);
+        assert_eq!(t.tokens("snake_case"), ["case", "snake", "snake_case"]);
+        assert_eq!(t.tokens("kebab-case-name"), ["case", "kebab", "kebab-case-name", "name"]);
+        assert_eq!(t.tokens("System.Text.Json"), ["json", "system", "system.text.json", "text"]);
+        assert_eq!(t.tokens("HTTPServerError"), ["error", "http", "httpservererror", "server"]);
+        assert_eq!(t.tokens("parseJSONBody"), ["body", "json", "parse", "parsejsonbody"]);
+        assert_eq!(t.tokens("src/Mesh/MeshTimeout.cs"), ["mesh", "meshtimeout", "meshtimeout.cs", "src", "timeout"]);
+        // Joiners at a word's ends are punctuation: a sentence's full stop.
+        assert_eq!(t.tokens("Use the cache. -- done_"), ["cache", "done", "use"]);
+        assert_eq!(t.tokens("the_of"), ["the_of"]);
+        assert_eq!(t.tokens("Übersicht_Größe"), ["größe", "übersicht", "übersicht_größe"]);
+        assert!(t.tokens("_-._").is_empty());
+        // The same words, split or not, share their plain tokens.
+        assert_eq!(default().tokens("timeout policy"), t.tokens("timeout policy"));
+    }
+
+    #[test]
+    fn splitting_stems_each_piece() {
+        let t = Tokenizer::splitting(Family::Default, 3, true);
+        assert_eq!(t.tokens("RetryPolicies"), ["polici", "retri", "retrypolici"]);
     }
 
     #[test]

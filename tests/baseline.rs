@@ -132,7 +132,7 @@ fn a_regression_is_explained_and_fails_the_gate() {
         "{}",
         out.stdout
     );
-    assert!(out.stdout.contains("  - PAY-005 left (was rank 1, score 20.0) [expected]"), "{}", out.stdout);
+    assert!(out.stdout.contains("  - PAY-005 left (was rank 1, score 29.71) [expected]"), "{}", out.stdout);
     let out = expect(run(dir.path(), &["diff", "reports/baseline.json", "reports/baseline.json"], OFF), 0, "no diff");
     assert!(out.stdout.contains("no scenario changed"), "{}", out.stdout);
 }
@@ -202,6 +202,10 @@ fn a_scenario_missing_from_the_suite_fails_unless_filtered() {
 #[test]
 fn suite_means_are_advisory_by_default_and_configurable() {
     let dir = example();
+    // Under profile classic (token overlap) the retitling below moves
+    // precision; profile default's normalised scores barely notice it.
+    edit(dir.path().join("mneme-gate.yaml"), "profile: default", "profile: classic");
+    expect(run(dir.path(), &["baseline"], OFF), 0, "pinned under classic");
     // A retitled PAY-005 drops a rank in some scenarios and lets an
     // irrelevant decision in: precision falls, recall holds.
     edit(
@@ -470,7 +474,7 @@ fn baseline_ref_and_memory_ref_read_the_base_revision() {
     let out = expect(run(dir.path(), &["run", "--quiet", "--baseline-ref", "main"], &[]), 1, "re-pinned");
     assert!(
         out.stdout
-            .contains("THIS CHANGE RE-PINS THE BASELINE of main: 2 scenario(s) change: refund-posts-ledger-reversal, stripe-dispute-webhook-verifies-signature"),
+            .contains("THIS CHANGE RE-PINS THE BASELINE of main: 3 scenario(s) change: daily-payouts-from-ledger-balances, refund-posts-ledger-reversal, stripe-dispute-webhook-verifies-signature"),
         "{}",
         out.stdout
     );

@@ -27,7 +27,9 @@ fn corpus(gate: &str) -> tempfile::TempDir {
     std::fs::copy(from.join("scenarios/coverage.yaml"), tmp.path().join("scenarios/coverage.yaml")).unwrap();
     std::fs::write(
         tmp.path().join("mneme-gate.yaml"),
-        format!("memory: project_memory.json\nscenarios: scenarios/\nbaseline: reports/baseline.json\n{gate}"),
+        format!(
+            "memory: project_memory.json\nscenarios: scenarios/\nbaseline: reports/baseline.json\nretrieval:\n  profile: classic\n{gate}"
+        ),
     )
     .unwrap();
     tmp

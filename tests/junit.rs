@@ -324,7 +324,7 @@ fn every_verdict_and_rule_mode_counts_as_the_schema_says() {
     let dir = tempfile::tempdir().unwrap();
     let gate = root().join("docs/examples/gate");
     let config = format!(
-        "memory: {}\nscenarios: [{}]\nbaseline: {}\ngate:\n  recall: advisory\n  weak_retrieval: off\n  verdict_regression: off\n",
+        "memory: {}\nscenarios: [{}]\nbaseline: {}\nretrieval:\n  profile: classic\ngate:\n  recall: advisory\n  weak_retrieval: off\n  verdict_regression: off\n",
         gate.join("memory-v2.json").display(),
         gate.join("scenarios").display(),
         gate.join("baseline.json").display()

@@ -118,6 +118,18 @@ fn incompatible_settings_are_named() {
 }
 
 #[test]
+fn bm25f_constants_are_part_of_the_settings() {
+    let b = bundled();
+    let constants = b.fingerprint.profile.bm25f.clone().expect("the bundled baseline is pinned under default");
+    assert_eq!(constants.get("k1"), Some(&1.2));
+    let mut now = b.clone();
+    now.fingerprint.profile.bm25f.as_mut().unwrap().insert("k1".into(), 2.0);
+    assert_eq!(incompatibilities(&b, &now), ["profile bm25f.k1: the baseline used 1.2, this run 2"]);
+    now.fingerprint.profile.bm25f = None;
+    assert_eq!(incompatibilities(&b, &now).len(), constants.len(), "a classic run against a default baseline");
+}
+
+#[test]
 fn error_messages_say_what_to_do() {
     let path = PathBuf::from("reports/baseline.json");
     let e = BaselineError::Read { path: path.clone(), source: std::io::Error::other("disk on fire") };

@@ -10,9 +10,9 @@
 //!   each, which decisions have scope globs, the memory's warnings, and where
 //!   each token's and each decision's record is, with its length and XXH64;
 //! - the **records**, read one by one: per token its postings (decision, and
-//!   a 5-bit mask of the fields holding the token, so that the weights are
-//!   applied at query time) and the tags holding it (tag, decision, token
-//!   count); per decision what the context block shows of it (id, title,
+//!   the token's score in it: the summed weights of the fields holding it,
+//!   or under BM25F its whole contribution, as `Index::build` computes it)
+//!   and the tags holding it (tag, decision, token count); per decision what the context block shows of it (id, title,
 //!   tags, constraints, anti-patterns).
 //!
 //! [`Compiled::open`] checks that the directory's sections have the sizes
@@ -122,10 +122,18 @@ const REF: usize = 5;
 /// give the same bytes. `None` when something does not fit the format's 32
 /// bits (a memory far past any real one): such a memory is not cached.
 pub fn compile(memory: &Memory, profile: &Profile) -> Option<Parts> {
-    let tokenizer = Tokenizer::new(profile.family, profile.min_token_len, profile.stem);
+    let tokenizer = Tokenizer::for_profile(profile);
     let pool = &memory.pool;
+    let fields = profile.fields();
     // Tokenising every field is the bulk of the work: in parallel, per decision.
-    let tokens: Vec<DecisionTokens> = pool.par_iter().map(|d| DecisionTokens::of(&tokenizer, d)).collect();
+    let tokens: Vec<DecisionTokens> = pool.par_iter().map(|d| DecisionTokens::of(&tokenizer, fields, d)).collect();
+    let weights: Vec<Milli> = fields.iter().map(|&f| profile.weight(f)).collect();
+    let mut totals = vec![0u64; fields.len()];
+    for t in &tokens {
+        for (total, &len) in totals.iter_mut().zip(&t.lens) {
+            *total += len;
+        }
+    }
 
     // The vocabulary, sorted by bytes.
     let distinct: FxHashSet<&str> = tokens.iter().flat_map(|t| t.fields.iter().map(|(w, _)| w.as_str())).collect();
@@ -135,7 +143,7 @@ pub fn compile(memory: &Memory, profile: &Profile) -> Option<Parts> {
     let id_of = |token: &str| ids[token];
 
     // Per token: postings (decision, mask) and tags (tag, decision, token count), in pool order.
-    let mut postings: Vec<Vec<(u32, u8)>> = vec![Vec::new(); words.len()];
+    let mut postings: Vec<Vec<(u32, u16)>> = vec![Vec::new(); words.len()];
     let mut tags: Vec<Vec<[u32; 3]>> = vec![Vec::new(); words.len()];
     let mut tag_id = 0u32;
     for (d, t) in tokens.iter().enumerate() {
@@ -162,7 +170,20 @@ pub fn compile(memory: &Memory, profile: &Profile) -> Option<Parts> {
         r.u32(posts.len() as u32);
         r.u32(tag_entries.len() as u32);
         posts.iter().for_each(|p| r.u32(p.0));
-        posts.iter().for_each(|p| r.bytes(&[p.1]));
+        let df = posts.len() as u64;
+        for &(d, mask) in posts {
+            let holding = (0..fields.len()).filter(|f| mask >> f & 1 == 1);
+            let score = match &profile.bm25f {
+                None => holding.map(|f| weights[f].0).sum(),
+                Some(params) => crate::retrieval::bm25::posting_score(
+                    params,
+                    df,
+                    pool.len() as u64,
+                    holding.map(|f| (weights[f], tokens[d as usize].lens[f], totals[f])),
+                ),
+            };
+            r.bytes(&score.to_le_bytes());
+        }
         tag_entries.iter().flatten().for_each(|&w| r.u32(w));
         push_ref(&mut token_refs, &records, start)?;
     }
@@ -245,24 +266,33 @@ fn push_ref(refs: &mut Vec<u32>, records: &[u8], start: usize) -> Option<()> {
 /// field number `f` of [`Field::ALL`]), and each tag's distinct tokens
 /// (tags without a token left out, as the index leaves them out).
 struct DecisionTokens {
-    fields: Vec<(String, u8)>,
+    fields: Vec<(String, u16)>,
+    /// Per field: its length (distinct tokens).
+    lens: Vec<u64>,
     tags: Vec<Vec<String>>,
 }
 
 impl DecisionTokens {
-    fn of(tokenizer: &Tokenizer, d: &crate::memory::Decision) -> DecisionTokens {
-        let mut masks: FxHashMap<String, u8> = FxHashMap::default();
-        for (f, field) in Field::ALL.into_iter().enumerate() {
+    fn of(tokenizer: &Tokenizer, scored: &[Field], d: &crate::memory::Decision) -> DecisionTokens {
+        let mut masks: FxHashMap<String, u16> = FxHashMap::default();
+        let mut lens = vec![0u64; scored.len()];
+        for (f, &field) in scored.iter().enumerate() {
             for text in field_texts(d, field) {
                 tokenizer.each_token(text, &mut |token| match masks.get_mut(token) {
-                    Some(mask) => *mask |= 1 << f,
+                    Some(mask) => {
+                        if *mask >> f & 1 == 0 {
+                            lens[f] += 1;
+                        }
+                        *mask |= 1 << f
+                    }
                     None => {
+                        lens[f] += 1;
                         masks.insert(token.to_string(), 1 << f);
                     }
                 });
             }
         }
-        let mut fields: Vec<(String, u8)> = masks.into_iter().collect();
+        let mut fields: Vec<(String, u16)> = masks.into_iter().collect();
         fields.sort_unstable();
         let tags = d
             .tags
@@ -276,7 +306,7 @@ impl DecisionTokens {
             })
             .filter(|tokens| !tokens.is_empty())
             .collect();
-        DecisionTokens { fields, tags }
+        DecisionTokens { fields, lens, tags }
     }
 }
 
@@ -507,23 +537,29 @@ impl<'a> Compiled<'a> {
         let mut any = false;
         let mut failed: Option<Corrupt> = None;
         let mut tokens: Vec<usize> = Vec::new();
-        let mut add = |token: &str| {
+        // Under BM25F the path's tokens are apart (see `Index::query_tokens`).
+        let mut path_tokens: Vec<usize> = Vec::new();
+        let mut add = |token: &str, out: &mut Vec<usize>| {
             any = true;
             match self.find(token) {
-                Ok(Some(id)) => tokens.push(id),
+                Ok(Some(id)) => out.push(id),
                 Ok(None) => {}
                 Err(e) => failed = Some(e),
             }
         };
-        tokenizer.each_token(query.task, &mut add);
+        tokenizer.each_token(query.task, &mut |t| add(t, &mut tokens));
         if let Some(p) = &path {
-            tokenizer.each_token(p, &mut add);
+            let target = if profile.bm25f.is_some() { &mut path_tokens } else { &mut tokens };
+            tokenizer.each_token(p, &mut |t| add(t, target));
         }
         if let Some(e) = failed {
             return Err(e);
         }
         tokens.sort_unstable();
         tokens.dedup();
+        path_tokens.sort_unstable();
+        path_tokens.dedup();
+        path_tokens.retain(|t| tokens.binary_search(t).is_err());
 
         let mut in_scope = vec![false; n];
         if let Some(p) = &path {
@@ -549,24 +585,36 @@ impl<'a> Compiled<'a> {
             return Ok(Retrieval { hits, empty_query: true });
         }
 
-        let weights = Field::ALL.map(|f| profile.weights.of(f).0);
-        let by_mask: Vec<i64> =
-            (0..32u32).map(|m| (0..5).filter(|f| m >> f & 1 == 1).map(|f| weights[f]).sum()).collect();
         let mut score = vec![0i64; n];
         let mut seen = vec![false; n];
         let mut touched: Vec<usize> = Vec::new();
         // Per tag: its decision, its token count, and the query tokens it holds.
         let mut tag_count: FxHashMap<u32, (u32, u32, u32)> = FxHashMap::default();
-        for &t in &tokens {
+        let task_count = tokens.len();
+        for (i, &t) in tokens.iter().chain(&path_tokens).enumerate() {
+            let from_path = i >= task_count;
             let (offset, len, sum) = self.tokens.reference(t)?;
             let record = self.records.record(offset, len, sum)?;
             let mut r = Reader(&record);
             let (posts, tags) = (r.u32()? as usize, r.u32()? as usize);
             let decisions = U32s(r.bytes(posts.checked_mul(4).ok_or_else(|| corrupt("a count too large"))?)?);
-            let masks = r.bytes(posts)?;
-            for (i, &mask) in masks.iter().enumerate() {
+            let scores = r.bytes(posts.checked_mul(8).ok_or_else(|| corrupt("a count too large"))?)?;
+            let path_weight = match (&profile.bm25f, from_path) {
+                (Some(params), true) => {
+                    if !crate::retrieval::bm25::informative(posts as u64, n as u64, params.path_max_df) {
+                        continue;
+                    }
+                    Some(params.path_weight)
+                }
+                _ => None,
+            };
+            for (i, bytes) in scores.chunks_exact(8).enumerate() {
                 let d = self.decision_index(decisions.get(i)?)?;
-                score[d] += *by_mask.get(mask as usize).ok_or_else(|| corrupt("a field mask out of range"))?;
+                let mut w = i64::from_le_bytes(bytes.try_into().map_err(|_| corrupt("a short score"))?);
+                if let Some(pw) = path_weight {
+                    w = crate::retrieval::bm25::path_part(w, pw);
+                }
+                score[d] += w;
                 if !seen[d] {
                     seen[d] = true;
                     touched.push(d);
@@ -574,7 +622,9 @@ impl<'a> Compiled<'a> {
             }
             for _ in 0..tags {
                 let (tag, d, len) = (r.u32()?, r.u32()?, r.u32()?);
-                tag_count.entry(tag).or_insert((d, len, 0)).2 += 1;
+                if !from_path {
+                    tag_count.entry(tag).or_insert((d, len, 0)).2 += 1;
+                }
             }
             if !r.0.is_empty() {
                 return Err(corrupt("bytes after the end of a token's record"));

@@ -186,7 +186,6 @@ impl Hot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::Family;
     use crate::retrieval::Query;
 
     fn ids(hot: &Hot, task: &str) -> Vec<String> {
@@ -207,7 +206,7 @@ mod tests {
         std::fs::create_dir_all(&adr).unwrap();
         std::fs::write(adr.join("0001-a.md"), "# 1. Refunds post to the ledger\n").unwrap();
         let sources = Sources { list: vec![Source::new(SourceKind::Adr, &adr)], root: dir.path().to_path_buf() };
-        let mut hot = Hot::load_sources(&sources, Profile::named(Family::Default));
+        let mut hot = Hot::load_sources(&sources, Profile::of(crate::profile::Named::Classic));
         assert_eq!(ids(&hot, "refund ledger"), ["ADR-0001"]);
         std::fs::write(adr.join("0002-b.md"), "# 2. Refunds post to the ledger twice\n").unwrap();
         hot.refresh();
@@ -226,7 +225,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.json");
         std::fs::write(&path, A).unwrap();
-        let mut hot = Hot::load(&path, Profile::named(Family::Default));
+        let mut hot = Hot::load(&path, Profile::of(crate::profile::Named::Classic));
         assert_eq!(ids(&hot, "refund ledger"), ["A"]);
         assert!(hot.racy, "just written: the metadata proves nothing yet");
 
@@ -259,7 +258,7 @@ mod tests {
     fn a_file_that_never_loaded_is_reported_and_loaded_later() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.json");
-        let mut hot = Hot::load(&path, Profile::named(Family::Default));
+        let mut hot = Hot::load(&path, Profile::of(crate::profile::Named::Classic));
         assert!(hot.loaded().unwrap_err().starts_with("cannot read the memory file"));
         std::fs::write(&path, A).unwrap();
         hot.refresh();
@@ -271,7 +270,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.json");
         std::fs::write(&path, A).unwrap();
-        let mut hot = Hot::load(&path, Profile::named(Family::Default));
+        let mut hot = Hot::load(&path, Profile::of(crate::profile::Named::Classic));
         // As if the file had been read long after its last change.
         hot.racy = false;
         let hash = hot.loaded().unwrap().hash.clone();

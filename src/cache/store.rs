@@ -30,7 +30,7 @@ use crate::profile::Profile;
 
 /// The version of the layout of `compiled.rs` and of this header. Any
 /// change to either bumps it.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 const MAGIC: &[u8; 8] = b"mgindex\0";
 

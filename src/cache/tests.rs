@@ -87,7 +87,7 @@ fn the_compiled_index_ranks_exactly_as_the_index() {
     for profile in profiles() {
         let parts = compile(&memory(profile.family), &profile).unwrap();
         let compiled = Compiled::open(&parts.directory, &parts.records).unwrap();
-        let tokenizer = Tokenizer::new(profile.family, profile.min_token_len, profile.stem);
+        let tokenizer = Tokenizer::for_profile(&profile);
         let index = Index::build(memory(profile.family), profile.clone());
         let mut checked = 0;
         for task in TASKS {
@@ -230,7 +230,7 @@ fn a_settled_stamp_spares_reading_the_memory_and_any_write_voids_it() {
 fn a_damaged_index_is_refused_or_answered_never_a_panic_nor_a_wrong_record() {
     let profile = Profile::named(Family::Default);
     let parts = compile(&memory(Family::Default), &profile).unwrap();
-    let tokenizer = Tokenizer::new(profile.family, profile.min_token_len, profile.stem);
+    let tokenizer = Tokenizer::for_profile(&profile);
     // Queries with a path compile globs (slow in a debug build): they run
     // on every third change only.
     let query =

@@ -72,8 +72,11 @@ pub(crate) enum Command {
 /// A scoring profile, as named on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ProfileName {
-    /// mneme-gate's own profile (its tokenizer, weights and scope pre-filter: docs/retrieval.md).
+    /// The default profile (BM25F: informative words, length-normalised fields, identifiers split, abstains on
+    /// weak matches).
     Default,
+    /// mneme-gate's first profile (weighted token overlap), unchanged.
+    Classic,
     /// Mneme 0.10.0's scorer, as published.
     Mneme,
 }

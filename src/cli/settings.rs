@@ -20,7 +20,7 @@ use crate::config::Config;
 use crate::error::Error;
 use crate::gate::GateSettings;
 use crate::memory::Sources;
-use crate::profile::{Family, Milli, Profile};
+use crate::profile::{Family, Milli, Named, Profile};
 use crate::report::layout;
 use crate::report::markdown::Links;
 use crate::report::partition::Slice;
@@ -315,10 +315,11 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
     })
 }
 
-fn family(name: Option<ProfileName>) -> Option<Family> {
+fn family(name: Option<ProfileName>) -> Option<Named> {
     name.map(|n| match n {
-        ProfileName::Default => Family::Default,
-        ProfileName::Mneme => Family::Mneme,
+        ProfileName::Default => Named::Default,
+        ProfileName::Classic => Named::Classic,
+        ProfileName::Mneme => Named::Mneme,
     })
 }
 

@@ -55,6 +55,18 @@ pub fn text(e: &Explanation, width: Option<usize>) -> String {
         ),
         0,
     );
+    if let Some(b) = &p.bm25f {
+        let sw = &b.sections;
+        line(
+            format!(
+                "         sections summary {} decision {} context {} options {} consequences {}; bm25f k1 {} b {}; path_weight {} path_max_df {}",
+                sw.summary, sw.decision, sw.context, sw.options, sw.consequences, b.k1, b.b, b.path_weight, b.path_max_df
+            ),
+            0,
+        );
+        let used = if e.path_tokens.is_empty() { "(none)".to_string() } else { list(&e.path_tokens, " ") };
+        line(format!("path tokens scored: {used}"), 9);
+    }
     let retrieved = if e.retrieved.is_empty() {
         format!("nothing ({})", printable(e.note.as_deref().unwrap_or("")))
     } else {
@@ -136,7 +148,7 @@ fn compact_table(records: &[&ExplainedRecord], width: usize) -> String {
         if let Some(source) = &r.source {
             why.insert(0, printable(source).into_owned());
         }
-        if !r.fields.is_empty() || !r.tag_hits.is_empty() {
+        if !r.fields.is_empty() || !r.terms.is_empty() || !r.tag_hits.is_empty() {
             why.push(matches(r));
         }
         why.push(outcome(r));
@@ -173,6 +185,25 @@ fn matches(r: &ExplainedRecord) -> String {
         .iter()
         .map(|f| format!("{} {}×{} = {}: {}", f.field.name(), f.count, f.weight, f.contribution, list(&f.tokens, " ")))
         .collect();
+    for t in &r.terms {
+        let fields: Vec<String> = t
+            .fields
+            .iter()
+            .map(|f| format!("{} {}/{} (len {} of {})", f.field.name(), f.weight, f.norm, f.len, f.total))
+            .collect();
+        let path = if t.from_path { " (path, × path_weight)" } else { "" };
+        lines.push(format!(
+            "{}{path}: idf {} (df {} of {}) × sat {} (x {} = {}) = {}",
+            printable(&t.token),
+            t.idf,
+            t.df,
+            t.n,
+            t.saturated,
+            t.x,
+            fields.join(" + "),
+            t.contribution
+        ));
+    }
     if !r.tag_hits.is_empty() {
         lines.push(format!("tag hits {} = {}: {}", r.tag_hits.len(), r.tag_boost, list(&r.tag_hits, ", ")));
     }

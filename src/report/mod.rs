@@ -159,6 +159,11 @@ pub struct ProfileFingerprint {
     pub stem: bool,
     pub k: usize,
     pub min_score: f64,
+    /// Profile `default` (BM25F): its other constants (`k1`, `b`,
+    /// `path_weight`, `path_max_df`, `weights.summary`, ...); absent for
+    /// profiles `classic` and `mneme`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bm25f: Option<std::collections::BTreeMap<String, f64>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -188,6 +193,18 @@ impl ProfileFingerprint {
             stem: profile.stem,
             k: profile.k,
             min_score: profile.min_score.as_f64(),
+            bm25f: profile.bm25f.as_ref().map(|b| {
+                let mut m = std::collections::BTreeMap::new();
+                for (key, v) in
+                    [("k1", b.k1), ("b", b.b), ("path_weight", b.path_weight), ("path_max_df", b.path_max_df)]
+                {
+                    m.insert(key.to_string(), v.as_f64());
+                }
+                for f in crate::profile::Field::SECTIONS {
+                    m.insert(format!("weights.{}", f.name()), b.section(f).as_f64());
+                }
+                m
+            }),
         }
     }
 }

@@ -31,22 +31,32 @@ impl Index {
     ///
     /// [`Index::retrieve`] of that query is exactly what the full index
     /// gives. Any other query, and [`Index::explain`], panic.
+    ///
+    /// Under BM25F (profile `default`) a score needs every token's document
+    /// frequency and every field's length, so the index is the full one.
     pub fn build_for_query(memory: Memory, profile: Profile, query: Query<'_>) -> Index {
+        if profile.bm25f.is_some() {
+            return Index::build_with(memory, profile, None);
+        }
         Index::build_with(memory, profile, Some(query))
     }
 
     fn build_with(memory: Memory, profile: Profile, only: Option<Query<'_>>) -> Index {
         debug_assert_eq!(memory.family, profile.family);
-        let tokenizer = Tokenizer::new(profile.family, profile.min_token_len, profile.stem);
+        let tokenizer = Tokenizer::for_profile(&profile);
         let n = memory.pool.len();
+        let fields = profile.fields();
+        let nf = fields.len();
         let mut index = Index {
+            nf,
+            field_total: Vec::new(),
             tokenizer,
             decisions: Vec::new(),
             excluded: memory.excluded,
             vocab: FxHashMap::default(),
             words: Vec::new(),
             field_tokens: Vec::new(),
-            field_start: Vec::with_capacity(Field::ALL.len() * n + 1),
+            field_start: Vec::with_capacity(nf * n + 1),
             postings: Vec::new(),
             posting_start: Vec::new(),
             tags: Vec::new(),
@@ -70,7 +80,12 @@ impl Index {
             index.only = Some((q.task.into(), q.file.map(Box::from)));
             index.only_lengths = index.words.iter().fold(0, |mask, w| mask | 1 << w.len().min(63));
         }
-        let weights = Field::ALL.map(|field| index.profile.weights.of(field).0);
+        // Under BM25F a posting first holds the mask of the fields holding
+        // the token (bit f for field f), turned into its score once the
+        // document frequencies and field lengths are known.
+        let bm25 = index.profile.bm25f;
+        let weights: Vec<i64> =
+            (0..nf).map(|f| if bm25.is_some() { 1 << f } else { index.profile.weight(fields[f]).0 }).collect();
         // Many decisions share a glob (`services/payments/**`): keep each
         // distinct pattern once.
         let mut glob_ids: FxHashMap<&str, usize> = FxHashMap::default();
@@ -90,7 +105,7 @@ impl Index {
         for (d, decision) in memory.pool.iter().enumerate() {
             let d32 = d as u32;
             pairs.clear();
-            for (f, field) in Field::ALL.into_iter().enumerate() {
+            for (f, &field) in fields.iter().enumerate() {
                 buf.clear();
                 match &frozen {
                     Some(pre) => buf.extend_from_slice(&pre[d].fields[f]),
@@ -164,12 +179,49 @@ impl Index {
         }
         let tokens = index.words.len();
         (index.posting_start, index.postings) = csr(tokens, &post, |p| p.0, |p| (p.1, p.2));
+
         (index.tag_posting_start, index.tag_postings) = csr(tokens, &tag_post, |p| p.0, |p| p.1);
         if only.is_none() {
             index.scopes.set = Some(PrefixSets::build(&index.scopes.globs, &index.scopes.filters));
         }
         index.decisions = memory.pool;
+        if let Some(params) = bm25 {
+            index.bm25_weights(&params);
+        }
         index
+    }
+
+    /// Turns every posting's field mask into the token's BM25F score in the
+    /// decision ([`super::bm25`]).
+    fn bm25_weights(&mut self, params: &crate::profile::Bm25f) {
+        let nf = self.nf;
+        let n = self.decisions.len();
+        let mut totals = vec![0u64; nf];
+        for d in 0..n {
+            for (f, total) in totals.iter_mut().enumerate() {
+                *total += self.field(d, f).len() as u64;
+            }
+        }
+        let fields = self.profile.fields();
+        let weights: Vec<crate::profile::Milli> = fields.iter().map(|&f| self.profile.weight(f)).collect();
+        for t in 0..self.words.len() {
+            let range = self.posting_start[t] as usize..self.posting_start[t + 1] as usize;
+            let df = range.len() as u64;
+            for i in range {
+                let (d, mask) = self.postings[i];
+                let d = d as usize;
+                let w = super::bm25::posting_score(
+                    params,
+                    df,
+                    n as u64,
+                    (0..nf)
+                        .filter(|f| mask >> f & 1 == 1)
+                        .map(|f| (weights[f], self.field(d, f).len() as u64, totals[f])),
+                );
+                self.postings[i].1 = w;
+            }
+        }
+        self.field_total = totals;
     }
 
     /// Appends the token ids of `text` to `out`, interning new tokens; once
@@ -214,7 +266,7 @@ fn tokenize_frozen(
     out: &mut Vec<u32>,
 ) -> bool {
     let mut all = true;
-    if !tokenizer.stems() {
+    if !tokenizer.stems() && !tokenizer.splits() {
         // Unstemmed, a query token is its own run and passed the filters,
         // so runs are looked up first (most fail on length alone) and the
         // filters only run to tell a left-out token from a non-token.
@@ -241,21 +293,26 @@ fn tokenize_frozen(
 /// One decision's token ids under a one-query index: per field (sorted,
 /// distinct) and per tag (`None` when the tag has a token outside the query).
 struct FrozenTokens {
-    fields: [Vec<u32>; 5],
+    fields: Vec<Vec<u32>>,
     tags: Vec<Option<Vec<u32>>>,
 }
 
 impl FrozenTokens {
     fn of(tokenizer: &Tokenizer, vocab: &FxHashMap<Box<str>, u32>, lengths: u64, d: &Decision) -> Self {
-        let fields = Field::ALL.map(|field| {
-            let mut buf = Vec::new();
-            for_each_field_text(d, field, |text| {
-                tokenize_frozen(tokenizer, vocab, lengths, text, &mut buf);
-            });
-            buf.sort_unstable();
-            buf.dedup();
-            buf
-        });
+        // A one-query index is built for the token-overlap profiles only,
+        // which score the canonical fields.
+        let fields = Field::ALL
+            .iter()
+            .map(|&field| {
+                let mut buf = Vec::new();
+                for_each_field_text(d, field, |text| {
+                    tokenize_frozen(tokenizer, vocab, lengths, text, &mut buf);
+                });
+                buf.sort_unstable();
+                buf.dedup();
+                buf
+            })
+            .collect();
         let tags = d
             .tags
             .iter()

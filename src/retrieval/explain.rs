@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use super::bm25::TermScore;
 use super::{Index, Query, Scratch};
 use crate::memory::is_inactive;
 use crate::profile::{Family, Field, Milli, Profile};
@@ -38,7 +39,14 @@ impl Index {
         all_tokens.dedup();
         let mut q: Vec<u32> = all_tokens.iter().filter_map(|t| self.vocab.get(t.as_str()).copied()).collect();
         q.sort_unstable();
+        // Under BM25F the task's tokens and the path's informative ones
+        // are apart, exactly as the ranking takes them.
+        let mut path_only = Vec::new();
+        if self.profile.bm25f.is_some() {
+            self.query_tokens(query.task, path.as_deref(), &mut q, &mut path_only);
+        }
         let in_q = |t: &u32| q.binary_search(t).is_ok();
+        let n = self.decisions.len() as u64;
 
         let rank_of: HashMap<usize, usize> = full.hits.iter().enumerate().map(|(i, h)| (h.pool, i + 1)).collect();
         // Copies of a repeated id (profile `mneme`): the one ranked, by id group.
@@ -57,8 +65,33 @@ impl Index {
                 },
             };
             let mut fields = Vec::new();
+            let mut terms = Vec::new();
             let mut total = 0i64;
-            for (f, field) in Field::ALL.iter().enumerate() {
+            if let Some(params) = &self.profile.bm25f {
+                let all_fields = self.profile.fields();
+                for (&t, from_path) in q.iter().map(|t| (t, false)).chain(path_only.iter().map(|t| (t, true))) {
+                    let holding: Vec<usize> =
+                        (0..self.nf).filter(|&f| self.field(d, f).binary_search(&t).is_ok()).collect();
+                    if holding.is_empty() {
+                        continue;
+                    }
+                    let term = super::bm25::term_score(
+                        params,
+                        &self.words[t as usize],
+                        from_path,
+                        self.posting(t).len() as u64,
+                        n,
+                        holding.iter().map(|&f| {
+                            let field = all_fields[f];
+                            (field, self.profile.weight(field), self.field(d, f).len() as u64, self.field_total[f])
+                        }),
+                    );
+                    total += term.contribution.0;
+                    terms.push(term);
+                }
+                terms.sort_by(|a, b| b.contribution.cmp(&a.contribution).then_with(|| a.token.cmp(&b.token)));
+            }
+            for (f, field) in Field::ALL.iter().enumerate().filter(|_| self.profile.bm25f.is_none()) {
                 let matched: Vec<String> =
                     self.field(d, f).iter().filter(|t| in_q(t)).map(|&t| self.words[t as usize].to_string()).collect();
                 let weight = self.profile.weights.of(*field);
@@ -116,6 +149,7 @@ impl Index {
                 pool_order: Some(d),
                 scope,
                 fields,
+                terms,
                 tag_hits,
                 tag_boost,
                 score: Some(score),
@@ -136,6 +170,7 @@ impl Index {
                 pool_order: None,
                 scope: ScopeCheck::NotInPool,
                 fields: Vec::new(),
+                terms: Vec::new(),
                 tag_hits: Vec::new(),
                 tag_boost: Milli::ZERO,
                 score: None,
@@ -149,6 +184,11 @@ impl Index {
             task: query.task.to_string(),
             file: path,
             query_tokens: all_tokens,
+            path_tokens: {
+                let mut v: Vec<String> = path_only.iter().map(|&t| self.words[t as usize].to_string()).collect();
+                v.sort();
+                v
+            },
             profile: self.profile.clone(),
             retrieved: retrieval.hits.iter().map(|h| self.decisions[h.pool].id.clone()).collect(),
             note,
@@ -196,7 +236,13 @@ pub struct ExplainedRecord {
     pub source: Option<String>,
     pub pool_order: Option<usize>,
     pub scope: ScopeCheck,
+    /// Profiles `classic` and `mneme`: per field, the query tokens it holds
+    /// and what they add (count × weight).
     pub fields: Vec<FieldMatch>,
+    /// Profile `default` (BM25F): per query token the record holds, its
+    /// contribution with every constant ([`TermScore`]), largest first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub terms: Vec<TermScore>,
     pub tag_hits: Vec<String>,
     pub tag_boost: Milli,
     pub score: Option<Milli>,
@@ -213,6 +259,10 @@ pub struct Explanation {
     pub task: String,
     pub file: Option<String>,
     pub query_tokens: Vec<String>,
+    /// Profile `default`: the path's tokens that score (informative, not
+    /// task tokens), at `path_weight`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub path_tokens: Vec<String>,
     pub profile: Profile,
     pub retrieved: Vec<String>,
     pub note: Option<String>,

@@ -43,7 +43,7 @@ impl Index {
             scratch.in_scope = vec![false; n];
         }
         let path = query.file.map(normalise_path).filter(|p| !p.is_empty());
-        let has_tokens = self.query_tokens(query.task, path.as_deref(), &mut scratch.query);
+        let has_tokens = self.query_tokens(query.task, path.as_deref(), &mut scratch.query, &mut scratch.path_only);
         self.mark_scope(path.as_deref(), scratch);
         let in_candidates = |d: usize, s: &Scratch| path.is_none() || !self.has_scope[d] || s.in_scope[d];
 
@@ -216,7 +216,7 @@ impl Index {
             scratch.in_scope = vec![false; n];
         }
         let path = query.file.map(normalise_path).filter(|p| !p.is_empty());
-        if !self.query_tokens(query.task, path.as_deref(), &mut scratch.query) {
+        if !self.query_tokens(query.task, path.as_deref(), &mut scratch.query, &mut scratch.path_only) {
             let empty = if self.profile.family == Family::Mneme { Milli(1000) } else { Milli::ZERO };
             return vec![empty; decisions.len()];
         }
@@ -240,6 +240,18 @@ impl Index {
             }
             for &tag in self.tag_posting(t) {
                 *scratch.tag_count.entry(tag).or_insert(0) += 1;
+            }
+        }
+        if let Some(params) = &self.profile.bm25f {
+            for &t in &scratch.path_only {
+                for &(d, w) in self.posting(t) {
+                    let d = d as usize;
+                    scratch.score[d] += super::bm25::path_part(w, params.path_weight);
+                    if !scratch.seen[d] {
+                        scratch.seen[d] = true;
+                        scratch.touched.push(d as u32);
+                    }
+                }
             }
         }
         let boost = self.profile.tag_boost.0;
@@ -273,6 +285,13 @@ impl Index {
             }
             for &tag in self.tag_posting(t) {
                 *scratch.tag_count.entry(tag).or_insert(0) += 1;
+            }
+        }
+        if let Some(params) = &self.profile.bm25f {
+            for &t in &scratch.path_only {
+                for &(d, w) in self.posting(t) {
+                    scratch.score[d as usize] += super::bm25::path_part(w, params.path_weight);
+                }
             }
         }
         let boost = self.profile.tag_boost.0;
@@ -315,21 +334,43 @@ impl Index {
 
     /// Fills `out` with the sorted, unique ids of the query's known tokens;
     /// returns whether the query had any token at all (known or not).
-    pub(super) fn query_tokens(&self, task: &str, path: Option<&str>, out: &mut Vec<u32>) -> bool {
+    ///
+    /// Under BM25F the path's tokens are not task words: `out` holds the
+    /// task's tokens, and `path_only` the path's informative tokens that
+    /// are not task tokens ([`super::bm25::informative`]).
+    pub(super) fn query_tokens(
+        &self,
+        task: &str,
+        path: Option<&str>,
+        out: &mut Vec<u32>,
+        path_only: &mut Vec<u32>,
+    ) -> bool {
         out.clear();
+        path_only.clear();
         let mut any = false;
-        let mut add = |token: &str| {
+        let mut add = |token: &str, out: &mut Vec<u32>| {
             any = true;
             if let Some(&id) = self.vocab.get(token) {
                 out.push(id);
             }
         };
-        self.tokenizer.each_token(task, &mut add);
+        self.tokenizer.each_token(task, &mut |t| add(t, out));
+        let bm25 = self.profile.bm25f;
         if let Some(path) = path {
-            self.tokenizer.each_token(path, &mut add);
+            let target = if bm25.is_some() { &mut *path_only } else { &mut *out };
+            self.tokenizer.each_token(path, &mut |t| add(t, target));
         }
         out.sort_unstable();
         out.dedup();
+        if let Some(params) = bm25 {
+            let n = self.decisions.len() as u64;
+            path_only.sort_unstable();
+            path_only.dedup();
+            path_only.retain(|t| {
+                out.binary_search(t).is_err()
+                    && super::bm25::informative(self.posting(*t).len() as u64, n, params.path_max_df)
+            });
+        }
         any
     }
 

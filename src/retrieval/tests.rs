@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::*;
 use crate::memory::Memory;
+use crate::profile::Named;
 
 fn index(text: &str, profile: Profile) -> Index {
     let memory = Memory::parse(Path::new("m.json"), text.to_string(), profile.family);
@@ -12,8 +13,9 @@ fn index(text: &str, profile: Profile) -> Index {
     Index::build(memory, profile)
 }
 
-fn default_index(text: &str) -> Index {
-    index(text, Profile::named(Family::Default))
+/// Profile `classic`: the token-overlap scores these tests compute by hand.
+fn classic_index(text: &str) -> Index {
+    index(text, Profile::of(Named::Classic))
 }
 
 fn run(ix: &Index, task: &str, file: Option<&str>) -> Vec<(String, String)> {
@@ -30,7 +32,7 @@ fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
 
 #[test]
 fn each_field_has_its_weight() {
-    let ix = default_index(
+    let ix = classic_index(
         r#"[
         {"id": "t", "type": "rule", "title": "ledger"},
         {"id": "g", "type": "rule", "title": "x", "tags": ["ledger"]},
@@ -54,7 +56,7 @@ fn each_field_has_its_weight() {
 
 #[test]
 fn matches_count_distinct_tokens_per_field_and_sum_across_fields() {
-    let ix = default_index(
+    let ix = classic_index(
         r#"[{"id": "x", "type": "rule", "title": "ledger ledger client", "content": "ledger client refunds"}]"#,
     );
     // title: ledger, client (2 × 3.0); content: ledger, client, refunds ∩ Q = 2 × 1.0
@@ -64,7 +66,7 @@ fn matches_count_distinct_tokens_per_field_and_sum_across_fields() {
 #[test]
 fn tag_boost_needs_every_token_of_the_tag() {
     let ix =
-        default_index(r#"[{"id": "x", "type": "rule", "title": "t", "tags": ["payments-ledger", "ok", "payments"]}]"#);
+        classic_index(r#"[{"id": "x", "type": "rule", "title": "t", "tags": ["payments-ledger", "ok", "payments"]}]"#);
     // Q = {payments}: tags field 1 match (2.5) + tag "payments" hit (1.0); "ok" has no tokens.
     assert_eq!(run(&ix, "payments", None), pairs(&[("x", "3.5")]));
     // Q = {payments, ledger}: 2 × 2.5 + 2 hits.
@@ -73,7 +75,7 @@ fn tag_boost_needs_every_token_of_the_tag() {
 
 #[test]
 fn ties_break_by_pool_order_and_k_cuts() {
-    let ix = default_index(
+    let ix = classic_index(
         r#"{"items": [{"id": "i1", "type": "rule", "title": "cache"}, {"id": "i2", "type": "rule", "title": "cache"}],
            "decisions": [{"id": "d1", "decision": "cache"}, {"id": "d2", "decision": "cache"}]}"#,
     );
@@ -82,7 +84,7 @@ fn ties_break_by_pool_order_and_k_cuts() {
 
 #[test]
 fn scope_filters_only_scoped_records_and_only_with_a_path() {
-    let ix = default_index(
+    let ix = classic_index(
         r#"[{"id": "pay", "type": "rule", "title": "ledger", "scope": ["services/payments/"]},
             {"id": "web", "type": "rule", "title": "ledger", "scope": "web/**/*.tsx"},
             {"id": "all", "type": "rule", "title": "ledger"}]"#,
@@ -96,13 +98,13 @@ fn scope_filters_only_scoped_records_and_only_with_a_path() {
 
 #[test]
 fn path_tokens_join_the_query() {
-    let ix = default_index(r#"[{"id": "x", "type": "rule", "title": "payments refunds"}]"#);
+    let ix = classic_index(r#"[{"id": "x", "type": "rule", "title": "payments refunds"}]"#);
     assert_eq!(run(&ix, "add endpoint", Some("services/payments/refunds.py")), pairs(&[("x", "6.0")]));
 }
 
 #[test]
 fn min_score_drops_scores_at_or_below_it() {
-    let mut p = Profile::named(Family::Default);
+    let mut p = Profile::of(Named::Classic);
     p.min_score = Milli(3000);
     let ix = index(
         r#"[{"id": "a", "type": "rule", "title": "cache"}, {"id": "b", "type": "rule", "title": "cache", "content": "cache"}]"#,
@@ -113,7 +115,7 @@ fn min_score_drops_scores_at_or_below_it() {
 
 #[test]
 fn negative_min_score_admits_untouched_candidates() {
-    let mut p = Profile::named(Family::Default);
+    let mut p = Profile::of(Named::Classic);
     p.min_score = Milli(-1);
     let ix =
         index(r#"[{"id": "a", "type": "rule", "title": "cache"}, {"id": "b", "type": "rule", "title": "queue"}]"#, p);
@@ -122,7 +124,7 @@ fn negative_min_score_admits_untouched_candidates() {
 
 #[test]
 fn empty_query_default_retrieves_nothing_and_says_why() {
-    let ix = default_index(r#"[{"id": "a", "type": "rule", "title": "cache"}]"#);
+    let ix = classic_index(r#"[{"id": "a", "type": "rule", "title": "cache"}]"#);
     let r = ix.retrieve(Query { task: "do it to me", file: None });
     assert!(r.hits.is_empty() && r.empty_query);
     assert!(r.why_empty(ix.profile()).unwrap().contains("no tokens"));
@@ -142,7 +144,7 @@ fn empty_query_mneme_returns_pool_order_with_score_one() {
 
 #[test]
 fn explain_agrees_with_retrieval_and_gives_one_reason() {
-    let ix = default_index(
+    let ix = classic_index(
         r#"[{"id": "pay", "type": "rule", "title": "ledger", "scope": ["services/payments/"]},
             {"id": "a", "type": "rule", "title": "ledger client", "tags": ["ledger"]},
             {"id": "b", "type": "rule", "title": "ledger"},
@@ -194,12 +196,21 @@ fn an_index_for_one_query_ranks_like_the_batch_index() {
 }
 
 fn one_query_index_agrees(text: &str) {
-    let mut negative = Profile::named(Family::Default);
+    let mut negative = Profile::of(Named::Classic);
     negative.min_score = Milli(-1);
     negative.k = 50;
-    let mut stemmed = Profile::named(Family::Default);
+    let mut stemmed = Profile::of(Named::Classic);
     stemmed.stem = true;
-    for profile in [Profile::named(Family::Default), Profile::named(Family::Mneme), negative, stemmed] {
+    let mut bm25_negative = Profile::of(Named::Default);
+    bm25_negative.min_score = Milli(-1);
+    for profile in [
+        Profile::of(Named::Default),
+        Profile::of(Named::Classic),
+        Profile::of(Named::Mneme),
+        negative,
+        stemmed,
+        bm25_negative,
+    ] {
         let memory = || Memory::parse(Path::new("m.json"), text.to_string(), profile.family);
         let batch = Index::build(memory(), profile.clone());
         let files: Vec<Option<String>> =
@@ -226,7 +237,7 @@ fn one_query_index_agrees(text: &str) {
 
 #[test]
 fn retrieval_is_the_same_with_a_reused_scratch() {
-    let ix = default_index(
+    let ix = classic_index(
         r#"[{"id": "a", "type": "rule", "title": "ledger", "tags": ["ledger"], "scope": "x/**"}, {"id": "b", "type": "rule", "title": "cache ledger"}]"#,
     );
     let mut scratch = Scratch::default();
@@ -254,7 +265,7 @@ fn globs_too_many_for_one_set_still_match() {
         heavy.join(", "),
         "*?".repeat(40),
     );
-    let profile = Profile::named(Family::Default);
+    let profile = Profile::of(Named::Classic);
     let q = Query { task: "ledger payments", file: Some("services/payments/refunds.py") };
     let batch = index(&text, profile.clone());
     let all = super::scope::GlobSets::build(&batch.scopes.globs.iter().collect::<Vec<_>>());
@@ -281,10 +292,10 @@ type TaskAndFile = (String, Option<&'static str>);
 fn fixture_indexes_and_queries() -> Vec<(Index, Vec<TaskAndFile>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(root.join("fixtures/project_memory.json")).unwrap();
-    [Family::Default, Family::Mneme]
+    [Named::Default, Named::Classic, Named::Mneme]
         .into_iter()
-        .map(|family| {
-            let ix = index(&text, Profile::named(family));
+        .map(|named| {
+            let ix = index(&text, Profile::of(named));
             let titles: Vec<&str> = ix.decisions().iter().map(|d| d.title.as_str()).collect();
             let mut tasks: Vec<String> = titles.iter().map(|t| t.to_string()).collect();
             tasks.extend(titles.chunks(4).map(|c| c.join(" ")));
@@ -307,7 +318,7 @@ fn dense_sparse_and_full_rankings_agree() {
         for (task, file) in &queries {
             let (task, file) = (task.as_str(), *file);
             let q = Query { task, file };
-            ix.query_tokens(task, file, &mut scratch.query);
+            ix.query_tokens(task, file, &mut scratch.query, &mut scratch.path_only);
             dense += usize::from(ix.dense(&scratch));
             for k in [1, 3, 5] {
                 let fast = ix.retrieve_with(q, k, &mut scratch);
@@ -333,7 +344,7 @@ fn runner_up_agrees_on_every_path() {
         for (task, file) in &queries {
             let (task, file) = (task.as_str(), *file);
             let q = Query { task, file };
-            ix.query_tokens(task, file, &mut scratch.query);
+            ix.query_tokens(task, file, &mut scratch.query, &mut scratch.path_only);
             dense += usize::from(ix.dense(&scratch));
             let (all, all_up) = ix.retrieve_with_runner_up(q, 1000, &mut scratch);
             for k in [1, 3, 5] {
@@ -366,7 +377,7 @@ fn runner_up_agrees_on_every_path() {
 /// the first untouched candidate in pool order, at 0.
 #[test]
 fn an_untouched_runner_up_on_the_whole_pool_path() {
-    let ix = default_index(
+    let ix = classic_index(
         r#"[{"id": "a", "type": "rule", "title": "alpha", "scope": ["aaa/**"]},
             {"id": "b", "type": "rule", "title": "alpha gamma", "scope": ["bbb/**"]},
             {"id": "c", "type": "rule", "title": "gamma", "scope": ["bbb/**"]},
@@ -375,7 +386,7 @@ fn an_untouched_runner_up_on_the_whole_pool_path() {
     );
     let q = Query { task: "alpha gamma", file: Some("aaa/zzz.py") };
     let mut scratch = Scratch::default();
-    ix.query_tokens(q.task, q.file, &mut scratch.query);
+    ix.query_tokens(q.task, q.file, &mut scratch.query, &mut scratch.path_only);
     assert!(ix.dense(&scratch), "the query touches most of the pool");
     for k in [1, 3, 1000] {
         let (r, up) = ix.retrieve_with_runner_up(q, k, &mut scratch);
@@ -386,4 +397,167 @@ fn an_untouched_runner_up_on_the_whole_pool_path() {
     // is the hit and a (tied with c, first in pool order) the runner-up.
     let (_, up) = ix.retrieve_with_runner_up(Query { task: "alpha gamma", file: None }, 1, &mut scratch);
     assert_eq!(up.map(|u| ix.decisions()[u.pool].id.as_str()), Some("a"));
+}
+
+// ---------------------------------------------------------------------------
+// Profile `default` (BM25F)
+// ---------------------------------------------------------------------------
+
+fn bm25_index(text: &str) -> Index {
+    index(text, Profile::of(Named::Default))
+}
+
+/// Every score of profile `default` is rebuilt, to the thousandth, from
+/// what explain prints: the sum of the terms' contributions and the tag
+/// boost, each contribution from its idf, saturation and field parts.
+#[test]
+fn bm25_explain_rebuilds_every_score() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("fixtures/project_memory.json")).unwrap();
+    let ix = bm25_index(&text);
+    let params = ix.profile().bm25f.unwrap();
+    let mut checked = 0;
+    for d in ix.decisions().iter().take(12) {
+        for file in [None, Some("services/payments/refunds.py")] {
+            let q = Query { task: &d.title, file };
+            let e = ix.explain(q);
+            let hits = ix.retrieve_with(q, usize::MAX, &mut Scratch::default());
+            for r in e.records.iter().filter(|r| r.pool_order.is_some()) {
+                let mut total = r.tag_boost.0;
+                for t in &r.terms {
+                    let x: i64 = t.fields.iter().map(|f| f.part.0).sum();
+                    assert_eq!(x, t.x.0);
+                    for f in &t.fields {
+                        let norm = bm25::norm_milli(params.b, f.len, f.total, t.n);
+                        assert_eq!((norm, bm25::field_part(f.weight, norm)), (f.norm.0, f.part.0));
+                    }
+                    assert_eq!(bm25::saturate(t.x.0, params.k1), t.saturated.0);
+                    assert_eq!(bm25::idf_milli(t.n, t.df), t.idf.0);
+                    let mut c = bm25::contribution(t.idf.0, t.saturated.0);
+                    if t.from_path {
+                        c = bm25::path_part(c, params.path_weight);
+                    }
+                    assert_eq!(c, t.contribution.0);
+                    total += c;
+                }
+                assert_eq!(Some(Milli(total)), r.score, "{}", r.id);
+                if r.reason.as_deref() != Some("out_of_scope") {
+                    let hit = hits.hits.iter().find(|h| ix.decision(h.pool).id == r.id);
+                    let kept = r.score.filter(|s| s.0 > ix.profile().min_score.0);
+                    assert_eq!(hit.map(|h| h.score), kept, "{}", r.id);
+                }
+                checked += r.terms.len();
+            }
+        }
+    }
+    assert!(checked > 100, "{checked} terms checked");
+}
+
+/// A word every decision holds weighs almost nothing; a rare one decides.
+#[test]
+fn bm25_weighs_rare_words_over_common_ones() {
+    let ix = bm25_index(
+        r#"[{"id": "a", "type": "rule", "title": "service timeout policy"},
+            {"id": "b", "type": "rule", "title": "service naming"},
+            {"id": "c", "type": "rule", "title": "service logging"},
+            {"id": "d", "type": "rule", "title": "service retries"}]"#,
+    );
+    let e = ix.explain(Query { task: "service timeout", file: None });
+    let a = e.records.iter().find(|r| r.id == "a").unwrap();
+    let (timeout, service) = (&a.terms[0], &a.terms[1]);
+    assert_eq!((timeout.token.as_str(), service.token.as_str()), ("timeout", "service"));
+    assert!(timeout.idf.0 > service.idf.0 + 1500, "{a:?}");
+    assert!(timeout.contribution.0 > service.contribution.0, "{a:?}");
+    // `service` alone clears nothing: every decision holds it.
+    assert!(ix.retrieve(Query { task: "service", file: None }).hits.is_empty());
+    assert_eq!(ix.retrieve(Query { task: "service timeout", file: None }).hits.len(), 1);
+}
+
+/// A long field does not win on length: the same word in a short title
+/// beats it in a long body, and the abstention note says why nothing came.
+#[test]
+fn bm25_normalises_length_and_abstains() {
+    let long = "cache ".to_string() + &"alpha beta gamma delta epsilon zeta eta theta iota kappa ".repeat(6);
+    let text = format!(
+        r#"[{{"id": "long", "type": "rule", "title": "x", "content": "{long}"}},
+            {{"id": "short", "type": "rule", "title": "y", "content": "cache invalidation"}},
+            {{"id": "o1", "type": "rule", "title": "other one"}},
+            {{"id": "o2", "type": "rule", "title": "other two"}}]"#
+    );
+    let ix = bm25_index(&text);
+    let e = ix.explain(Query { task: "cache", file: None });
+    let score = |id: &str| e.records.iter().find(|r| r.id == id).unwrap().score.unwrap();
+    assert!(score("short") > score("long"), "{:?} {:?}", score("short"), score("long"));
+    // Both are below the threshold: nothing is injected, and why is said.
+    assert!(e.retrieved.is_empty());
+    assert!(e.note.as_deref().unwrap().contains("abstains"), "{:?}", e.note);
+}
+
+/// The path is not task words: its informative tokens count at
+/// `path_weight`, a token many decisions hold not at all, and no path
+/// token completes a tag.
+#[test]
+fn bm25_path_is_a_weak_informative_signal() {
+    let ix = bm25_index(
+        r#"[{"id": "w", "type": "rule", "title": "watttime client", "tags": ["watttime"]},
+            {"id": "s1", "type": "rule", "title": "src layout"},
+            {"id": "s2", "type": "rule", "title": "src naming"},
+            {"id": "s3", "type": "rule", "title": "logging", "content": "src"},
+            {"id": "o", "type": "rule", "title": "other"}]"#,
+    );
+    let q = Query { task: "fix retries", file: Some("src/WattTime/Client.cs") };
+    let e = ix.explain(q);
+    assert_eq!(e.path_tokens, ["client", "watttime"]); // `src` is in 3 of 5 decisions
+    let w = e.records.iter().find(|r| r.id == "w").unwrap();
+    assert!(w.tag_hits.is_empty(), "a path token completed a tag");
+    assert!(w.terms.iter().all(|t| t.from_path));
+    // As task words the same tokens count twice as much (path_weight 0.5) and hit the tag.
+    let as_task = ix.explain(Query { task: "watttime client", file: None });
+    let w2 = as_task.records.iter().find(|r| r.id == "w").unwrap();
+    let path_sum: i64 = w.terms.iter().map(|t| t.contribution.0).sum();
+    let task_sum: i64 = w2.terms.iter().map(|t| t.contribution.0).sum();
+    assert!(path_sum * 2 <= task_sum && path_sum * 2 + 2 >= task_sum, "{path_sum} {task_sum}");
+    assert_eq!(w2.tag_hits, ["watttime"]);
+}
+
+/// Identifiers meet their words: `MeshTimeout` in a decision is found by
+/// "timeout", and "mesh timeout" finds `MeshTimeout` as a whole too.
+#[test]
+fn bm25_splits_identifiers_on_both_sides() {
+    let ix = bm25_index(
+        r#"[{"id": "m", "type": "rule", "title": "Set MeshTimeout on every mesh call", "constraint": "use snake_case_names"},
+            {"id": "o1", "type": "rule", "title": "other"}, {"id": "o2", "type": "rule", "title": "else"}]"#,
+    );
+    let hit = |task: &str| run(&ix, task, None).first().map(|(id, _)| id.clone());
+    assert_eq!(hit("timeout for mesh calls"), Some("m".into()));
+    assert_eq!(hit("meshTimeout"), Some("m".into()));
+    assert_eq!(hit("snake case names"), Some("m".into()));
+    let classic = classic_index(r#"[{"id": "m", "type": "rule", "title": "Set MeshTimeout"}]"#);
+    assert!(run(&classic, "timeout", None).is_empty(), "classic does not split");
+}
+
+/// The ADR sections are scored, each with its weight, under `default`
+/// only: options and consequences weigh less than the decision itself.
+#[test]
+fn bm25_scores_sections_and_classic_never_reads_them() {
+    let text = r#"[{"id": "d", "type": "rule", "title": "x"}, {"id": "o", "type": "rule", "title": "y"},
+                   {"id": "p", "type": "rule", "title": "z"}, {"id": "q", "type": "rule", "title": "w"}]"#;
+    let with_sections = |profile: Profile| {
+        let mut memory = Memory::parse(Path::new("m.json"), text.to_string(), profile.family);
+        memory.pool[0].sections.decision = "queue backpressure".into();
+        memory.pool[1].sections.consequences = "queue backpressure".into();
+        Index::build(memory, profile)
+    };
+    let ix = with_sections(Profile::of(Named::Default));
+    let e = ix.explain(Query { task: "queue backpressure", file: None });
+    let score = |id: &str| e.records.iter().find(|r| r.id == id).unwrap().score.unwrap();
+    assert!(score("d") > score("o") && score("o") > Milli::ZERO);
+    let fields: Vec<Field> =
+        e.records.iter().find(|r| r.id == "d").unwrap().terms[0].fields.iter().map(|f| f.field).collect();
+    assert_eq!(fields, [Field::Decision]);
+    let classic = with_sections(Profile::of(Named::Classic));
+    assert!(classic.retrieve(Query { task: "queue backpressure", file: None }).hits.is_empty());
+    let mut mneme = Profile::of(Named::Mneme);
+    mneme.min_score = Milli::ZERO;
+    assert!(with_sections(mneme).retrieve(Query { task: "queue backpressure", file: None }).hits.is_empty());
 }

@@ -7,7 +7,8 @@ For each seed, a random memory file and a random query set are generated
     mneme-gate retrieve --memory F --queries Q --profile P --k K
     python3 mneme_ref.py --memory F --queries Q --profile P --k K
 
-are run for P in {default, mneme} and every output line is compared: the
+are run for P in {default, classic, mneme} (profile default against
+bm25_ref.py, the others against mneme_ref.py) and every output line is compared: the
 query id, the retrieved ids in order and their scores (compared as exact
 decimals, so 7.5 and 7.50 are equal but 7.5 and 7.499 are not). Keys other
 than `id`, `retrieved[].id` and `retrieved[].score` are ignored.
@@ -44,7 +45,10 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 REFERENCE = HERE / "mneme_ref.py"
 
-PROFILES = ("default", "mneme")
+PROFILES = ("default", "classic", "mneme")
+# Profile `default` (BM25F) has its own reference; `classic` and `mneme` are
+# mneme_ref.py's.
+REFERENCE_OF = {"default": HERE / "bm25_ref.py"}
 
 # --------------------------------------------------------------------------
 # Random vocabulary
@@ -59,6 +63,7 @@ WORDS = [
     "client", "retry", "webhook", "invoice", "pipeline", "warehouse",
     "terraform", "mobile", "checkout", "stripe", "database", "postgres",
     "LedgerClient", "HTTP", "Kafka", "ORDERS", "Payments",
+    "MeshTimeout", "HTTPServerError", "parseJSONBody", "v2Api", "OrderID", "ledger.Client",
     "snake_case_name", "payments-ledger", "order_id", "k8s", "e2e", "x86_64",
     "v2", "api", "sql", "css", "dbt", "GPT-4o", "3.11", "2024", "100",
     "café", "Café", "straße", "STRASSE", "größe", "über", "naïve", "Élan",
@@ -378,7 +383,7 @@ def compare(bin_path: str, mem: Path, qs: Path, profile: str, k: int, queries: l
     """None when both agree, else a list of (query, bin_line, ref_line, why)."""
     args = ["--memory", str(mem), "--queries", str(qs), "--profile", profile, "--k", str(k)]
     rc_b, out_b, err_b = run([bin_path, "retrieve", *args])
-    rc_r, out_r, err_r = run([sys.executable, str(REFERENCE), *args])
+    rc_r, out_r, err_r = run([sys.executable, str(REFERENCE_OF.get(profile, REFERENCE)), *args])
     if rc_r != 0:
         raise SystemExit(f"reference failed on {mem}: {err_r}")
     if rc_b != 0:

@@ -109,6 +109,10 @@ PROFILES = {
     },
 }
 
+# mneme-gate's first profile, named `classic` since profile `default` became
+# BM25F (bm25_ref.py): the same rules under either name here.
+PROFILES["classic"] = PROFILES["default"]
+
 FIELDS = ("title", "tags", "constraint", "anti_patterns", "content")
 
 INACTIVE_STATUSES = {"superseded", "deprecated", "rejected", "retired"}

@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use mneme_gate::config::Config;
 use mneme_gate::error::{exit, Error};
 use mneme_gate::memory::Memory;
-use mneme_gate::profile::Family;
+use mneme_gate::profile::Named;
 use mneme_gate_dev::{render_md, synth};
 
 #[derive(Debug, Parser)]
@@ -229,13 +229,13 @@ fn synth_cmd(args: SynthArgs) -> Result<i32, Error> {
 /// response files, resolved the same way), nothing else.
 fn floor_cmd(args: FloorArgs) -> Result<i32, Error> {
     let config = Config::discover(args.config.as_deref())?;
-    let family = match args.profile.as_deref() {
-        None => None,
-        Some(name) => Some(
-            Family::parse(name)
-                .ok_or_else(|| Error::Usage(format!("unknown profile `{name}`: use `default` or `mneme`")))?,
-        ),
-    };
+    let family =
+        match args.profile.as_deref() {
+            None => None,
+            Some(name) => Some(Named::parse(name).ok_or_else(|| {
+                Error::Usage(format!("unknown profile `{name}`: use `default`, `classic` or `mneme`"))
+            })?),
+        };
     let profile = config.profile(family, args.k)?;
     let memory_path = memory_path(&config, args.memory.as_deref())?;
     let memory = Memory::load(&memory_path, profile.family)?;

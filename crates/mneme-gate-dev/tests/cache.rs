@@ -91,7 +91,7 @@ fn the_compiled_index_ranks_every_generated_query_as_the_index_does() {
             let index = Index::build(memory(), profile.clone());
             let parts = compile(&memory(), &profile).unwrap();
             let compiled = Compiled::open(&parts.directory, &parts.records).unwrap();
-            let tokenizer = Tokenizer::new(profile.family, profile.min_token_len, profile.stem);
+            let tokenizer = Tokenizer::for_profile(&profile);
             let mut retrieved = 0;
             for (task, file) in queries(&index) {
                 let q = Query { task: &task, file: file.as_deref() };

@@ -31,7 +31,7 @@ step() {
 git init -q -b main
 cp "$here/memory-v1.json" project_memory.json
 mkdir scenarios && cp "$here/scenarios/payments.yaml" scenarios/
-printf 'memory: project_memory.json\nscenarios: [scenarios/]\nbaseline: reports/baseline.json\n' > mneme-gate.yaml
+printf 'memory: project_memory.json\nscenarios: [scenarios/]\nbaseline: reports/baseline.json\nretrieval:\n  profile: classic\n' > mneme-gate.yaml
 echo "# On main: pin the first baseline and commit it."
 step mneme-gate baseline
 git add mneme-gate.yaml project_memory.json scenarios reports && git commit -qm "Pin the mneme-gate baseline"

@@ -379,7 +379,6 @@ pub(super) fn unknown(name: &str) -> Cow<'static, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::Family;
 
     fn args(json: Value, with_k: bool) -> Result<Args, String> {
         Args::parse(json.as_object(), with_k)
@@ -418,7 +417,7 @@ mod tests {
     fn every_call_answers_and_a_missing_memory_is_a_tool_error() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.json");
-        let mut hot = Hot::load(&path, Profile::named(Family::Default));
+        let mut hot = Hot::load(&path, Profile::of(crate::profile::Named::Classic));
         let mut scratch = Scratch::default();
         let q = json!({"task": "refund ledger"});
         let r = call(&mut hot, &mut scratch, SEARCH, q.as_object()).unwrap();

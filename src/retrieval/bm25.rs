@@ -1,0 +1,262 @@
+//! Profile `default`'s arithmetic: BM25F over token sets, in integers only.
+//!
+//! Every quantity is an integer and every division rounds down (toward
+//! minus infinity, `div_euclid`), so the same corpus and query give the same
+//! score, to the thousandth, on every machine; no platform `ln` or `exp` is
+//! called. `docs/retrieval.md` gives the formulas with a worked example, and
+//! `tests/reference/bm25_ref.py` implements them independently.
+//!
+//! For a query token `t` and a decision `d` (`N` pool decisions, `df` of
+//! them holding `t` in some scored field):
+//!
+//! - `idf = log2((2(N + 16) + 2) / (2df + 1))` in thousandths ([`idf_milli`]),
+//!   which is BM25's `ln(1 + (N − df + ½) / (df + ½))` in base 2 over a pool
+//!   counted 16 decisions larger ([`IDF_PRIOR`]): always positive, small for
+//!   a token most decisions hold;
+//! - per field `f` of `d` holding `t`: its length `L` (distinct tokens) and
+//!   the pool's total `T` give `norm = (1 − b) + b × L × N / T` ([`norm_milli`]),
+//!   and `x_f = weight_f / norm` ([`field_part`]);
+//! - `x = Σ x_f`, saturated `s = x × (k1 + 1) / (k1 + x)` ([`saturate`]);
+//! - the token's contribution is `idf × s` ([`contribution`]); a token of the
+//!   edited file's path that is not a task token counts `path_weight` of it
+//!   ([`path_part`]), and only when `df ≤ path_max_df × N` ([`informative`]).
+
+use crate::profile::{Bm25f, Milli};
+
+/// Fractional bits of [`log2_q`].
+pub const LOG2_FRACTION_BITS: u32 = 16;
+
+/// `log2(a / b)` for `a ≥ b ≥ 1`, in units of `2^-16`, computed with integer
+/// operations only: the quotient in 64.64 fixed point, its integer part from
+/// the bit length, then one fraction bit per squaring (each square truncated
+/// to 64 fraction bits). Exact to within a few units of the last bit, and
+/// the same bits everywhere. `a < b` or `b = 0` gives 0.
+pub fn log2_q(a: u64, b: u64) -> i64 {
+    if b == 0 || a <= b {
+        return 0;
+    }
+    const ONE: u128 = 1 << 64;
+    // x = a / b in 64.64 fixed point (a / b < 2^64, so it fits).
+    let x: u128 = ((a as u128) << 64) / b as u128;
+    // Integer part: x >= 2^(64 + n).
+    let n = 127 - x.leading_zeros() as i64 - 64;
+    // y = x / 2^n, in [1, 2) as 1.64 fixed point... kept as 2.62 so that y² fits.
+    let mut y: u128 = (x >> n) >> 2; // 62 fraction bits
+    let one: u128 = ONE >> 2;
+    let mut fraction: i64 = 0;
+    for _ in 0..LOG2_FRACTION_BITS {
+        y = (y * y) >> 62;
+        fraction <<= 1;
+        if y >= 2 * one {
+            y >>= 1;
+            fraction |= 1;
+        }
+    }
+    (n << LOG2_FRACTION_BITS) + fraction
+}
+
+/// Decisions added to the pool's count in [`idf_milli`], holding no token:
+/// in a memory of a handful of decisions every word is "common" by BM25's
+/// count, and no match could clear the abstention threshold. The prior
+/// makes a word held by one decision of two as informative as one held by
+/// one decision of eighteen; past a few hundred decisions it no longer
+/// matters.
+pub const IDF_PRIOR: u64 = 16;
+
+/// `idf` in thousandths: `log2((2(N + 16) + 2) / (2df + 1))` ([`IDF_PRIOR`]),
+/// from [`log2_q`], times 1000, rounded down.
+pub fn idf_milli(n: u64, df: u64) -> i64 {
+    let n = n.saturating_add(IDF_PRIOR);
+    let q = log2_q(n.saturating_mul(2).saturating_add(2), df.saturating_mul(2).saturating_add(1));
+    (q * 1000).div_euclid(1 << LOG2_FRACTION_BITS)
+}
+
+/// A field's length normalisation in thousandths:
+/// `1000 − b + b × L × N / T`, rounded down, and at least 1. A field empty
+/// in the whole pool (`T = 0`) holds no token, and counts 1000.
+pub fn norm_milli(b: Milli, len: u64, total: u64, n: u64) -> i64 {
+    if total == 0 {
+        return 1000;
+    }
+    let b = b.0 as i128;
+    let v = ((1000 - b) * total as i128 + b * len as i128 * n as i128).div_euclid(total as i128);
+    v.max(1) as i64
+}
+
+/// `weight × 1000 / norm`, rounded down: one field's share of `x`.
+pub fn field_part(weight: Milli, norm: i64) -> i64 {
+    (weight.0 as i128 * 1000).div_euclid(norm.max(1) as i128) as i64
+}
+
+/// `x × (k1 + 1000) / (k1 + x)`, rounded down; 0 when `x ≤ 0`.
+pub fn saturate(x: i64, k1: Milli) -> i64 {
+    if x <= 0 {
+        return 0;
+    }
+    let (x, k1) = (x as i128, k1.0.max(0) as i128);
+    (x * (k1 + 1000)).div_euclid(k1 + x) as i64
+}
+
+/// `idf × s / 1000`, rounded down: a token's contribution.
+pub fn contribution(idf: i64, s: i64) -> i64 {
+    (idf as i128 * s as i128).div_euclid(1000) as i64
+}
+
+/// A path token's share: `c × path_weight / 1000`, rounded down.
+pub fn path_part(c: i64, path_weight: Milli) -> i64 {
+    (c as i128 * path_weight.0 as i128).div_euclid(1000) as i64
+}
+
+/// Whether a path token held by `df` of `n` decisions counts at all:
+/// `df × 1000 ≤ path_max_df × N`.
+pub fn informative(df: u64, n: u64, path_max_df: Milli) -> bool {
+    (df as i128) * 1000 <= path_max_df.0 as i128 * n as i128
+}
+
+/// The score of a task token in a decision (what a posting holds): `fields`
+/// are the decision's fields holding it, as (weight, length in the
+/// decision, the pool's total length). [`term_score`] gives the same number
+/// with every step.
+pub fn posting_score(params: &Bm25f, df: u64, n: u64, fields: impl IntoIterator<Item = (Milli, u64, u64)>) -> i64 {
+    let x: i64 = fields.into_iter().map(|(w, len, total)| field_part(w, norm_milli(params.b, len, total, n))).sum();
+    contribution(idf_milli(n, df), saturate(x, params.k1))
+}
+
+/// One field of a decision holding a token, as the score uses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct FieldTerm {
+    pub field: crate::profile::Field,
+    pub weight: Milli,
+    /// The field's length in this decision (distinct tokens).
+    pub len: u64,
+    /// The pool's total length of the field (its average is `total / N`).
+    pub total: u64,
+    /// `norm_milli(b, len, total, N)`.
+    pub norm: Milli,
+    /// `field_part(weight, norm)`.
+    pub part: Milli,
+}
+
+/// Everything one query token contributes to one decision, every constant
+/// included, so that it can be printed and rebuilt.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct TermScore {
+    pub token: String,
+    /// From the edited file's path only (not a task token).
+    pub from_path: bool,
+    pub df: u64,
+    pub n: u64,
+    pub idf: Milli,
+    pub fields: Vec<FieldTerm>,
+    /// `x`: the sum of the fields' parts.
+    pub x: Milli,
+    /// `saturate(x, k1)`.
+    pub saturated: Milli,
+    /// `contribution(idf, saturated)`, then `path_part` for a path token.
+    pub contribution: Milli,
+}
+
+/// The score one token earns in one decision: `fields` are the decision's
+/// fields holding it, each as (field, weight, its length, the pool's total
+/// length of that field).
+pub fn term_score(
+    params: &Bm25f,
+    token: &str,
+    from_path: bool,
+    df: u64,
+    n: u64,
+    fields: impl IntoIterator<Item = (crate::profile::Field, Milli, u64, u64)>,
+) -> TermScore {
+    let idf = idf_milli(n, df);
+    let mut x = 0i64;
+    let fields: Vec<FieldTerm> = fields
+        .into_iter()
+        .map(|(field, weight, len, total)| {
+            let norm = norm_milli(params.b, len, total, n);
+            let part = field_part(weight, norm);
+            x += part;
+            FieldTerm { field, weight, len, total, norm: Milli(norm), part: Milli(part) }
+        })
+        .collect();
+    let s = saturate(x, params.k1);
+    let mut c = contribution(idf, s);
+    if from_path {
+        c = path_part(c, params.path_weight);
+    }
+    TermScore {
+        token: token.to_string(),
+        from_path,
+        df,
+        n,
+        idf: Milli(idf),
+        fields,
+        x: Milli(x),
+        saturated: Milli(s),
+        contribution: Milli(c),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log2_is_exact_on_powers_of_two_and_close_elsewhere() {
+        assert_eq!(log2_q(1, 1), 0);
+        assert_eq!(log2_q(2, 1), 1 << 16);
+        assert_eq!(log2_q(1024, 1), 10 << 16);
+        assert_eq!(log2_q(3, 3), 0);
+        assert_eq!(log2_q(1, 2), 0);
+        assert_eq!(log2_q(5, 0), 0);
+        let mut state = 11u64;
+        for _ in 0..2000 {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let b = (state >> 40) % 100_000 + 1;
+            let a = b + (state >> 20) % 10_000_000;
+            let want = (a as f64 / b as f64).log2() * 65536.0;
+            let got = log2_q(a, b) as f64;
+            assert!((got - want).abs() <= 2.0, "log2({a}/{b}): {got} vs {want}");
+            // Rounded down, never up by more than the truncations allow.
+            assert!(got <= want + 1e-6, "log2({a}/{b}) rounds down");
+        }
+    }
+
+    #[test]
+    fn log2_never_overflows() {
+        assert_eq!(log2_q(u64::MAX, 1), (63 << 16) + 65535);
+        assert!(log2_q(u64::MAX, u64::MAX - 1) >= 0);
+    }
+
+    #[test]
+    fn idf_falls_with_document_frequency_and_stays_positive() {
+        let n = 50;
+        let idfs: Vec<i64> = (1..=n).map(|df| idf_milli(n, df)).collect();
+        assert!(idfs.windows(2).all(|w| w[0] >= w[1]));
+        assert_eq!(idf_milli(34, 1), 5087); // log2(102 / 3) = 5.087
+        assert_eq!(idf_milli(34, 25), 1000); // log2(102 / 51) = 1
+        assert!(idf_milli(50, 50) > 0 && idf_milli(50, 50) < 500);
+        assert_eq!(idf_milli(1, 1), 3584); // log2(36 / 3): one decision of one still informs
+        assert!(idf_milli(u64::MAX, u64::MAX) >= 0);
+    }
+
+    #[test]
+    fn norm_and_saturation_round_down() {
+        // Average length: 1000 exactly.
+        assert_eq!(norm_milli(Milli(750), 4, 40, 10), 1000);
+        // Five times the average: 250 + 750 × 5.
+        assert_eq!(norm_milli(Milli(750), 20, 40, 10), 4000);
+        assert_eq!(norm_milli(Milli(750), 0, 0, 10), 1000);
+        assert_eq!(norm_milli(Milli(1000), 0, 40, 10), 1);
+        assert_eq!(field_part(Milli(1000), 4000), 250);
+        assert_eq!(field_part(Milli(3000), 3), 1_000_000);
+        // 3.0 saturates to 3 × 2.2 / 4.2 = 1.5714…
+        assert_eq!(saturate(3000, Milli(1200)), 1571);
+        assert_eq!(saturate(0, Milli(1200)), 0);
+        assert_eq!(saturate(-5, Milli(1200)), 0);
+        assert_eq!(contribution(5087, 1571), 7991);
+        assert_eq!(path_part(7991, Milli(250)), 1997);
+        assert_eq!(contribution(-7, 1000), -7);
+        assert!(informative(5, 50, Milli(100)));
+        assert!(!informative(6, 50, Milli(100)));
+    }
+}

@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""An independent reference implementation of profile `default` (BM25F).
+
+Written from docs/retrieval.md ("Profile default"), not from the Rust code:
+the tokenizer with identifier splitting, the integer BM25F arithmetic (a
+fixed-point log2 by repeated squaring, every division rounded down), the
+path taken apart from the task, the tag boost and the abstention threshold.
+Loading a memory file and matching scope globs are the contract's, shared
+with mneme_ref.py (imported from it).
+
+    python3 bm25_ref.py --memory F --queries Q [--k 3]
+    python3 bm25_ref.py --self-test
+
+Prints one line per query, as `mneme-gate retrieve --profile default` does.
+Python 3.9+, standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import mneme_ref  # noqa: E402  (loading and globs: the contract's)
+
+# Profile `default`, in thousandths.
+WEIGHTS = {
+    "title": 3000,
+    "tags": 2500,
+    "constraint": 1500,
+    "anti_patterns": 1500,
+    "content": 1000,
+    # ADR sections (always empty in a JSON memory file)
+    "summary": 2000,
+    "decision": 1500,
+    "context": 750,
+    "options": 500,
+    "consequences": 500,
+}
+FIELDS = tuple(WEIGHTS)
+TAG_BOOST = 1000
+MIN_TOKEN_LEN = 3
+MIN_SCORE = 5000
+K1 = 1200
+B = 750
+PATH_WEIGHT = 500
+PATH_MAX_DF = 250
+FRACTION_BITS = 16
+JOINERS = "_-."
+
+
+# --------------------------------------------------------------------------
+# Tokens
+# --------------------------------------------------------------------------
+
+
+def _is_word_char(c: str) -> bool:
+    return c.isalnum() or c in JOINERS
+
+
+def _case_parts(segment: str) -> list[str]:
+    """Cut before an upper-case letter after a lower-case letter or a digit,
+    and before the last capital of a run of capitals followed by a lower-case
+    letter. Empty when there is one part."""
+    cuts = []
+    for i in range(1, len(segment)):
+        prev, cur = segment[i - 1], segment[i]
+        nxt = segment[i + 1] if i + 1 < len(segment) else ""
+        if cur.isupper() and (prev.islower() or prev.isnumeric() or (prev.isupper() and nxt.islower())):
+            cuts.append(i)
+    if not cuts:
+        return []
+    parts, start = [], 0
+    for c in cuts:
+        parts.append(segment[start:c])
+        start = c
+    parts.append(segment[start:])
+    return parts
+
+
+def pieces(text: str) -> list[str]:
+    out: list[str] = []
+    word: list[str] = []
+    for c in text + " ":
+        if _is_word_char(c):
+            word.append(c)
+            continue
+        w = "".join(word).strip(JOINERS)
+        word = []
+        if not w:
+            continue
+        if any(j in w for j in JOINERS):
+            out.append(w)
+        seg = []
+        for c2 in w + "_":
+            if c2 in JOINERS:
+                if seg:
+                    s = "".join(seg)
+                    out.append(s)
+                    out.extend(_case_parts(s))
+                seg = []
+            else:
+                seg.append(c2)
+    return out
+
+
+def tokens(value) -> set[str]:
+    if value is None:
+        return set()
+    if isinstance(value, list):
+        out: set[str] = set()
+        for v in value:
+            out |= tokens(v)
+        return out
+    result = set()
+    for p in pieces(value):
+        t = p.lower()
+        if len(t) >= MIN_TOKEN_LEN and t not in mneme_ref.STOPWORDS:
+            result.add(t)
+    return result
+
+
+# --------------------------------------------------------------------------
+# Integer arithmetic
+# --------------------------------------------------------------------------
+
+
+def log2_q(a: int, b: int) -> int:
+    """log2(a/b) in units of 2**-16: integer part from the bit length, then
+    one bit per squaring of a 2.62 fixed-point mantissa (truncated)."""
+    if b == 0 or a <= b:
+        return 0
+    x = (a << 64) // b
+    n = x.bit_length() - 1 - 64
+    y = (x >> n) >> 2
+    one = 1 << 62
+    frac = 0
+    for _ in range(FRACTION_BITS):
+        y = (y * y) >> 62
+        frac <<= 1
+        if y >= 2 * one:
+            y >>= 1
+            frac |= 1
+    return (n << FRACTION_BITS) + frac
+
+
+IDF_PRIOR = 16
+
+
+def idf(n: int, df: int) -> int:
+    n += IDF_PRIOR
+    return (log2_q(2 * n + 2, 2 * df + 1) * 1000) // (1 << FRACTION_BITS)
+
+
+def norm(length: int, total: int, n: int) -> int:
+    if total == 0:
+        return 1000
+    return max(1, ((1000 - B) * total + B * length * n) // total)
+
+
+def saturate(x: int) -> int:
+    return 0 if x <= 0 else (x * (K1 + 1000)) // (K1 + x)
+
+
+# --------------------------------------------------------------------------
+# Retrieval
+# --------------------------------------------------------------------------
+
+
+def field_value(rec, name: str):
+    return getattr(rec, name, "") if name in ("title", "tags", "constraint", "anti_patterns", "content") else ""
+
+
+class Corpus:
+    def __init__(self, pool):
+        self.pool = pool
+        self.n = len(pool)
+        self.fields = [{f: tokens(field_value(r, f)) for f in FIELDS} for r in pool]
+        self.total = {f: sum(len(fs[f]) for fs in self.fields) for f in FIELDS}
+        self.df: dict[str, int] = {}
+        for fs in self.fields:
+            for t in set().union(*fs.values()):
+                self.df[t] = self.df.get(t, 0) + 1
+
+    def term(self, d: int, t: str) -> int:
+        fs = self.fields[d]
+        x = 0
+        for f in FIELDS:
+            if t in fs[f]:
+                x += (WEIGHTS[f] * 1000) // norm(len(fs[f]), self.total[f], self.n)
+        return (idf(self.n, self.df[t]) * saturate(x)) // 1000
+
+    def score(self, d: int, task: set[str], path: set[str]) -> tuple[int, bool]:
+        fs = self.fields[d]
+        holds = set().union(*fs.values())
+        total, touched = 0, False
+        for t in task & holds:
+            total += self.term(d, t)
+            touched = True
+        for t in path & holds:
+            total += (self.term(d, t) * PATH_WEIGHT) // 1000
+            touched = True
+        for tag in self.pool[d].tags:
+            tt = tokens(tag)
+            if tt and tt <= task:
+                total += TAG_BOOST
+                touched = True
+        return total, touched
+
+
+def retrieve(corpus: Corpus, task: str, path: str | None, k: int):
+    if path is not None:
+        path = mneme_ref.normalise_path(path) or None
+    task_tokens = tokens(task)
+    path_tokens = tokens(path) if path is not None else set()
+    if not task_tokens and not path_tokens:
+        return []
+    path_tokens = {
+        t
+        for t in path_tokens - task_tokens
+        if t in corpus.df and corpus.df[t] * 1000 <= PATH_MAX_DF * corpus.n
+    }
+    hits = []
+    for d, rec in enumerate(corpus.pool):
+        if path is not None and rec.globs:
+            if not any(g.match(path.encode("utf-8")) for g in rec.globs):
+                continue
+        s, _ = corpus.score(d, task_tokens, path_tokens)
+        if s > MIN_SCORE:
+            hits.append((rec.id, s, d))
+    hits.sort(key=lambda h: (-h[1], h[2]))
+    return hits[:k]
+
+
+def self_test() -> int:
+    checks = 0
+
+    def eq(got, want, what):
+        nonlocal checks
+        checks += 1
+        if got != want:
+            raise SystemExit(f"self-test failed: {what}: got {got!r}, want {want!r}")
+
+    eq(sorted(tokens("MeshTimeout")), ["mesh", "meshtimeout", "timeout"], "camel")
+    eq(sorted(tokens("HTTPServerError")), ["error", "http", "httpservererror", "server"], "capitals")
+    eq(sorted(tokens("src/Mesh/MeshTimeout.cs")), ["mesh", "meshtimeout", "meshtimeout.cs", "src", "timeout"], "path")
+    eq(log2_q(2, 1), 1 << 16, "log2 2")
+    eq(idf(34, 1), 5087, "idf rare")
+    eq(idf(34, 25), 1000, "idf half")
+    eq(idf(1, 1), 3584, "idf of a one-decision pool")
+    eq(saturate(3000), 1571, "saturation")
+    print(f"self-test: {checks} checks passed")
+    return 0
+
+
+def main(argv=None) -> int:
+    if argv is None and sys.argv[1:] == ["--self-test"]:
+        return self_test()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--memory", required=True)
+    ap.add_argument("--queries", required=True)
+    ap.add_argument("--profile", choices=["default"], default="default")
+    ap.add_argument("--k", type=int, default=3)
+    args = ap.parse_args(argv)
+    try:
+        with open(args.memory, encoding="utf-8") as fh:
+            data = json.load(fh)
+        pool = mneme_ref.load_pool(data, "default")
+    except (mneme_ref.LoadError, json.JSONDecodeError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    corpus = Corpus(pool)
+    with open(args.queries, encoding="utf-8") as fh:
+        for line in fh:
+            if not line.strip():
+                continue
+            q = json.loads(line)
+            hits = retrieve(corpus, q.get("task") or "", q.get("file") or None, args.k)
+            out = {"id": q.get("id"), "retrieved": [{"id": i, "score": s / 1000} for i, s, _ in hits]}
+            print(json.dumps(out, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
