@@ -3,13 +3,15 @@
 #
 #   . .ci/sandbox.sh; sandbox_enter; ...steps...; sandbox_check
 #
-# sandbox_enter points HOME and TMPDIR at empty folders under target/ci-sandbox/ and the
-# caches (pip, npm, fontconfig, mneme-gate's compiled index cache) at target/ci-cache/. The
+# sandbox_enter points HOME at an empty folder under target/ci-sandbox/, TMPDIR at a new empty
+# folder of this run's own (`mktemp -d`: outside the checkout, because the tests make throw-away
+# folders there that must not sit inside this checkout's git repository; unique, so two runs on one
+# machine never share a file; removed when the run ends), and the caches (pip, npm, fontconfig, mneme-gate's compiled index cache) at target/ci-cache/. The
 # tools keep reading the user's own configuration (git, npm, pip, pyenv) and toolchains
 # (rustup's, and cargo's CARGO_HOME, where cargo keeps the crates it downloads and
 # .ci/fuzz.sh installs cargo-fuzz): they only write nowhere else. sandbox_check then fails,
 # listing what it finds, when a step left anything in that HOME or TMPDIR (a step removes
-# its temporary folders), and removes the sandbox when it is empty.
+# its temporary folders), and removes both when they are empty.
 
 sandbox_enter() {
   local root real_home
@@ -31,8 +33,12 @@ sandbox_enter() {
   MNEME_GATE_SANDBOX="$root/target/ci-sandbox"
   export MNEME_GATE_SANDBOX
   rm -rf "$MNEME_GATE_SANDBOX"
-  mkdir -p "$MNEME_GATE_SANDBOX/home" "$MNEME_GATE_SANDBOX/tmp" "$root/target/ci-cache"
-  export HOME="$MNEME_GATE_SANDBOX/home" TMPDIR="$MNEME_GATE_SANDBOX/tmp"
+  mkdir -p "$MNEME_GATE_SANDBOX/home" "$root/target/ci-cache"
+  MNEME_GATE_TMP="$(mktemp -d "${TMPDIR:-/tmp}/mneme-gate-ci.XXXXXXXX")"
+  export MNEME_GATE_TMP
+  # However the run ends, its temporary folder goes with it.
+  trap 'rm -rf "$MNEME_GATE_TMP"' EXIT
+  export HOME="$MNEME_GATE_SANDBOX/home" TMPDIR="$MNEME_GATE_TMP"
   export XDG_CACHE_HOME="$root/target/ci-cache" XDG_CONFIG_HOME="$MNEME_GATE_SANDBOX/home/.config"
   export XDG_DATA_HOME="$MNEME_GATE_SANDBOX/home/.local/share" XDG_STATE_HOME="$MNEME_GATE_SANDBOX/home/.local/state"
   export npm_config_cache="$root/target/ci-cache/npm" PIP_CACHE_DIR="$root/target/ci-cache/pip"
@@ -40,11 +46,14 @@ sandbox_enter() {
 
 sandbox_check() {
   local left
-  left="$(cd "$MNEME_GATE_SANDBOX" && find home tmp -mindepth 1 2>/dev/null | LC_ALL=C sort | head -n 20)"
+  left="$(
+    { (cd "$MNEME_GATE_SANDBOX" && find home -mindepth 1 2>/dev/null)
+      (cd "$MNEME_GATE_TMP" && find . -mindepth 1 2>/dev/null | sed 's|^\./|TMPDIR/|'); } | LC_ALL=C sort | head -n 20
+  )"
   if [ -n "$left" ]; then
-    echo ".ci/run: a step wrote outside the checkout (into HOME or TMPDIR) and left, under $MNEME_GATE_SANDBOX:" >&2
+    echo ".ci/run: a step wrote outside the checkout (into HOME or TMPDIR) and left, under $MNEME_GATE_SANDBOX and $MNEME_GATE_TMP:" >&2
     printf '%s\n' "$left" | sed 's/^/  /' >&2
     return 1
   fi
-  rm -rf "$MNEME_GATE_SANDBOX"
+  rm -rf "$MNEME_GATE_SANDBOX" "$MNEME_GATE_TMP"
 }

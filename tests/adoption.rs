@@ -427,8 +427,10 @@ fn ci_run_names_every_missing_prerequisite_before_any_work() {
 }
 
 // Issue 30: `.ci/run` writes only inside its checkout. Every step runs with
-// HOME and TMPDIR in target/ci-sandbox/, which must be empty at the end:
-// the check fails, naming what a step left, and removes an empty sandbox.
+// HOME in target/ci-sandbox/ and TMPDIR in a folder of the run's own outside
+// the checkout (the tests' throw-away folders must not sit inside its git
+// repository), both of which must be empty at the end: the check fails,
+// naming what a step left, and removes them when empty.
 #[test]
 fn ci_run_fails_when_a_step_writes_into_home_or_tmpdir() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -452,16 +454,20 @@ fn ci_run_fails_when_a_step_writes_into_home_or_tmpdir() {
             .unwrap()
     };
     // A step that cleans up after itself, and caches under target/.
-    let out = step(r#"t="$(mktemp -d)"; touch "$t/x"; rm -rf "$t"; mkdir -p "$XDG_CACHE_HOME/pip""#);
+    let out = step(
+        r#"case "$TMPDIR" in "$PWD"/*) exit 9;; esac; echo "$TMPDIR" > "$XDG_CACHE_HOME.tmpdir"; t="$(mktemp -d)"; touch "$t/x"; rm -rf "$t"; mkdir -p "$XDG_CACHE_HOME/pip""#,
+    );
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!checkout.path().join("target/ci-sandbox").exists(), "an empty sandbox is removed");
     assert!(checkout.path().join("target/ci-cache/pip").is_dir());
+    let tmpdir = std::fs::read_to_string(checkout.path().join("target/ci-cache.tmpdir")).unwrap();
+    assert!(!Path::new(tmpdir.trim()).exists(), "the run's TMPDIR is removed: {tmpdir}");
     // Steps that leave a file in HOME and a temporary folder behind.
     let out = step(r#"mkdir -p "$HOME/.cache/tool" && touch "$HOME/.cache/tool/venv"; mktemp -d > /dev/null"#);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains(".ci/run: a step wrote outside the checkout (into HOME or TMPDIR)"), "{stderr}");
-    assert!(stderr.contains("  home/.cache/tool/venv\n") && stderr.contains("  tmp/tmp."), "{stderr}");
+    assert!(stderr.contains("  home/.cache/tool/venv\n") && stderr.contains("  TMPDIR/tmp."), "{stderr}");
     // The user's own HOME is never written.
     assert_eq!(std::fs::read_dir(home.path()).unwrap().count(), 0);
 }
