@@ -252,10 +252,7 @@ impl Config {
                 ),
             ),
         })?;
-        let text = String::from_utf8(bytes).map_err(|e| {
-            let valid = std::str::from_utf8(&e.as_bytes()[..e.utf8_error().valid_up_to()]).expect("valid up to here");
-            let line = valid.matches('\n').count() + 1;
-            let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        let text = crate::confine::utf8_text(bytes).map_err(|crate::confine::NotUtf8 { line, column, .. }| {
             at(
                 Some(line as u64),
                 Some(column as u64),

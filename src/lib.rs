@@ -11,6 +11,7 @@ crate:
 
 - `describe`: how messages name JSON types, suggest the key a typo meant,
   and make strings from the inputs safe to print.
+- [`digest`]: SHA-256 in lower-case hex, written once.
 - `atomic`: atomic file writes (the old file whole or the new one whole).
 - `confine`: the one rule for every path read, written or deleted on the
   repository's behalf (inside its root, never through its symbolic links).
@@ -42,7 +43,7 @@ Then the pipeline, each stage taking plain data from the ones before it:
 
 Then what gathers the stages, and the command line:
 
-- [`config`]: `mneme-gate.yaml`.
+- [`config`]: the configuration file, `mneme-gate.yaml`.
 - [`init`]: a starter setup from the decisions a team already has.
 - [`error`]: every failure as one typed error, its message and exit code.
 - [`cli`]: flags to settings to commands; the only module that prints.
@@ -61,6 +62,7 @@ mod confine;
 pub mod context;
 pub mod coverage;
 mod describe;
+pub mod digest;
 pub mod draft;
 pub mod error;
 pub mod gate;

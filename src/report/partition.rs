@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::model::{Cost, ModelRun, TokenTotals};
-use super::{hex, Report, ScenarioReport, Tool, REPORT_SCHEMA};
+use super::{Report, ScenarioReport, Tool, REPORT_SCHEMA};
 use crate::describe::{json_error, printable};
 use crate::gate::{absolute_rules_of, GateOutcome, GateSettings, Judged};
 use crate::metrics::{Outcome, ScenarioMetrics, SuiteMetrics, METRICS_VERSION};
@@ -115,14 +115,14 @@ impl Whole {
 
 /// How many ids, and the SHA-256 of them, each followed by a line feed.
 pub fn ids_sha256<'a>(ids: impl Iterator<Item = &'a str>) -> (usize, String) {
-    let mut hasher = Sha256::new();
+    let mut hasher = crate::digest::Hasher::new();
     let mut n = 0;
     for id in ids {
-        hasher.update(id.as_bytes());
+        hasher.update(id);
         hasher.update(b"\n");
         n += 1;
     }
-    (n, hex(&hasher.finalize()))
+    (n, hasher.hex())
 }
 
 /// Where one scenario of a partial report sits in the whole suite.
