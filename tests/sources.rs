@@ -10,8 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-// Only its git helper: this file runs the binary with its own settings.
-#[allow(dead_code)]
+// Its git helper, and the real binary for the error path of `validate`
+// (the other tests run the binary with their own settings).
 mod common;
 
 use mneme_gate::memory::sources::{self, IdFrom, Proposed};
