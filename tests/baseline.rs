@@ -234,6 +234,18 @@ fn suite_means_are_advisory_by_default_and_configurable() {
         "{}",
         out.stderr
     );
+
+    // A misspelt rule is refused with its place, the valid names and the
+    // one it most likely meant: never read as a rule in `fail` mode.
+    std::fs::write(&config, gated.replace("suite_means: fail", "suite_mean: fail")).unwrap();
+    let out = expect(run(dir.path(), &["run", "--quiet"], OFF), 2, "a misspelt rule");
+    let line = gated.lines().position(|l| l.contains("suite_means: fail")).unwrap() + 1;
+    assert!(
+        out.stderr.starts_with(&format!("mneme-gate: error: mneme-gate.yaml:{line}:3: unknown field `suite_mean`, expected one of recall, weak_retrieval, ")),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("(did you mean `suite_means`?)"), "{}", out.stderr);
 }
 
 #[test]
