@@ -104,13 +104,9 @@ pub fn load(path: &Path) -> Result<Report, BaselineError> {
         Err(ReadError::TooLarge { limit }) => return Err(BaselineError::TooLarge { path: path.to_path_buf(), limit }),
     };
     let label = path.display().to_string();
-    let text = match String::from_utf8(bytes) {
+    let text = match crate::confine::utf8_text(bytes) {
         Ok(text) => text,
-        Err(e) => {
-            let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-            let valid = std::str::from_utf8(valid).expect("valid up to here");
-            let line = valid.matches('\n').count() + 1;
-            let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        Err(crate::confine::NotUtf8 { line, column, .. }) => {
             return Err(BaselineError::Parse {
                 path: label,
                 line,

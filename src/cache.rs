@@ -29,8 +29,6 @@ the [`Answer`] for the caller to print.
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use sha2::{Digest, Sha256};
-
 use crate::memory::{read_regular, Diagnostic, Memory, MemoryError, ReadError, MAX_MEMORY_BYTES};
 use crate::profile::Profile;
 use crate::retrieval::{Index, Query, Retrieval};
@@ -96,13 +94,7 @@ pub fn read_memory(path: &Path) -> Result<Vec<u8>, MemoryError> {
 
 /// `sha256:` and the hex SHA-256 of some bytes.
 pub fn content_hash(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut out = String::with_capacity(7 + 64);
-    out.push_str("sha256:");
-    for b in digest {
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
+    format!("sha256:{}", crate::digest::sha256_hex(bytes))
 }
 
 /// Parses memory bytes and refuses a memory with errors, as

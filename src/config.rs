@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use crate::gate::{GateSettings, RuleMode, SUITE_MEANS};
+use crate::gate::{GateSettings, Rule, RuleMode, SUITE_MEANS};
 use crate::memory::{read_regular, size_in_words, ReadError, Source, SourceKind, Sources};
 use crate::profile::{Milli, Named, Profile};
 use crate::scenarios::{SuiteLimits, YamlLimits};
@@ -268,10 +268,7 @@ impl Config {
                 ),
             ),
         })?;
-        let text = String::from_utf8(bytes).map_err(|e| {
-            let valid = std::str::from_utf8(&e.as_bytes()[..e.utf8_error().valid_up_to()]).expect("valid up to here");
-            let line = valid.matches('\n').count() + 1;
-            let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        let text = crate::confine::utf8_text(bytes).map_err(|crate::confine::NotUtf8 { line, column, .. }| {
             at(
                 Some(line as u64),
                 Some(column as u64),
@@ -474,29 +471,34 @@ impl Config {
         let Some(g) = &self.file.gate else { return Ok(settings) };
         let path = self.where_();
         let modes = [
-            ("recall", &g.recall),
-            ("weak_retrieval", &g.weak_retrieval),
-            ("malformed", &g.malformed),
-            ("pass_rate", &g.pass_rate),
-            ("false_positive", &g.false_positive),
-            ("verdict_regression", &g.verdict_regression),
-            ("missing_scenarios", &g.missing_scenarios),
-            ("suite_means", &g.suite_means),
-            ("baseline_change", &g.baseline_change),
-            ("no_new_ungated", &g.no_new_ungated),
+            (Rule::Recall, &g.recall),
+            (Rule::WeakRetrieval, &g.weak_retrieval),
+            (Rule::Malformed, &g.malformed),
+            (Rule::PassRate, &g.pass_rate),
+            (Rule::FalsePositive, &g.false_positive),
+            (Rule::VerdictRegression, &g.verdict_regression),
+            (Rule::MissingScenarios, &g.missing_scenarios),
+            (Rule::SuiteMeans, &g.suite_means),
+            (Rule::BaselineChange, &g.baseline_change),
+            (Rule::NoNewUngated, &g.no_new_ungated),
         ];
         let mode_of = |key: &str, v: &Spanned<String>, value: &str| match value {
             "fail" => Ok(RuleMode::Fail),
             "advisory" => Ok(RuleMode::Advisory),
             "off" => Ok(RuleMode::Off),
-            other => Err(ConfigError::at(&path, v, format!("`{key}` is `{other}`; use `fail`, `advisory` or `off`"))),
+            other => {
+                let mean = crate::describe::suggest(other, &["fail", "advisory", "off"])
+                    .map(|s| format!(" (did you mean `{s}`?)"))
+                    .unwrap_or_default();
+                Err(ConfigError::at(&path, v, format!("`{key}` is `{other}`; use `fail`, `advisory` or `off`{mean}")))
+            }
         };
         for (rule, value) in modes {
             let Some(v) = value else { continue };
             settings.set_mode(rule, mode_of(&format!("gate.{rule}"), v, &v.value)?);
         }
         // A threshold turns its rule on, in `fail` mode unless it says.
-        let threshold = |rule: &str, v: &Spanned<Threshold>| -> Result<(f64, RuleMode), ConfigError> {
+        let threshold = |rule: Rule, v: &Spanned<Threshold>| -> Result<(f64, RuleMode), ConfigError> {
             let (min, mode) = match &v.value {
                 Threshold::Min(min) => (*min, RuleMode::Fail),
                 Threshold::WithMode(t) => {
@@ -520,7 +522,7 @@ impl Config {
             Ok((min, mode))
         };
         if let Some(v) = &g.min_gated_share {
-            let (min, mode) = threshold("min_gated_share", v)?;
+            let (min, mode) = threshold(Rule::MinGatedShare, v)?;
             if min > 1.0 {
                 return Err(ConfigError::at(
                     &path,
@@ -529,14 +531,14 @@ impl Config {
                 ));
             }
             settings.set_min_gated_share(min);
-            settings.set_mode("min_gated_share", mode);
+            settings.set_mode(Rule::MinGatedShare, mode);
         }
         if let Some(v) = &g.min_margin {
-            let (min, mode) = threshold("min_margin", v)?;
+            let (min, mode) = threshold(Rule::MinMargin, v)?;
             let margin =
                 milli(&path, "gate.min_margin", &Spanned { value: min, referenced: v.referenced, defined: v.defined })?;
             settings.set_min_margin(margin);
-            settings.set_mode("min_margin", mode);
+            settings.set_mode(Rule::MinMargin, mode);
         }
         let check = |key: &str, v: &Spanned<f64>| -> Result<f64, ConfigError> {
             if v.value.is_finite() && (0.0..=1.0).contains(&v.value) {
@@ -644,6 +646,13 @@ fn yaml_message(e: &serde_saphyr::Error) -> String {
         }
         E::UnknownAnchor { .. } => "this alias (`*name`) names no anchor (`&name`) defined before it".into(),
         E::InvalidUtf8Input => "the file is not valid UTF-8: save it as UTF-8".into(),
+        // A misspelt key (a gate rule, a weight) names the one it most
+        // likely meant.
+        E::SerdeUnknownField { field, expected, .. } => format!(
+            "unknown field `{field}`, expected one of {}{}",
+            expected.join(", "),
+            crate::describe::suggest(field, expected).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default()
+        ),
         E::InvalidScalar { ty, .. } => format!("expected {}", scalar_words(ty)),
         E::Unexpected { expected, .. } => format!("expected {}", expected.replace("string scalar", "a string")),
         E::Eof { .. } => "the file ends in the middle of a value".into(),
@@ -929,23 +938,47 @@ mod tests {
             parse("gate:\n  suite_means: fail\n  recall: advisory\n  tolerance: 0.01\n  tolerances:\n    mrr: 0.05\n")
                 .unwrap();
         let g = c.gate_settings().unwrap();
-        assert_eq!(g.mode("suite_means"), RuleMode::Fail);
-        assert_eq!(g.mode("recall"), RuleMode::Advisory);
-        assert_eq!(g.mode("malformed"), RuleMode::Fail);
+        assert_eq!(g.mode(Rule::SuiteMeans), RuleMode::Fail);
+        assert_eq!(g.mode(Rule::Recall), RuleMode::Advisory);
+        assert_eq!(g.mode(Rule::Malformed), RuleMode::Fail);
         assert_eq!(g.tolerance("mrr"), 0.05);
         assert_eq!(g.tolerance("mean_ndcg_at_k"), 0.01);
         assert_eq!(parse("").unwrap().gate_settings().unwrap(), GateSettings::default());
-        assert_eq!(GateSettings::default().mode("suite_means"), RuleMode::Advisory);
+        assert_eq!(GateSettings::default().mode(Rule::SuiteMeans), RuleMode::Advisory);
 
         let e = parse("gate:\n  recall: warn\n").unwrap().gate_settings().unwrap_err();
         assert_eq!(e.line, Some(2), "{e}");
         assert!(e.message.contains("use `fail`, `advisory` or `off`"), "{e}");
         let e = parse("gate:\n  tolerance: 2\n").unwrap().gate_settings().unwrap_err();
         assert!(e.message.contains("between 0 and 1"), "{e}");
-        let e = parse("gate:\n  recal: fail\n").unwrap_err();
-        assert_eq!(e.line, Some(2), "{e}");
+        let e = parse("gate:\n  fals_positive: fail\n").unwrap_err();
+        // The place, every valid name, and the one it most likely meant.
+        assert_eq!((e.line, e.column), (Some(2), Some(3)), "{e}");
+        let names = Rule::ALL.map(Rule::name).join(", ");
+        assert!(e.message.contains(&format!("unknown field `fals_positive`, expected one of {names}")), "{e}");
+        assert!(e.message.contains("(did you mean `false_positive`?)"), "{e}");
+        assert!(e.to_string().starts_with("mneme-gate.yaml:2:3: unknown field"), "{e}");
+        let e = parse("gate:\n  recall: advisry\n").unwrap().gate_settings().unwrap_err();
+        assert!(e.message.ends_with("use `fail`, `advisory` or `off` (did you mean `advisory`?)"), "{e}");
+        // Far from every name: no guess.
+        let e = parse("gate:\n  colour: fail\n").unwrap_err();
+        assert!(!e.message.contains("did you mean"), "{e}");
         let e = parse("gate:\n  tolerances:\n    mean_recall_at_k: 0.1\n").unwrap_err();
         assert_eq!(e.line, Some(3), "{e}");
+    }
+
+    #[test]
+    fn every_rule_is_a_key_of_the_gate_section() {
+        for rule in Rule::ALL {
+            let value = if matches!(rule, Rule::MinGatedShare | Rule::MinMargin) {
+                "{min: 0.5, mode: advisory}"
+            } else {
+                "advisory"
+            };
+            let g = parse(&format!("gate:\n  {rule}: {value}\n")).unwrap().gate_settings().unwrap();
+            assert_eq!(g.mode(rule), RuleMode::Advisory, "{rule}");
+            assert!(Rule::ALL.iter().filter(|r| **r != rule).all(|r| g.mode(*r) == r.default_mode()), "{rule}");
+        }
     }
 
     #[test]
@@ -958,15 +991,15 @@ mod tests {
             .unwrap()
             .gate_settings()
             .unwrap();
-        assert_eq!((g.mode("min_gated_share"), g.min_gated_share()), (RuleMode::Fail, 0.8));
-        assert_eq!((g.mode("min_margin"), g.min_margin()), (RuleMode::Fail, Milli(1500)));
-        assert_eq!(g.mode("no_new_ungated"), RuleMode::Advisory);
+        assert_eq!((g.mode(Rule::MinGatedShare), g.min_gated_share()), (RuleMode::Fail, 0.8));
+        assert_eq!((g.mode(Rule::MinMargin), g.min_margin()), (RuleMode::Fail, Milli(1500)));
+        assert_eq!(g.mode(Rule::NoNewUngated), RuleMode::Advisory);
         let g = parse("gate:\n  min_margin: {min: 2, mode: advisory}\n  min_gated_share:\n    min: 0.5\n")
             .unwrap()
             .gate_settings()
             .unwrap();
-        assert_eq!((g.mode("min_margin"), g.min_margin()), (RuleMode::Advisory, Milli(2000)));
-        assert_eq!((g.mode("min_gated_share"), g.min_gated_share()), (RuleMode::Fail, 0.5));
+        assert_eq!((g.mode(Rule::MinMargin), g.min_margin()), (RuleMode::Advisory, Milli(2000)));
+        assert_eq!((g.mode(Rule::MinGatedShare), g.min_gated_share()), (RuleMode::Fail, 0.5));
 
         let e = parse("gate:\n  min_gated_share: 1.5\n").unwrap().gate_settings().unwrap_err();
         assert_eq!(e.line, Some(2), "{e}");

@@ -22,6 +22,9 @@ through a link) must never hang the run or exhaust its memory:
 - **Deletes** ([`check_delete`]): only a file (or a link itself, never its
   target) whose folder resolves inside the repository root.
 
+The bytes read become text with [`utf8_text`], which places the first byte
+that is not UTF-8 at its line and column, the same way for every input.
+
 The repository root is the working folder's nearest ancestor holding
 `.git` (the working folder itself when there is none), as the shell that
 runs the tool sees it.
@@ -194,6 +197,31 @@ fn read_opened(file: File, meta: &Metadata, limit: u64) -> Result<Vec<u8>, Refus
 pub(crate) fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, Refusal> {
     let (file, meta) = open_regular(path, false)?;
     read_opened(file, &meta, limit)
+}
+
+/// Where the bytes of a file stop being UTF-8: the 1-based line and column
+/// (in characters) of the first invalid byte, and the byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NotUtf8 {
+    pub line: usize,
+    pub column: usize,
+    pub byte: u8,
+}
+
+/// The bytes read as UTF-8 text, or where they stop being UTF-8.
+pub(crate) fn utf8_text(bytes: Vec<u8>) -> Result<String, NotUtf8> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        // Everything before `at` is valid UTF-8.
+        let before = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        NotUtf8 {
+            line: before.matches('\n').count() + 1,
+            column: before[line_start..].chars().count() + 1,
+            byte: bytes[at],
+        }
+    })
 }
 
 /// The repository root: the nearest ancestor of the working folder holding
@@ -384,6 +412,16 @@ pub(crate) fn check_delete(root: &Path, path: &Path) -> Result<(), Refusal> {
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
+
+    #[test]
+    fn the_first_byte_that_is_not_utf8_is_placed_in_characters() {
+        assert_eq!(utf8_text(b"ok\n".to_vec()).as_deref(), Ok("ok\n"));
+        // Columns count characters, not bytes; a line ends at `\n` only.
+        let bytes = [&b"{\n  \"t\": \"\xc3\xa9\xc3\xa9"[..], &[0xff], b"\"\n"].concat();
+        assert_eq!(utf8_text(bytes), Err(NotUtf8 { line: 2, column: 11, byte: 0xff }));
+        assert_eq!(utf8_text(vec![0x80]), Err(NotUtf8 { line: 1, column: 1, byte: 0x80 }));
+        assert_eq!(utf8_text(b"a\r\nb\xc3".to_vec()), Err(NotUtf8 { line: 2, column: 2, byte: 0xc3 }));
+    }
 
     fn mkfifo(path: &Path) {
         assert!(std::process::Command::new("mkfifo").arg(path).status().unwrap().success());

@@ -216,6 +216,18 @@ pub(crate) fn defuse_json(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The allowed name closest to `key` (Levenshtein distance in characters),
+/// if it is close enough to be a typo: what a message offers as `did you
+/// mean`.
+pub(crate) fn suggest(key: &str, allowed: &[&str]) -> Option<String> {
+    allowed
+        .iter()
+        .map(|a| (strsim::levenshtein(key, a), *a))
+        .filter(|(d, a)| *d <= 2.max(a.len() / 4) && *d < a.len())
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, a)| a.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

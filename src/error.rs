@@ -76,6 +76,10 @@ pub enum Error {
     /// endpoint failing (infrastructure).
     #[error(transparent)]
     Model(#[from] ModelError),
+    /// `validate` found errors in the decisions, or warnings with
+    /// `--strict`; the findings themselves are its output.
+    #[error("{} is not valid: {}{}", path.display(), count(*errors, "error"), if *strict && *warnings > 0 { format!(" and {} (--strict counts warnings)", count(*warnings, "warning")) } else { String::new() })]
+    Invalid { path: PathBuf, errors: usize, warnings: usize, strict: bool },
     /// The machine failed: threads could not be started, and the like.
     #[error("{0}")]
     Infrastructure(String),
@@ -92,6 +96,7 @@ impl Error {
             | Error::Partition(_)
             | Error::IncompatibleBaseline { .. }
             | Error::Input { .. }
+            | Error::Invalid { .. }
             | Error::Read { .. } => exit::INPUT,
             Error::Git(e) if e.is_infrastructure() => exit::INFRASTRUCTURE,
             Error::Git(_) => exit::INPUT,
@@ -108,6 +113,11 @@ impl Error {
 /// (`%`, `\r`, `\n`), so it stays one command whatever it quotes.
 pub fn github_annotation(message: &str) -> String {
     format!("::error title=mneme-gate::{}\n", escape_data(&defuse_lines(message.trim_end(), false)))
+}
+
+/// `1 error`, `2 errors`.
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
 /// Items, one per indented line (an item that quotes a control character
@@ -147,6 +157,11 @@ mod tests {
     fn every_kind_has_its_code() {
         let io = || std::io::Error::other("x");
         assert_eq!(Error::Usage("u".into()).exit_code(), exit::INPUT);
+        let invalid = Error::Invalid { path: "m.json".into(), errors: 0, warnings: 2, strict: true };
+        assert_eq!(invalid.exit_code(), exit::INPUT);
+        assert_eq!(invalid.to_string(), "m.json is not valid: 0 errors and 2 warnings (--strict counts warnings)");
+        let invalid = Error::Invalid { path: "m.json".into(), errors: 1, warnings: 2, strict: false };
+        assert_eq!(invalid.to_string(), "m.json is not valid: 1 error");
         assert_eq!(Error::Read { path: "f".into(), source: io() }.exit_code(), exit::INPUT);
         assert_eq!(Error::Write { path: None, source: io() }.exit_code(), exit::INFRASTRUCTURE);
         assert_eq!(Error::Infrastructure("threads".into()).exit_code(), exit::INFRASTRUCTURE);

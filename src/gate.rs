@@ -36,7 +36,7 @@ pub enum RuleMode {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RuleOutcome {
     /// Stable rule name, as used in `mneme-gate.yaml` (`gate:`).
-    pub rule: String,
+    pub rule: Rule,
     /// What the rule demands, in words: its passing condition.
     pub description: String,
     pub mode: RuleMode,
@@ -73,31 +73,99 @@ impl GateOutcome {
     }
 }
 
-/// The rule names of the absolute rules, in the order they are reported.
-pub const ABSOLUTE_RULES: [&str; 4] = ["recall", "weak_retrieval", "malformed", "pass_rate"];
+/// A rule of the gate, by its name: the key of `mneme-gate.yaml`'s `gate:`
+/// and the `rule` of a report's `gate.rules[]`, in the order the rules are
+/// reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    Recall,
+    WeakRetrieval,
+    Malformed,
+    PassRate,
+    FalsePositive,
+    VerdictRegression,
+    MissingScenarios,
+    SuiteMeans,
+    BaselineChange,
+    MinGatedShare,
+    MinMargin,
+    NoNewUngated,
+}
 
-/// Every rule and its default mode (metrics.md, "The default gate"), in the
-/// order they are reported. `false_positive` is reported only for a suite
-/// with benign scenarios (profile `mneme`); the four after it need a
-/// baseline; the last three, the coverage rules, are off unless configured
-/// and reported only when on (docs/gate.md).
-pub const RULES: [(&str, RuleMode); 12] = [
-    ("recall", RuleMode::Fail),
-    ("weak_retrieval", RuleMode::Fail),
-    ("malformed", RuleMode::Fail),
-    ("pass_rate", RuleMode::Fail),
-    ("false_positive", RuleMode::Fail),
-    ("verdict_regression", RuleMode::Fail),
-    ("missing_scenarios", RuleMode::Fail),
-    ("suite_means", RuleMode::Advisory),
-    ("baseline_change", RuleMode::Fail),
-    ("min_gated_share", RuleMode::Off),
-    ("min_margin", RuleMode::Off),
-    ("no_new_ungated", RuleMode::Off),
-];
+impl Rule {
+    /// Every rule, in the order they are reported. `false_positive` is
+    /// reported only for a suite with benign scenarios (profile `mneme`);
+    /// the four after it need a baseline; the last three, the coverage
+    /// rules, are off unless configured and reported only when on
+    /// (docs/gate.md).
+    pub const ALL: [Rule; 12] = [
+        Rule::Recall,
+        Rule::WeakRetrieval,
+        Rule::Malformed,
+        Rule::PassRate,
+        Rule::FalsePositive,
+        Rule::VerdictRegression,
+        Rule::MissingScenarios,
+        Rule::SuiteMeans,
+        Rule::BaselineChange,
+        Rule::MinGatedShare,
+        Rule::MinMargin,
+        Rule::NoNewUngated,
+    ];
+
+    /// The rule's name, as in `mneme-gate.yaml` and in the reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Recall => "recall",
+            Rule::WeakRetrieval => "weak_retrieval",
+            Rule::Malformed => "malformed",
+            Rule::PassRate => "pass_rate",
+            Rule::FalsePositive => "false_positive",
+            Rule::VerdictRegression => "verdict_regression",
+            Rule::MissingScenarios => "missing_scenarios",
+            Rule::SuiteMeans => "suite_means",
+            Rule::BaselineChange => "baseline_change",
+            Rule::MinGatedShare => "min_gated_share",
+            Rule::MinMargin => "min_margin",
+            Rule::NoNewUngated => "no_new_ungated",
+        }
+    }
+
+    /// The rule's mode when nothing configures it (metrics.md, "The default
+    /// gate").
+    pub fn default_mode(self) -> RuleMode {
+        match self {
+            Rule::SuiteMeans => RuleMode::Advisory,
+            Rule::MinGatedShare | Rule::MinMargin | Rule::NoNewUngated => RuleMode::Off,
+            _ => RuleMode::Fail,
+        }
+    }
+
+    /// The rule named `name`, if there is one.
+    pub fn named(name: &str) -> Option<Rule> {
+        Rule::ALL.into_iter().find(|r| r.name() == name)
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl PartialEq<&str> for Rule {
+    fn eq(&self, other: &&str) -> bool {
+        self.name() == *other
+    }
+}
+
+/// The absolute rules, in the order they are reported.
+pub const ABSOLUTE_RULES: [Rule; 4] = [Rule::Recall, Rule::WeakRetrieval, Rule::Malformed, Rule::PassRate];
 
 /// The coverage rules (docs/coverage.md), in the order they are reported.
-pub const COVERAGE_RULES: [&str; 3] = ["min_gated_share", "min_margin", "no_new_ungated"];
+pub const COVERAGE_RULES: [Rule; 3] = [Rule::MinGatedShare, Rule::MinMargin, Rule::NoNewUngated];
 
 /// Whether a higher value of a suite figure is better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,7 +188,8 @@ pub const SUITE_MEANS: [(&str, Better); 6] = [
 /// The gate as configured: a mode per rule and a tolerance per suite figure.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GateSettings {
-    modes: Vec<(&'static str, RuleMode)>,
+    /// The mode of each rule, in the order of [`Rule::ALL`].
+    modes: [RuleMode; Rule::ALL.len()],
     tolerances: Vec<(&'static str, f64)>,
     /// The threshold of `min_gated_share` (a share between 0 and 1).
     min_gated_share: f64,
@@ -131,7 +200,7 @@ pub struct GateSettings {
 impl Default for GateSettings {
     fn default() -> Self {
         GateSettings {
-            modes: RULES.to_vec(),
+            modes: Rule::ALL.map(Rule::default_mode),
             tolerances: SUITE_MEANS.iter().map(|(m, _)| (*m, 0.0)).collect(),
             min_gated_share: 0.0,
             min_margin: Milli::ZERO,
@@ -140,20 +209,14 @@ impl Default for GateSettings {
 }
 
 impl GateSettings {
-    /// The mode of a rule (`fail` for a name that is not a rule).
-    pub fn mode(&self, rule: &str) -> RuleMode {
-        self.modes.iter().find(|(r, _)| *r == rule).map_or(RuleMode::Fail, |(_, m)| *m)
+    /// The mode of a rule.
+    pub fn mode(&self, rule: Rule) -> RuleMode {
+        self.modes[rule as usize]
     }
 
-    /// Sets a rule's mode; false when `rule` is not a rule name.
-    pub fn set_mode(&mut self, rule: &str, mode: RuleMode) -> bool {
-        match self.modes.iter_mut().find(|(r, _)| *r == rule) {
-            Some(slot) => {
-                slot.1 = mode;
-                true
-            }
-            None => false,
-        }
+    /// Sets a rule's mode.
+    pub fn set_mode(&mut self, rule: Rule, mode: RuleMode) {
+        self.modes[rule as usize] = mode;
     }
 
     /// How far a suite figure may move the wrong way before `suite_means`
@@ -254,7 +317,7 @@ pub fn absolute_rules_of(
     scenarios: &[Judged<'_>],
     settings: &GateSettings,
 ) -> Vec<RuleOutcome> {
-    let mode_of = |rule: &str| settings.mode(rule);
+    let mode_of = |rule: Rule| settings.mode(rule);
     let mut out = Vec::new();
     // Scenarios waiting for review run and are reported, but no rule counts
     // them; the pass rate is then recounted over the reviewed ones.
@@ -287,9 +350,9 @@ pub fn absolute_rules_of(
     let (miss, decisions) =
         if missing.len() == 1 { ("misses", "an expected decision") } else { ("miss", "expected decisions") };
     out.push(outcome(
-        "recall",
+        Rule::Recall,
         format!("every governed scenario retrieves all of its expected decisions (recall@{k} = 1.0)"),
-        mode_of("recall"),
+        mode_of(Rule::Recall),
         format!(
             "{} {miss} {decisions} (recall@{k} below 1.0): {}",
             count(missing.len(), "governed scenario", "governed scenarios"),
@@ -298,7 +361,7 @@ pub fn absolute_rules_of(
         details,
     ));
 
-    for (rule, verdict) in [("weak_retrieval", Verdict::WeakRetrieval), ("malformed", Verdict::Malformed)] {
+    for (rule, verdict) in [(Rule::WeakRetrieval, Verdict::WeakRetrieval), (Rule::Malformed, Verdict::Malformed)] {
         let (message, details) = verdict_lines(scenarios, verdict);
         out.push(outcome(rule, format!("no scenario is {verdict}"), mode_of(rule), message, details));
     }
@@ -316,9 +379,9 @@ pub fn absolute_rules_of(
         Vec::new()
     };
     out.push(outcome(
-        "pass_rate",
+        Rule::PassRate,
         "the pass rate is 1.0 when governed answers were checked".into(),
-        mode_of("pass_rate"),
+        mode_of(Rule::PassRate),
         // The fraction, not a rounded rate: 8789 of 8790 is not `1.000`.
         format!("pass rate {}/{} is below 1.0: {failing}", pass_fail.0, pass_fail.0 + pass_fail.1),
         details,
@@ -328,9 +391,9 @@ pub fn absolute_rules_of(
     if summary.benign.is_some() {
         let (message, details) = verdict_lines(scenarios, Verdict::FalsePositive);
         out.push(outcome(
-            "false_positive",
+            Rule::FalsePositive,
             "no benign scenario is FALSE_POSITIVE".into(),
-            mode_of("false_positive"),
+            mode_of(Rule::FalsePositive),
             message,
             details,
         ));
@@ -343,7 +406,7 @@ pub fn absolute_rules_of(
 /// and `min_margin`. Each is listed only when it is on.
 pub fn coverage_rules(run: &RunResult, pool: &[Decision], filtered: bool, settings: &GateSettings) -> Vec<RuleOutcome> {
     let mut out = Vec::new();
-    let mode = settings.mode("min_gated_share");
+    let mode = settings.mode(Rule::MinGatedShare);
     if mode != RuleMode::Off && !filtered {
         let expected: HashSet<&str> = run
             .scenarios
@@ -363,7 +426,7 @@ pub fn coverage_rules(run: &RunResult, pool: &[Decision], filtered: bool, settin
         };
         let ids: Vec<&str> = ungated.iter().map(|d| d.id.as_str()).collect();
         out.push(outcome(
-            "min_gated_share",
+            Rule::MinGatedShare,
             format!("a share of at least {min} of the pool's decisions is expected by some scenario (min_gated_share)"),
             mode,
             format!(
@@ -375,7 +438,7 @@ pub fn coverage_rules(run: &RunResult, pool: &[Decision], filtered: bool, settin
             details,
         ));
     }
-    let mode = settings.mode("min_margin");
+    let mode = settings.mode(Rule::MinMargin);
     if mode != RuleMode::Off {
         let min = settings.min_margin();
         let thin: Vec<&crate::run::ScenarioRun> =
@@ -384,7 +447,7 @@ pub fn coverage_rules(run: &RunResult, pool: &[Decision], filtered: bool, settin
         let ids: Vec<&str> = thin.iter().map(|s| s.scenario.id.as_str()).collect();
         let (wins, decision) = if ids.len() == 1 { ("wins", "its") } else { ("win", "their") };
         out.push(outcome(
-            "min_margin",
+            Rule::MinMargin,
             format!("every governed scenario's expected decisions win by a score margin of at least {min}"),
             mode,
             format!(
@@ -437,9 +500,9 @@ pub fn no_new_ungated(
     let ids: Vec<&str> = ungated.iter().map(|(id, _)| id.as_str()).collect();
     let (is, it) = if ids.len() == 1 { ("is", "it") } else { ("are", "them") };
     outcome(
-        "no_new_ungated",
+        Rule::NoNewUngated,
         format!("every decision added since {against} is expected by some scenario"),
-        settings.mode("no_new_ungated"),
+        settings.mode(Rule::NoNewUngated),
         format!(
             "{} added since {against} {is} expected by no scenario: {} (add a scenario that expects {it})",
             count(ids.len(), "decision", "decisions"),
@@ -483,7 +546,7 @@ pub(crate) fn some_ids<S: AsRef<str>>(ids: &[S]) -> String {
 /// it (`details` is not empty); `message` says what is wrong and is kept
 /// only then.
 pub(crate) fn outcome(
-    rule: &str,
+    rule: Rule,
     description: String,
     mode: RuleMode,
     message: String,
@@ -491,7 +554,7 @@ pub(crate) fn outcome(
 ) -> RuleOutcome {
     let violated = mode != RuleMode::Off && !details.is_empty();
     RuleOutcome {
-        rule: rule.to_string(),
+        rule,
         description,
         mode,
         violated,
@@ -563,6 +626,22 @@ mod tests {
     }
 
     #[test]
+    fn a_rule_is_written_and_read_by_its_name() {
+        for rule in Rule::ALL {
+            assert_eq!(serde_json::to_string(&rule).unwrap(), format!("\"{}\"", rule.name()));
+            assert_eq!(Rule::named(rule.name()), Some(rule));
+            assert_eq!(GateSettings::default().mode(rule), rule.default_mode());
+        }
+        assert_eq!(Rule::named("recal"), None);
+        // A report naming no rule of the gate is refused, not read as `fail`.
+        let e = serde_json::from_str::<Rule>("\"recal\"").unwrap_err();
+        assert!(e.to_string().contains("unknown variant `recal`"), "{e}");
+        let modes: Vec<RuleMode> = Rule::ALL.map(Rule::default_mode).into();
+        use RuleMode::{Advisory, Fail, Off};
+        assert_eq!(modes, [Fail, Fail, Fail, Fail, Fail, Fail, Fail, Advisory, Fail, Off, Off, Off]);
+    }
+
+    #[test]
     fn a_clean_run_passes_every_rule() {
         let run = run_of(vec![
             scenario_run("a", &["X"], &["X", "Y"], Verdict::Pass, true),
@@ -570,7 +649,7 @@ mod tests {
         ]);
         let gate = GateOutcome::new(absolute_rules(&run, &GateSettings::default()));
         assert!(gate.passed);
-        assert_eq!(gate.rules.iter().map(|r| r.rule.as_str()).collect::<Vec<_>>(), ABSOLUTE_RULES);
+        assert_eq!(gate.rules.iter().map(|r| r.rule).collect::<Vec<_>>(), ABSOLUTE_RULES);
         assert!(gate.rules.iter().all(|r| !r.violated));
     }
 
@@ -589,7 +668,7 @@ mod tests {
             s.scenario.review = crate::scenarios::Review::Reviewed;
         }
         let gate = GateOutcome::new(absolute_rules(&run, &GateSettings::default()));
-        let violated: Vec<&str> = gate.rules.iter().filter(|r| r.violated).map(|r| r.rule.as_str()).collect();
+        let violated: Vec<&str> = gate.rules.iter().filter(|r| r.violated).map(|r| r.rule.name()).collect();
         assert_eq!(violated, ["recall", "weak_retrieval", "pass_rate"]);
     }
 
@@ -597,7 +676,7 @@ mod tests {
     fn each_absolute_rule_fires_on_its_own_cause() {
         let run = run_of(vec![scenario_run("miss", &["X", "Z"], &["X"], Verdict::WeakRetrieval, false)]);
         let rules = absolute_rules(&run, &GateSettings::default());
-        let violated: Vec<&str> = rules.iter().filter(|r| r.violated).map(|r| r.rule.as_str()).collect();
+        let violated: Vec<&str> = rules.iter().filter(|r| r.violated).map(|r| r.rule.name()).collect();
         assert_eq!(violated, ["recall", "weak_retrieval"]);
         assert_eq!(rules[0].details, ["miss: recall@3 1/2 (missing Z)"]);
         assert_eq!(
@@ -607,7 +686,7 @@ mod tests {
         assert_eq!(rules[1].message.as_deref(), Some("1 scenario is WEAK_RETRIEVAL: miss"));
 
         let run = run_of(vec![scenario_run("bad", &[], &[], Verdict::Malformed, false)]);
-        let violated: Vec<String> =
+        let violated: Vec<Rule> =
             absolute_rules(&run, &GateSettings::default()).into_iter().filter(|r| r.violated).map(|r| r.rule).collect();
         assert_eq!(violated, ["malformed"]);
 
@@ -616,7 +695,7 @@ mod tests {
             scenario_run("leak", &["X"], &["X"], Verdict::Fail, true),
         ]);
         let rules = absolute_rules(&run, &GateSettings::default());
-        let violated: Vec<&str> = rules.iter().filter(|r| r.violated).map(|r| r.rule.as_str()).collect();
+        let violated: Vec<&str> = rules.iter().filter(|r| r.violated).map(|r| r.rule.name()).collect();
         assert_eq!(violated, ["pass_rate"]);
         assert_eq!(rules[3].details, ["leak: FAIL, 0 violation(s) in the governed answer"]);
         assert_eq!(rules[3].message.as_deref(), Some("pass rate 1/2 is below 1.0: 1 scenario is FAIL: leak"));
@@ -652,10 +731,9 @@ mod tests {
         let run = run_of(vec![scenario_run("miss", &["X"], &[], Verdict::WeakRetrieval, false)]);
         let mut settings = GateSettings::default();
         for rule in ABSOLUTE_RULES {
-            assert!(settings.set_mode(rule, RuleMode::Off));
+            settings.set_mode(rule, RuleMode::Off);
         }
-        settings.set_mode("recall", RuleMode::Advisory);
-        assert!(!settings.set_mode("no_such_rule", RuleMode::Off));
+        settings.set_mode(Rule::Recall, RuleMode::Advisory);
         let gate = GateOutcome::new(absolute_rules(&run, &settings));
         assert!(gate.passed);
         assert!(gate.rules[0].violated);
@@ -676,7 +754,7 @@ mod tests {
         // pass_rate is Mneme's, over violation scenarios: 1/1.
         assert!(!gate.rules.iter().find(|r| r.rule == "pass_rate").unwrap().violated);
         let mut settings = GateSettings::default();
-        assert!(settings.set_mode("false_positive", RuleMode::Advisory));
+        settings.set_mode(Rule::FalsePositive, RuleMode::Advisory);
         assert!(GateOutcome::new(absolute_rules(&run, &settings)).passed);
         // A suite without benign scenarios does not list the rule.
         let run = run_of(vec![scenario_run("ok", &["X"], &["X"], Verdict::Pass, true)]);

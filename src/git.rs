@@ -281,7 +281,6 @@ impl Repo {
     /// `limit` commits: the commit id and the bytes; `Ok(None)` when none of
     /// them has it. Each distinct blob is hashed once.
     pub fn find_version(&self, path: &Path, sha256: &str, limit: usize) -> Result<Option<(String, Vec<u8>)>, GitError> {
-        use sha2::{Digest, Sha256};
         let relative = self.relative(path)?;
         forget_stale_error();
         let Ok(head) = self.repo.head().and_then(|h| h.peel_to_commit()) else { return Ok(None) };
@@ -299,7 +298,7 @@ impl Repo {
             }
             let blob =
                 self.repo.find_blob(entry.id()).map_err(internal(format!("cannot read a file of commit {oid}")))?;
-            let hash: String = Sha256::digest(blob.content()).iter().map(|b| format!("{b:02x}")).collect();
+            let hash = crate::digest::sha256_hex(blob.content());
             if hash == sha256 {
                 return Ok(Some((oid.to_string(), blob.content().to_vec())));
             }
@@ -428,10 +427,7 @@ mod tests {
     #[test]
     fn versions_are_found_by_their_hash_and_files_listed() {
         let (dir, repo) = repository();
-        let hash = |b: &[u8]| -> String {
-            use sha2::{Digest, Sha256};
-            Sha256::digest(b).iter().map(|b| format!("{b:02x}")).collect()
-        };
+        let hash = |b: &[u8]| crate::digest::sha256_hex(b);
         let (commit, bytes) = repo.find_version(&dir.path().join("a.txt"), &hash(b"a\n"), 10).unwrap().unwrap();
         assert_eq!((commit, bytes), (repo.resolve("HEAD").unwrap(), b"a\n".to_vec()));
         assert_eq!(repo.find_version(&dir.path().join("a.txt"), &hash(b"other"), 10).unwrap(), None);

@@ -25,7 +25,6 @@ It deliberately neither retrieves nor prints: the command line does both.
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 use crate::describe::{json_error, json_type};
 
@@ -241,11 +240,11 @@ pub fn relative_file(file: &str, root: &Path) -> String {
 /// SHA-256 of the agent and the session id, so that no id from the input
 /// becomes part of a path.
 pub fn session_file(dir: &Path, agent: Agent, session: &str) -> PathBuf {
-    let mut h = Sha256::new();
+    let mut h = crate::digest::Hasher::new();
     h.update(agent.name());
     h.update([0]);
-    h.update(session.as_bytes());
-    let hex: String = h.finalize()[..16].iter().map(|b| format!("{b:02x}")).collect();
+    h.update(session);
+    let hex = h.hex_prefix(16);
     dir.join(format!("{hex}.prompt"))
 }
 

@@ -1,18 +1,55 @@
 /*!
 mneme-gate: the CI governance gate and benchmark runner for decision
-retrieval. The pipeline reads top to bottom, each stage taking plain data
-from the one before it and importing only the stages before it: [`memory`] →
-[`retrieval`] → [`context`] → [`scenarios`] → [`verdict`] → [`metrics`] →
-[`run`] (the stages above, in parallel, per scenario) → [`gate`] →
-[`report`] (the model of a run, the data of a comparison included, and its
-writers) → [`baseline`] (comparing reports, and the rules that need a
-baseline) → [`coverage`] (which decisions no scenario gates, which cannot
-reach the agent, which retrievals are fragile) → [`draft`] (a suite drafted
-from the git history, for review) → [`cli`], the only module that prints. [`error`] maps every
-failure to a message and an exit code. Beside the pipeline: [`config`]
-(`mneme-gate.yaml`), [`git`] (files at other revisions) and [`init`] (a
-starter setup). The development commands (synthetic inputs, the benchmark
-floor, the report's JSON Schema) live in the `mneme-gate-dev` crate
+retrieval.
+
+# The map
+
+Every module, in data-flow order: a module imports only the modules above
+it (`.ci/layers.py` checks it on every CI run; `docs/architecture.md` says
+more). First the leaves beside the pipeline, which import nothing from the
+crate:
+
+- `describe`: how messages name JSON types, suggest the key a typo meant,
+  and make strings from the inputs safe to print.
+- [`digest`]: SHA-256 in lower-case hex, written once.
+- `atomic`: atomic file writes (the old file whole or the new one whole).
+- `confine`: the one rule for every path read, written or deleted on the
+  repository's behalf (inside its root, never through its symbolic links).
+- [`profile`]: the scoring profiles (`default`, `mneme`) and their overrides.
+- [`tokenize`]: text in, a set of tokens out, per profile.
+- [`git`]: the commit of a run, and files at another revision (libgit2).
+
+Then the pipeline, each stage taking plain data from the ones before it:
+
+- [`memory`]: decision sources (`project_memory.json`, ADRs, agents' rule
+  files) read into canonical decisions, every problem located.
+- [`retrieval`]: the index and the ranking of both profiles, `explain`.
+- [`context`]: the context block an agent receives.
+- [`cache`]: the compiled index that `context` and `hook` answer one query
+  from, and the memory kept hot for `mcp`.
+- [`hook`]: an agent's hook input read into a task and a file, and its output.
+- [`scenarios`]: native YAML suites and Mneme benchmark folders.
+- [`model`]: the answers a scenario lacks, asked of a model through cassettes.
+- [`verdict`]: one scenario's answers judged (PASS, FAIL, WEAK, ...).
+- [`metrics`]: per-scenario and suite figures.
+- [`run`]: the stages above for every scenario, in parallel, in suite order.
+- [`gate`]: the rules (typed, [`gate::Rule`]) and the absolute ones decided.
+- [`report`]: the model of a run, partial reports and their merge, and the
+  writers (JSON, JUnit, Markdown, TREC, annotations, terminal).
+- [`baseline`]: a pinned report read and compared, and the rules that need it.
+- [`coverage`]: what a green gate does not say (ungated decisions, fragile
+  retrievals).
+- [`draft`]: a suite drafted from the git history, for review.
+
+Then what gathers the stages, and the command line:
+
+- [`config`]: the configuration file, `mneme-gate.yaml`.
+- [`init`]: a starter setup from the decisions a team already has.
+- [`error`]: every failure as one typed error, its message and exit code.
+- [`cli`]: flags to settings to commands; the only module that prints.
+
+The development commands (synthetic inputs, the benchmark floor, the
+report's JSON Schema) live in the `mneme-gate-dev` crate
 (`crates/mneme-gate-dev`), not in the shipped binary.
 */
 
@@ -25,6 +62,7 @@ mod confine;
 pub mod context;
 pub mod coverage;
 mod describe;
+pub mod digest;
 pub mod draft;
 pub mod error;
 pub mod gate;

@@ -149,13 +149,9 @@ impl Memory {
                 ReadError::TooLarge { limit } => MemoryError::TooLarge { path, limit },
             }
         })?;
-        Ok(match String::from_utf8(bytes) {
+        Ok(match crate::confine::utf8_text(bytes) {
             Ok(text) => Memory::parse(path, text, family),
-            Err(e) => {
-                // `valid_up_to` counts bytes, and those bytes are valid UTF-8.
-                let valid = e.utf8_error().valid_up_to();
-                let prefix = std::str::from_utf8(&e.as_bytes()[..valid]).unwrap_or_default();
-                let (line, column) = lines::LineIndex::new(prefix).line_col(prefix.len());
+            Err(crate::confine::NotUtf8 { line, column, .. }) => {
                 let diag = Diagnostic {
                     severity: Severity::Error,
                     file: None,

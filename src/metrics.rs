@@ -7,9 +7,10 @@ defined in `spec/metrics.md`, and folds those figures and the verdicts of a
 whole suite into one [`SuiteMetrics`].
 
 It deliberately knows nothing about how ids were retrieved, how verdicts are
-decided, or how figures are shown: a verdict reaches it as its name (see
-[`VERDICT_NAMES`]) through the small [`Outcome`] trait, and figures are kept at
-full precision (rounding for display is the report's business).
+decided, or how figures are shown: a verdict reaches it as a
+[`Verdict`](crate::verdict::Verdict), the one type of verdict kinds, through
+the small [`Outcome`] trait, and figures are kept at full precision (rounding
+for display is the report's business).
 
 Two conventions inherited from Mneme's benchmark are kept on purpose:
 precision divides by what was injected, not by `k` (one expected id and `k = 3`
@@ -49,11 +50,6 @@ pub use suite::{BenignCounts, Outcome, ScenarioOutcome, SuiteMetrics, VerdictCou
 /// Bump it whenever a definition or a convention in this module changes in a
 /// way that could change a figure.
 pub const METRICS_VERSION: &str = "mneme-gate.metrics/1";
-
-/// The verdict names [`SuiteMetrics`] counts, best first (FALSE_POSITIVE is
-/// only given to benign scenarios, which are counted apart, in
-/// [`BenignCounts`]).
-pub const VERDICT_NAMES: [&str; 5] = ["PASS", "WEAK", "WEAK_RETRIEVAL", "FAIL", "MALFORMED"];
 
 /// Number of ranks whose nDCG discount comes from a table of constants.
 pub const DISCOUNT_TABLE_LEN: usize = 32;

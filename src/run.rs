@@ -23,7 +23,7 @@ use crate::metrics::{Outcome, ScenarioMetrics, SuiteMetrics};
 use crate::profile::{Family, Milli};
 use crate::retrieval::{Hit, Index, Query, RunnerUp, Scratch};
 use crate::scenarios::{ResponseFormat, ResponseRef, Scenario, ScenarioType};
-use crate::verdict::{judge_with, Checks, Judging, Scoped, VerdictResult};
+use crate::verdict::{judge_with, Checks, Judging, Scoped, Verdict, VerdictResult};
 
 /// One retrieved decision of a scenario.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -62,8 +62,8 @@ impl Outcome for ScenarioRun {
     fn metrics(&self) -> &ScenarioMetrics {
         &self.metrics
     }
-    fn verdict_name(&self) -> &str {
-        self.verdict.verdict.as_str()
+    fn verdict(&self) -> Verdict {
+        self.verdict.verdict
     }
     fn layer2_evaluated(&self) -> bool {
         self.layer2

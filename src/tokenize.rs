@@ -329,8 +329,7 @@ mod tests {
     /// taken from the contract's `stopwords-en.txt` when it was copied in.
     #[test]
     fn stopword_list_is_the_contracts() {
-        use sha2::{Digest, Sha256};
-        let digest: String = Sha256::digest(DEFAULT_STOPWORDS.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        let digest = crate::digest::sha256_hex(DEFAULT_STOPWORDS);
         assert_eq!(digest, "edce7b9292168e6b596715eda16907cb4aae0b45a05dbdf55ba07fa62b76fcc1");
         assert_eq!(default_stopwords().len(), DEFAULT_STOPWORDS.lines().filter(|l| !l.trim().is_empty()).count());
     }

@@ -240,6 +240,18 @@ fn suite_means_are_advisory_by_default_and_configurable() {
         "{}",
         out.stderr
     );
+
+    // A misspelt rule is refused with its place, the valid names and the
+    // one it most likely meant: never read as a rule in `fail` mode.
+    std::fs::write(&config, gated.replace("suite_means: fail", "suite_mean: fail")).unwrap();
+    let out = expect(run(dir.path(), &["run", "--quiet"], OFF), 2, "a misspelt rule");
+    let line = gated.lines().position(|l| l.contains("suite_means: fail")).unwrap() + 1;
+    assert!(
+        out.stderr.starts_with(&format!("mneme-gate: error: mneme-gate.yaml:{line}:3: unknown field `suite_mean`, expected one of recall, weak_retrieval, ")),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("(did you mean `suite_means`?)"), "{}", out.stderr);
 }
 
 #[test]
@@ -357,9 +369,7 @@ fn a_killed_pin_leaves_the_old_or_the_new_baseline_whole() {
     assert!(pin("reports/baseline.json", "3").status().unwrap().success());
     let baseline = dir.path().join("reports/baseline.json");
     let old = std::fs::read(&baseline).unwrap();
-    let started = Instant::now();
     assert!(pin("new.json", "2").status().unwrap().success());
-    let took = started.elapsed();
     let new = std::fs::read(dir.path().join("new.json")).unwrap();
     assert_ne!(old, new);
     assert!(old.len() > 500_000 && new.len() > 500_000, "large enough that a torn write would show");
@@ -375,26 +385,56 @@ fn a_killed_pin_leaves_the_old_or_the_new_baseline_whole() {
         let meta = std::fs::metadata(&baseline).ok().map(|m| (m.len(), m.modified().ok()));
         (names, meta)
     };
-    // Kill at fixed moments of the run (percent of an uninterrupted pin),
-    // and (None) at the first sign of writing: a new file in the folder or
-    // the baseline touched, which is where a torn write would happen.
-    let moments = [Some(20), Some(60), Some(90), None, Some(100), None, Some(110), None];
+    // Kill at moments told by what the run does, never by a clock: as soon
+    // as it is started (long before it writes), at the first sign of
+    // writing (a new file in the folder or the baseline touched, which is
+    // where a torn write would happen), once a temporary file holds bytes,
+    // and after it has ended. A deadline of minutes only keeps a run that
+    // never writes from hanging the test.
+    #[derive(Debug, Clone, Copy)]
+    enum Moment {
+        Started,
+        FirstWrite,
+        Written,
+        Ended,
+    }
+    let temporary_bytes = || {
+        std::fs::read_dir(&reports)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .map(|e| e.metadata().map_or(0, |m| m.len()))
+            .max()
+            .unwrap_or(0)
+    };
+    use Moment::{Ended, FirstWrite, Started, Written};
+    let moments = [Started, FirstWrite, Written, Started, FirstWrite, Ended, Written, FirstWrite];
     let (mut kept_old, mut got_new) = (0, 0);
     for moment in moments {
         let before = state();
         let mut child = pin("reports/baseline.json", "2").spawn().unwrap();
+        let deadline = Instant::now() + std::time::Duration::from_secs(600);
+        let running =
+            |child: &mut std::process::Child| Instant::now() < deadline && child.try_wait().unwrap().is_none();
         match moment {
-            Some(percent) => std::thread::sleep(took * percent / 100),
-            None => {
-                let deadline = Instant::now() + took * 3;
-                while state() == before && Instant::now() < deadline && child.try_wait().unwrap().is_none() {
+            Started => {}
+            FirstWrite => {
+                while state() == before && running(&mut child) {
                     std::thread::yield_now();
                 }
+            }
+            Written => {
+                while temporary_bytes() == 0 && state().1 == before.1 && running(&mut child) {
+                    std::thread::yield_now();
+                }
+            }
+            Ended => {
+                child.wait().unwrap();
             }
         }
         let _ = child.kill(); // SIGKILL; it may have finished already
         child.wait().unwrap();
-        let when = moment.map_or("at the first write".to_string(), |p| format!("at {p}%"));
+        let when = format!("{moment:?}");
         let now = std::fs::read(&baseline).unwrap();
         let parses = serde_json::from_slice::<serde_json::Value>(&now).is_ok();
         assert!(parses, "killed {when}: the baseline is not JSON ({} bytes)", now.len());
@@ -418,6 +458,7 @@ fn a_killed_pin_leaves_the_old_or_the_new_baseline_whole() {
     assert!(pin("reports/baseline.json", "2").status().unwrap().success());
     assert_eq!(std::fs::read(&baseline).unwrap(), new);
     assert!(kept_old > 0, "no kill came before the pin was written ({got_new} pin(s) finished first)");
+    assert!(got_new > 0, "no pin was left to end");
 }
 
 /// A repository with the example on `main` and a `feature` branch.

@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+mod common;
+
 use mneme_gate::memory::{Memory, Severity};
 use mneme_gate::profile::{Family, Profile};
 use mneme_gate::retrieval::{Index, Query};
@@ -145,34 +147,34 @@ fn context_prints_the_warnings_of_a_repeated_member() {
 
 // --- Files that are not files, and files too large ------------------------------
 
-/// `args` must finish within `seconds`: a named pipe must never be waited on.
+/// `args` must finish within `seconds` (a safety net: a named pipe must
+/// never be waited on), its pipes drained while it runs.
 fn run_bounded(dir: Option<&Path>, args: &[&str], seconds: u64) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
+    command
         .args(args)
         .current_dir(dir.unwrap_or(Path::new(env!("CARGO_MANIFEST_DIR"))))
         .env_remove("GITHUB_ACTIONS")
         .env("MNEME_GATE_GIT", "off")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
-    while child.try_wait().unwrap().is_none() {
-        if std::time::Instant::now() > deadline {
-            child.kill().unwrap();
-            let _ = child.wait();
-            panic!("`mneme-gate {}` hung", args.join(" "));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().unwrap();
+        .env("NO_COLOR", "1");
+    let out = common::output_within(command, std::time::Duration::from_secs(seconds));
     Output {
         code: out.status.code().expect("exited"),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
+}
+
+/// The bounded run drains the child's pipes while it waits: a child that
+/// writes more than a pipe holds (64 KiB on Linux) ends, rather than
+/// blocking until the deadline kills it.
+#[test]
+fn a_bounded_run_drains_a_child_that_writes_more_than_a_pipe_holds() {
+    let mut command = Command::new("sh");
+    command.args(["-c", "head -c 1000000 /dev/zero; head -c 300000 /dev/zero >&2"]);
+    let out = common::output_within(command, std::time::Duration::from_secs(120));
+    assert!(out.status.success(), "{:?}", out.status);
+    assert_eq!((out.stdout.len(), out.stderr.len()), (1_000_000, 300_000));
 }
 
 /// A named pipe at `path`, or `false` where `mkfifo` is not available.

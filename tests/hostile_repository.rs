@@ -7,11 +7,12 @@
 
 #![cfg(unix)]
 
-use std::io::Read;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+mod common;
 
 struct Out {
     code: i32,
@@ -114,42 +115,15 @@ fn run_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
         .env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_STEP_SUMMARY")
         .env_remove("MNEME_GATE_MODEL_ENDPOINTS")
-        .env_remove("MNEME_GATE_CACHE_DIR")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .env_remove("MNEME_GATE_CACHE_DIR");
     for (k, v) in env {
         command.env(k, v);
     }
-    let mut child = command.spawn().expect("the binary runs");
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = stdout.read_to_end(&mut s);
-        s
-    });
-    let reader_err = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = stderr.read_to_end(&mut s);
-        s
-    });
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            child.kill().unwrap();
-            let _ = child.wait();
-            panic!("`mneme-gate {}` did not end (a special file waited on, or a quadratic input)", args.join(" "));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let out = common::output_within(command, Duration::from_secs(120));
     Out {
-        code: status.code().expect("exited"),
-        stdout: String::from_utf8_lossy(&reader.join().unwrap()).into_owned(),
-        stderr: String::from_utf8_lossy(&reader_err.join().unwrap()).into_owned(),
+        code: out.status.code().expect("exited"),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
 }
 

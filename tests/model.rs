@@ -25,8 +25,9 @@ enum Step {
     Answer,
     /// This status, `Retry-After`, and body.
     Status(u16, Option<&'static str>, &'static str),
-    /// Wait, then answer.
-    Slow(Duration),
+    /// No answer until the client gives up (its time-out) and closes the
+    /// connection: a reply slower than any time-out, without a clock.
+    UntilClosed,
     /// A 200 whose body is this text.
     Body(&'static str),
     /// A completion whose content is this text.
@@ -47,8 +48,9 @@ struct State {
     received: Mutex<Vec<Received>>,
     in_flight: AtomicUsize,
     most_in_flight: AtomicUsize,
-    /// Every reply waits this long (to make requests overlap).
-    hold: Mutex<Duration>,
+    /// A reply waits until this many requests have been in flight at once
+    /// (a rendezvous, not a measured pause); 0: none.
+    meet: AtomicUsize,
     /// The n-th governed answer (1-based, per scenario task) is a bad one.
     bad_governed: Mutex<Option<usize>>,
     governed_seen: Mutex<std::collections::HashMap<String, usize>>,
@@ -132,13 +134,23 @@ fn serve(stream: TcpStream, state: &State) {
     state.most_in_flight.fetch_max(now, Ordering::SeqCst);
     state.received.lock().unwrap().push(Received { path, headers, body: body.clone() });
     let step = state.script.lock().unwrap().pop_front().unwrap_or(Step::Answer);
-    let hold = *state.hold.lock().unwrap();
-    std::thread::sleep(hold);
+    // A deadline of minutes only keeps a serial client from hanging the
+    // test (its assertion on `most_in_flight` then fails).
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while state.most_in_flight.load(Ordering::SeqCst) < state.meet.load(Ordering::SeqCst)
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(1));
+    }
     let (status, retry_after, text) = match step {
         Step::Answer => (200, None, answer(&body, state, None)),
         Step::Content(c) => (200, None, answer(&body, state, Some(c))),
-        Step::Slow(d) => {
-            std::thread::sleep(d);
+        Step::UntilClosed => {
+            // The request is read whole: the next read ends when the client
+            // closes the connection (or after minutes, as a safety net).
+            let mut probe = stream.try_clone().unwrap();
+            probe.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+            let _ = probe.read(&mut [0u8; 1]);
             (200, None, answer(&body, state, None))
         }
         Step::Status(s, r, b) => (s, r, b.to_string()),
@@ -440,7 +452,7 @@ fn retries_honour_retry_after_and_survive_500s_and_slow_replies() {
         Step::Status(429, Some("1"), r#"{"error":{"message":"rate limited"}}"#),
         Step::Status(500, None, "oops"),
         Step::Answer,
-        Step::Slow(Duration::from_secs(3)),
+        Step::UntilClosed,
         Step::Answer,
     ]);
     let out = expect(run(dir.path(), &["run", "--responses", "live", "--model-timeout", "1", "--json", "r.json"]), 0);
@@ -453,7 +465,7 @@ fn retries_honour_retry_after_and_survive_500s_and_slow_replies() {
 #[test]
 fn at_most_concurrency_requests_are_in_flight() {
     let stub = Stub::start();
-    *stub.state.hold.lock().unwrap() = Duration::from_millis(300);
+    stub.state.meet.store(2, Ordering::SeqCst);
     let dir = project(&stub, "  concurrency: 2\n");
     expect(run(dir.path(), &["run", "--responses", "live", "--repeat", "2"]), 0);
     assert_eq!(stub.received().len(), 12);

@@ -299,6 +299,19 @@ fn merge_refuses_what_is_not_a_partial_report_with_its_place() {
     std::fs::write(&edited, serde_json::to_string_pretty(&first).unwrap()).unwrap();
     let out = expect(merge(&[edited.to_str().unwrap(), &two[1]]), 2);
     assert!(out.stderr.contains("the partitions do not hold the suite's scenarios"), "{}", out.stderr);
+    // A verdict no run gives: refused with its place, not a panic.
+    let mut first: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&two[0]).unwrap()).unwrap();
+    first["report"]["scenarios"][0]["verdict"] = "PASSED".into();
+    std::fs::write(&edited, serde_json::to_string_pretty(&first).unwrap()).unwrap();
+    let out = expect(merge(&[edited.to_str().unwrap(), &two[1]]), 2);
+    assert!(out.stderr.contains("edited.json:"), "{}", out.stderr);
+    assert!(out.stderr.contains("unknown variant `PASSED`"), "{}", out.stderr);
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    // A benign scenario's verdict on a violation scenario.
+    first["report"]["scenarios"][0]["verdict"] = "FALSE_POSITIVE".into();
+    std::fs::write(&edited, serde_json::to_string_pretty(&first).unwrap()).unwrap();
+    let out = expect(merge(&[edited.to_str().unwrap(), &two[1]]), 2);
+    assert!(out.stderr.contains("is FALSE_POSITIVE, which only a benign scenario can be"), "{}", out.stderr);
     // Not a file.
     let out = expect(merge(&[tmp.path().to_str().unwrap()]), 2);
     assert!(out.stderr.contains("is a folder, not a regular file"), "{}", out.stderr);

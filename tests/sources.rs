@@ -10,8 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-// Only its git helper: this file runs the binary with its own settings.
-#[allow(dead_code)]
+// Its git helper, and the real binary for the error path of `validate`
+// (the other tests run the binary with their own settings).
 mod common;
 
 use mneme_gate::memory::sources::{self, IdFrom, Proposed};
@@ -1522,4 +1522,39 @@ fn import_out_elsewhere_keeps_source_paths_relative_to_the_written_file() {
         std::fs::canonicalize(resolved).unwrap(),
         std::fs::canonicalize(dir.path().join("docs/adr/0001-record-architecture-decisions.md")).unwrap()
     );
+}
+
+/// `validate`'s exit 2 goes through the one error path: its findings on
+/// standard output, then an `error:` line (and an annotation in GitHub
+/// Actions) like every other failure.
+#[test]
+fn validate_fails_through_the_error_path_with_an_annotation() {
+    use common::OFF;
+    let root = root();
+    let warnings = "tests/fixtures/memory/warnings.json";
+    let out = common::expect(common::run(&root, &["validate", "--memory", warnings], OFF), 0, "warnings alone");
+    assert!(!out.stderr.contains("error:"), "{}", out.stderr);
+
+    let out = common::expect(common::run(&root, &["validate", "--memory", warnings, "--strict"], OFF), 2, "strict");
+    assert!(out.stdout.contains("2 warning(s)"), "{}", out.stdout);
+    assert_eq!(
+        out.stderr,
+        format!("mneme-gate: error: {warnings} is not valid: 0 errors and 2 warnings (--strict counts warnings)\n")
+    );
+    let ci = [("MNEME_GATE_GIT", "off"), ("GITHUB_ACTIONS", "true")];
+    let out =
+        common::expect(common::run(&root, &["validate", "--memory", warnings, "--strict"], &ci), 2, "strict in CI");
+    assert!(
+        out.stderr.contains(&format!(
+            "\n::error title=mneme-gate::{warnings} is not valid: 0 errors and 2 warnings (--strict counts warnings)\n"
+        )),
+        "{}",
+        out.stderr
+    );
+
+    let broken = "tests/fixtures/memory/broken.json";
+    let out = common::expect(common::run(&root, &["validate", "--memory", broken, "--json"], OFF), 2, "errors");
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["errors"].as_u64(), Some(3));
+    assert_eq!(out.stderr, format!("mneme-gate: error: {broken} is not valid: 3 errors\n"));
 }

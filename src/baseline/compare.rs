@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::incompatibilities;
-use crate::gate::{Better, GateSettings, SUITE_MEANS};
+use crate::gate::{Better, GateSettings, Rule, SUITE_MEANS};
 use crate::metrics::SuiteMetrics;
 use crate::report::comparison::{BaselineSource, Comparison, DecisionMove, MetricChange, Movement, ScenarioChange};
 use crate::report::{Report, ScenarioReport};
@@ -166,18 +166,18 @@ fn suite_metric_changes(old: &SuiteMetrics, new: &SuiteMetrics, settings: &GateS
     ];
     for (name, a, b) in judged {
         let (better, rule) = match SUITE_MEANS.iter().find(|(m, _)| *m == name) {
-            Some((_, better)) => (*better, Some("suite_means")),
+            Some((_, better)) => (*better, Some(Rule::SuiteMeans)),
             // mean recall@k is judged per scenario by the `recall` rule.
-            None => (Better::Higher, Some("recall")),
+            None => (Better::Higher, Some(Rule::Recall)),
         };
-        let tolerance = if rule == Some("suite_means") { settings.tolerance(name) } else { 0.0 };
+        let tolerance = if rule == Some(Rule::SuiteMeans) { settings.tolerance(name) } else { 0.0 };
         out.push(MetricChange {
             name: name.to_string(),
             baseline: a,
             current: b,
             delta: a.zip(b).map(|(a, b)| b - a),
             movement: movement(a, b, better, tolerance),
-            rule: rule.map(str::to_string),
+            rule,
         });
     }
     let pass_rate = |m: &SuiteMetrics| if m.pass + m.fail > 0 { Some(m.pass_rate) } else { None };
@@ -187,7 +187,7 @@ fn suite_metric_changes(old: &SuiteMetrics, new: &SuiteMetrics, settings: &GateS
         current: pass_rate(new),
         delta: pass_rate(old).zip(pass_rate(new)).map(|(a, b)| b - a),
         movement: movement(pass_rate(old), pass_rate(new), Better::Higher, 0.0),
-        rule: Some("pass_rate".into()),
+        rule: Some(Rule::PassRate),
     });
     let counts: [(&str, usize, usize); 8] = [
         ("total", old.total, new.total),

@@ -2,7 +2,7 @@
 //! scenario gone, no suite mean worse beyond its tolerance, and no re-pin
 //! of the base revision's baseline unless accepted.
 
-use crate::gate::{count, outcome, some_ids, GateSettings, RuleOutcome};
+use crate::gate::{count, outcome, some_ids, GateSettings, Rule, RuleOutcome};
 use crate::report::comparison::{Comparison, Movement};
 use crate::report::figures;
 
@@ -17,9 +17,9 @@ pub fn rules(comparison: &Comparison, settings: &GateSettings) -> Vec<RuleOutcom
         .map(|c| format!("{}: {} → {} ({})", c.id, c.baseline_verdict, c.current_verdict, c.source))
         .collect();
     out.push(outcome(
-        "verdict_regression",
+        Rule::VerdictRegression,
         "no scenario's verdict is worse than in the baseline (PASS > WEAK > WEAK_RETRIEVAL > FAIL > MALFORMED)".into(),
-        settings.mode("verdict_regression"),
+        settings.mode(Rule::VerdictRegression),
         format!(
             "{} regressed (verdict worse than in the baseline): {}",
             count(regressed.len(), "scenario", "scenarios"),
@@ -34,9 +34,9 @@ pub fn rules(comparison: &Comparison, settings: &GateSettings) -> Vec<RuleOutcom
     };
     let (is, they, was) = if comparison.removed.len() == 1 { ("is", "it", "was") } else { ("are", "they", "were") };
     out.push(outcome(
-        "missing_scenarios",
+        Rule::MissingScenarios,
         "every scenario of the baseline is still in the suite".into(),
-        settings.mode("missing_scenarios"),
+        settings.mode(Rule::MissingScenarios),
         format!(
             "{} of the baseline {is} missing from the suite: {} (a suite must not shrink silently; re-pin the baseline if {they} {was} removed on purpose)",
             count(comparison.removed.len(), "scenario", "scenarios"),
@@ -47,7 +47,7 @@ pub fn rules(comparison: &Comparison, settings: &GateSettings) -> Vec<RuleOutcom
     let worse: Vec<_> = comparison
         .metrics
         .iter()
-        .filter(|m| m.rule.as_deref() == Some("suite_means") && m.movement == Movement::Regressed)
+        .filter(|m| m.rule == Some(Rule::SuiteMeans) && m.movement == Movement::Regressed)
         .collect();
     let details = worse
         .iter()
@@ -65,9 +65,9 @@ pub fn rules(comparison: &Comparison, settings: &GateSettings) -> Vec<RuleOutcom
     let names: Vec<&str> = worse.iter().map(|m| m.name.as_str()).collect();
     let (is, its) = if names.len() == 1 { ("is", "its") } else { ("are", "their") };
     out.push(outcome(
-        "suite_means",
+        Rule::SuiteMeans,
         "no suite mean is lower than the baseline's and no injection rate higher (beyond the tolerance)".into(),
-        settings.mode("suite_means"),
+        settings.mode(Rule::SuiteMeans),
         format!(
             "{} {is} worse than in the baseline beyond {its} tolerance: {}",
             count(names.len(), "suite figure", "suite figures"),
@@ -90,9 +90,9 @@ pub fn rules(comparison: &Comparison, settings: &GateSettings) -> Vec<RuleOutcom
         // The one line says it all; it is the message too.
         let message = details.first().cloned().unwrap_or_default();
         out.push(outcome(
-            "baseline_change",
+            Rule::BaselineChange,
             "the pull request does not move its own goalposts (the baseline is the base revision's)".into(),
-            settings.mode("baseline_change"),
+            settings.mode(Rule::BaselineChange),
             message,
             details,
         ));

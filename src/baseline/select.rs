@@ -178,7 +178,7 @@ mod tests {
         let mut comparison = compare(&s.baseline, &s.baseline, &GateSettings::default(), s.source);
         comparison.baseline_change = Some(change);
         let rule = crate::baseline::rules(&comparison, &GateSettings::default()).pop().unwrap();
-        assert_eq!((rule.rule.as_str(), rule.violated), ("baseline_change", false), "{rule:?}");
+        assert_eq!((rule.rule.name(), rule.violated), ("baseline_change", false), "{rule:?}");
         assert!(rule.details.is_empty(), "{rule:?}");
     }
 

@@ -13,7 +13,7 @@ fn source() -> BaselineSource {
 }
 
 fn violated(rules: &[RuleOutcome]) -> Vec<&str> {
-    rules.iter().filter(|r| r.violated).map(|r| r.rule.as_str()).collect()
+    rules.iter().filter(|r| r.violated).map(|r| r.rule.name()).collect()
 }
 
 #[test]
@@ -39,7 +39,7 @@ fn each_baseline_rule_fires_on_its_cause_and_obeys_its_mode() {
     assert!(c.scenarios[0].regressed);
     assert_eq!(violated(&rules(&c, &settings)), ["verdict_regression"]);
     let mut off = GateSettings::default();
-    off.set_mode("verdict_regression", crate::gate::RuleMode::Off);
+    off.set_mode(crate::gate::Rule::VerdictRegression, crate::gate::RuleMode::Off);
     assert!(violated(&rules(&c, &off)).is_empty());
     // A better verdict is a change, not a regression.
     let c = compare(&now, &b, &settings, source());
@@ -76,7 +76,7 @@ fn each_baseline_rule_fires_on_its_cause_and_obeys_its_mode() {
     let mrr = c.metrics.iter().find(|m| m.name == "mrr").unwrap();
     assert_eq!(mrr.movement, Movement::WithinTolerance);
     let mut strict = GateSettings::default();
-    strict.set_mode("suite_means", crate::gate::RuleMode::Fail);
+    strict.set_mode(crate::gate::Rule::SuiteMeans, crate::gate::RuleMode::Fail);
     assert!(!crate::gate::GateOutcome::new(rules(&compare(&b, &now, &strict, source()), &strict)).passed);
     // A higher mean is an improvement.
     let c = compare(&now, &b, &settings, source());

@@ -97,7 +97,7 @@ pub fn file_for(dir: &Path, memory: &Path, settings: &Digest32) -> PathBuf {
     name.update(canonical.as_os_str().as_encoded_bytes());
     name.update(settings);
     let digest = name.finalize();
-    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    let hex = crate::digest::hex(&digest[..16]);
     dir.join(format!("{hex}.idx"))
 }
 

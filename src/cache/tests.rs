@@ -210,12 +210,21 @@ fn a_settled_stamp_spares_reading_the_memory_and_any_write_voids_it() {
     assert_eq!(ask().source, Source::CacheByHash);
     assert_eq!(ask().source, Source::CacheByStamp);
     // Rewritten with the same bytes: hashed, the same.
-    std::thread::sleep(Duration::from_millis(20));
     std::fs::write(&path, MEMORY).unwrap();
+    // Each rewrite its own modification time, whatever the clock's tick.
+    let touch = |secs| {
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(std::time::UNIX_EPOCH + Duration::from_secs(secs))
+            .unwrap()
+    };
+    touch(1);
     assert_eq!(ask().source, Source::CacheByHash);
     // The same length, other bytes: read, and a new cache.
-    std::thread::sleep(Duration::from_millis(20));
     std::fs::write(&path, MEMORY.replace("Ledger entries are immutable", "Ledger entries are mutable!")).unwrap();
+    touch(2);
     let edited = ask();
     assert_eq!(edited.source, Source::Memory);
     assert!(edited.shown.iter().any(|s| s.title == "Ledger entries are mutable!"));

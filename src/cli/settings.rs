@@ -532,7 +532,7 @@ fn partition_flags(args: &RunArgs) -> Result<(), Error> {
 /// baseline), which neither a partition nor `merge` holds: with a partition
 /// they are refused rather than silently skipped.
 fn coverage_rules_off(gate: &GateSettings, what: &str) -> Result<(), Error> {
-    match crate::gate::COVERAGE_RULES.iter().find(|rule| gate.mode(rule) != crate::gate::RuleMode::Off) {
+    match crate::gate::COVERAGE_RULES.iter().find(|rule| gate.mode(**rule) != crate::gate::RuleMode::Off) {
         Some(rule) => Err(Error::Usage(format!(
             "gate rule {rule} is on, and {what} cannot judge it: it needs the whole suite and the whole memory in one run; leave it out of the configuration's gate: section for partitioned runs, and gate coverage with `mneme-gate run` or `mneme-gate coverage` on the whole suite"
         ))),
@@ -643,7 +643,7 @@ fn coverage(config: &Config, args: CoverageArgs) -> Result<CoverageSettings, Err
             })?;
             Some((m, "--min-margin".to_string()))
         }
-        None if suite.gate.mode("min_margin") != crate::gate::RuleMode::Off => {
+        None if suite.gate.mode(crate::gate::Rule::MinMargin) != crate::gate::RuleMode::Off => {
             Some((suite.gate.min_margin(), "gate.min_margin".to_string()))
         }
         None => None,

@@ -26,8 +26,6 @@ separators=(",", ":"), ensure_ascii=True)`; [`canonical`] writes that form.
 use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use super::located_json::{Node, Value};
 use super::rules::{python_strip, selector_problem};
 
@@ -331,12 +329,7 @@ fn python_float_repr(x: f64) -> String {
 }
 
 fn sha256_hex(value: &J<'_>) -> String {
-    let digest = Sha256::digest(canonical(value).as_bytes());
-    let mut hex = String::with_capacity(64);
-    for b in digest {
-        let _ = write!(hex, "{b:02x}");
-    }
-    hex
+    crate::digest::sha256_hex(canonical(value))
 }
 
 // ---------------------------------------------------------------------------

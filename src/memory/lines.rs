@@ -15,12 +15,15 @@ nothing of JSON.
 [`Memory::line_col`]: super::Memory::line_col
 */
 
-/// Maps byte offsets of one text to 1-based line and column.
+/// Maps byte offsets of one text to 1-based line and column: the plain
+/// reference the tests check [`LineCursor`] against.
+#[cfg(test)]
 pub(super) struct LineIndex<'a> {
     text: &'a str,
     starts: Vec<usize>,
 }
 
+#[cfg(test)]
 impl<'a> LineIndex<'a> {
     pub(super) fn new(text: &'a str) -> Self {
         LineIndex { text, starts: line_starts(text) }
@@ -56,7 +59,8 @@ pub(super) fn line_starts(text: &str) -> Vec<usize> {
 }
 
 /// 1-based line and column (in characters) of `offset`, given the
-/// [`line_starts`] of `text`.
+/// [`line_starts`] of `text` (the tests' reference).
+#[cfg(test)]
 pub(super) fn line_col(text: &str, starts: &[usize], offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let line = starts.partition_point(|&s| s <= offset) - 1;

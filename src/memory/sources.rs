@@ -392,12 +392,9 @@ fn read_markdown(
             }
         };
         *budget = budget.saturating_sub(bytes.len() as u64);
-        let text = match String::from_utf8(bytes) {
+        let text = match crate::confine::utf8_text(bytes) {
             Ok(t) => t,
-            Err(e) => {
-                let valid = e.utf8_error().valid_up_to();
-                let prefix = std::str::from_utf8(&e.as_bytes()[..valid]).unwrap_or_default();
-                let (line, column) = super::lines::LineIndex::new(prefix).line_col(prefix.len());
+            Err(crate::confine::NotUtf8 { line, column, .. }) => {
                 diagnostics.push(problem(
                     Severity::Error,
                     &found.shown,

@@ -6,26 +6,27 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{ScenarioMetrics, VERDICT_NAMES};
+use super::ScenarioMetrics;
+use crate::verdict::Verdict;
 
 /// What [`SuiteMetrics::aggregate`] needs to know about one scenario.
 ///
-/// Implemented for `(category, &ScenarioMetrics, verdict_name)` tuples and for
+/// Implemented for `(category, &ScenarioMetrics, verdict)` tuples and for
 /// [`ScenarioOutcome`]; the verdict module can implement it for its own type.
 pub trait Outcome {
     /// The scenario's category.
     fn category(&self) -> &str;
     /// The scenario's Layer 1 figures.
     fn metrics(&self) -> &ScenarioMetrics;
-    /// One of [`VERDICT_NAMES`].
-    fn verdict_name(&self) -> &str;
+    /// The scenario's verdict.
+    fn verdict(&self) -> Verdict;
     /// Whether Layer 2 judged a governed response for this scenario.
     ///
     /// The default infers it from the verdict: only Layer 2 can give `FAIL`
     /// or `WEAK`, but a `PASS`, `WEAK_RETRIEVAL` or `MALFORMED` may or may not
     /// have involved it, so implement this when the answer is known.
     fn layer2_evaluated(&self) -> bool {
-        matches!(self.verdict_name(), "FAIL" | "WEAK")
+        matches!(self.verdict(), Verdict::Fail | Verdict::Weak)
     }
     /// Whether the scenario is a benign control of Mneme's
     /// enforcement-quality benchmark (profile `mneme`): it is counted apart,
@@ -35,14 +36,14 @@ pub trait Outcome {
     }
 }
 
-impl Outcome for (&str, &ScenarioMetrics, &str) {
+impl Outcome for (&str, &ScenarioMetrics, Verdict) {
     fn category(&self) -> &str {
         self.0
     }
     fn metrics(&self) -> &ScenarioMetrics {
         self.1
     }
-    fn verdict_name(&self) -> &str {
+    fn verdict(&self) -> Verdict {
         self.2
     }
 }
@@ -54,8 +55,8 @@ pub struct ScenarioOutcome<'a> {
     pub category: &'a str,
     /// The scenario's Layer 1 figures.
     pub metrics: &'a ScenarioMetrics,
-    /// One of [`VERDICT_NAMES`].
-    pub verdict: &'a str,
+    /// The scenario's verdict.
+    pub verdict: Verdict,
     /// Whether Layer 2 judged a governed response.
     pub layer2: bool,
 }
@@ -67,7 +68,7 @@ impl Outcome for ScenarioOutcome<'_> {
     fn metrics(&self) -> &ScenarioMetrics {
         self.metrics
     }
-    fn verdict_name(&self) -> &str {
+    fn verdict(&self) -> Verdict {
         self.verdict
     }
     fn layer2_evaluated(&self) -> bool {
@@ -82,8 +83,8 @@ impl<T: Outcome + ?Sized> Outcome for &T {
     fn metrics(&self) -> &ScenarioMetrics {
         (**self).metrics()
     }
-    fn verdict_name(&self) -> &str {
-        (**self).verdict_name()
+    fn verdict(&self) -> Verdict {
+        (**self).verdict()
     }
     fn layer2_evaluated(&self) -> bool {
         (**self).layer2_evaluated()
@@ -107,20 +108,18 @@ pub struct VerdictCounts {
 }
 
 impl VerdictCounts {
-    /// Counts one verdict.
-    ///
-    /// # Panics
-    ///
-    /// When `verdict` is not one of [`VERDICT_NAMES`]: that is a bug in the
-    /// caller, not something a user can cause.
-    pub fn add(&mut self, verdict: &str) {
+    /// Counts one verdict of a violation scenario. FALSE_POSITIVE belongs to
+    /// benign scenarios, counted apart ([`BenignCounts`]); a violation
+    /// scenario whose governed answer triggered a violation is a FAIL, so it
+    /// counts as one here (the readers of partial reports refuse such a
+    /// scenario before it gets here).
+    pub fn add(&mut self, verdict: Verdict) {
         let slot = match verdict {
-            "PASS" => &mut self.pass,
-            "FAIL" => &mut self.fail,
-            "WEAK" => &mut self.weak,
-            "WEAK_RETRIEVAL" => &mut self.weak_retrieval,
-            "MALFORMED" => &mut self.malformed,
-            other => panic!("unknown verdict name {other:?}; expected one of {VERDICT_NAMES:?}"),
+            Verdict::Pass => &mut self.pass,
+            Verdict::Fail | Verdict::FalsePositive => &mut self.fail,
+            Verdict::Weak => &mut self.weak,
+            Verdict::WeakRetrieval => &mut self.weak_retrieval,
+            Verdict::Malformed => &mut self.malformed,
         };
         *slot += 1;
         self.total += 1;
@@ -212,10 +211,6 @@ impl SuiteMetrics {
     ///
     /// Pass them sorted by id. The result does not depend on their order (the
     /// means sum sorted values), nor on how they were computed in parallel.
-    ///
-    /// # Panics
-    ///
-    /// When a verdict name is not one of [`VERDICT_NAMES`].
     pub fn aggregate<I>(scenarios: I) -> Self
     where
         I: IntoIterator,
@@ -240,15 +235,16 @@ impl SuiteMetrics {
                 min_margin = Some(min_margin.map_or(margin, |x: f64| x.min(margin)));
             }
             confidences.extend(m.confidence);
-            let verdict = outcome.verdict_name();
+            let verdict = outcome.verdict();
             if outcome.benign() {
                 let b = benign.get_or_insert_with(BenignCounts::default);
                 b.total += 1;
                 match verdict {
-                    "PASS" => b.pass += 1,
-                    "FALSE_POSITIVE" => b.false_positive += 1,
-                    "WEAK_RETRIEVAL" | "MALFORMED" => b.uncheckable += 1,
-                    _ => {}
+                    Verdict::Pass => b.pass += 1,
+                    Verdict::FalsePositive => b.false_positive += 1,
+                    Verdict::WeakRetrieval | Verdict::Malformed => b.uncheckable += 1,
+                    // Not given to a benign scenario (verdict::judge_benign).
+                    Verdict::Fail | Verdict::Weak => {}
                 }
                 layer1(outcome.metrics(), &mut ungoverned, &mut governed);
                 continue;

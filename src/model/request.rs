@@ -8,7 +8,6 @@
 //! key, on any machine, and any change to the context block changes it.
 
 use serde_json::{json, Map, Value};
-use sha2::{Digest, Sha256};
 
 use super::prompt::{Message, ANSWER_SCHEMA_NAME};
 use super::Settings;
@@ -143,7 +142,7 @@ impl ChatRequest {
     /// The SHA-256 of the canonical request, lower-case hex.
     pub fn key(&self) -> String {
         let bytes = serde_json::to_vec(&self.canonical()).expect("a request always serialises");
-        Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect()
+        crate::digest::sha256_hex(&bytes)
     }
 
     /// The key of the same request as a first sample: what `cassettes

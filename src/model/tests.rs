@@ -76,14 +76,22 @@ struct Scripted {
     in_flight: AtomicUsize,
     most_in_flight: AtomicUsize,
     fail_after: Option<usize>,
+    /// Until this many requests have been in flight at once, a request
+    /// waits for the others (a rendezvous, not a measured pause); 0: none.
+    meet: usize,
 }
 
 impl Transport for Scripted {
     fn post(&self, _url: &str, _key: Option<&str>, body: &[u8]) -> Result<HttpReply, TransportError> {
         let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
         self.most_in_flight.fetch_max(now, Ordering::SeqCst);
-        // Let the other workers start theirs while this one is in flight.
-        std::thread::sleep(Duration::from_millis(20));
+        // Wait for the other workers to start theirs while this one is in
+        // flight; the deadline only keeps a serial stage from hanging the
+        // test (its assertion on `most_in_flight` then fails).
+        let deadline = std::time::Instant::now() + Duration::from_secs(120);
+        while self.most_in_flight.load(Ordering::SeqCst) < self.meet && std::time::Instant::now() < deadline {
+            std::thread::yield_now();
+        }
         let body: Value = serde_json::from_slice(body).unwrap();
         let seen = {
             let mut bodies = self.bodies.lock().unwrap();
@@ -250,7 +258,7 @@ fn at_most_concurrency_requests_are_in_flight_and_the_first_failure_stops_the_st
     let settings = Settings { repeat: 4, concurrency: 2, ..with(&s.root, Mode::Live) };
     let plan = plan(&s.index, &s.scenarios, &settings);
     assert_eq!(plan.requests.len(), 12);
-    let scripted = Scripted::default();
+    let scripted = Scripted { meet: 2, ..Scripted::default() };
     struct Counting(AtomicUsize, AtomicUsize);
     impl Progress for Counting {
         fn sent(&self) {

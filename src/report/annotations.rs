@@ -19,7 +19,7 @@
 
 use super::{Report, ScenarioReport};
 use crate::describe::printable;
-use crate::gate::RuleMode;
+use crate::gate::{Rule, RuleMode};
 use crate::verdict::Verdict;
 
 /// GitHub's limit of annotations per job.
@@ -94,8 +94,8 @@ pub fn github(report: &Report, limit: usize) -> String {
         // Scenario-level rules are already on their scenarios' lines.
         if !rule.violated
             || matches!(
-                rule.rule.as_str(),
-                "recall" | "weak_retrieval" | "malformed" | "verdict_regression" | "false_positive"
+                rule.rule,
+                Rule::Recall | Rule::WeakRetrieval | Rule::Malformed | Rule::VerdictRegression | Rule::FalsePositive
             )
         {
             continue;
@@ -118,7 +118,7 @@ pub fn github(report: &Report, limit: usize) -> String {
             file: None,
             line: None,
             column: None,
-            title: format!("mneme-gate: {}", printable(&rule.rule)),
+            title: format!("mneme-gate: {}", rule.rule),
             message,
         });
     }

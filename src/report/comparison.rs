@@ -184,7 +184,7 @@ pub struct MetricChange {
     pub delta: Option<f64>,
     pub movement: Movement,
     /// The rule that judges this figure, if any.
-    pub rule: Option<String>,
+    pub rule: Option<crate::gate::Rule>,
 }
 
 /// One decision that entered, left or moved within a scenario's top-k.

@@ -74,7 +74,7 @@ pub fn render(report: &Report) -> String {
             }
             _ => TestCaseStatus::success(),
         };
-        let mut case = TestCase::new(printable(&rule.rule), status);
+        let mut case = TestCase::new(rule.rule.name(), status);
         case.set_classname("gate").set_time(Duration::ZERO);
         if rule.mode == RuleMode::Advisory && rule.violated {
             case.set_system_out(format!("advisory: {said}\n{}", lines(&rule.details)));

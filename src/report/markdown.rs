@@ -39,7 +39,7 @@ use std::path::{Component, Path};
 use super::comparison::{Comparison, ComparisonStatistics, MetricChange, Movement, ScenarioChange};
 use super::{figure, figures, score, statistics, Report, ScenarioReport, Source};
 use crate::describe::{printable, printable_lines};
-use crate::gate::{RuleMode, RuleOutcome};
+use crate::gate::{Rule, RuleMode, RuleOutcome};
 use crate::verdict::Verdict;
 
 /// Bytes a summary may take, the closing note included: under GitHub's
@@ -324,7 +324,7 @@ fn headline(report: &Report) -> String {
             .rules
             .iter()
             .filter(|r| r.violated && r.mode == RuleMode::Advisory)
-            .map(|r| code(&r.rule))
+            .map(|r| code(r.rule.name()))
             .collect();
         if !advisory.is_empty() {
             text.push_str(&format!("; advisory: {} warns", advisory.join(", ")));
@@ -355,17 +355,17 @@ fn recall_figure(report: &Report) -> Option<String> {
 fn failures(report: &Report, recall: &str) -> Vec<String> {
     let m = &report.summary;
     let failed: Vec<&RuleOutcome> = report.gate.rules.iter().filter(|r| r.fails()).collect();
-    let fails = |name: &str| failed.iter().any(|r| r.rule == name);
+    let fails = |rule: Rule| failed.iter().any(|r| r.rule == rule);
     let mut phrases: Vec<String> = Vec::new();
     // Scenarios a phrase has already counted.
     let mut named: BTreeSet<&str> = BTreeSet::new();
     let with_verdict = |v: Verdict| report.scenarios.iter().filter(move |s| s.verdict == v);
-    if fails("malformed") {
+    if fails(Rule::Malformed) {
         named.extend(with_verdict(Verdict::Malformed).map(|s| s.id.as_str()));
         let n = m.malformed;
         phrases.push(format!("{} {} MALFORMED", count(n, "scenario"), if n == 1 { "is" } else { "are" }));
     }
-    if fails("pass_rate") {
+    if fails(Rule::PassRate) {
         named.extend(with_verdict(Verdict::Fail).map(|s| s.id.as_str()));
         let n = m.fail;
         phrases.push(format!(
@@ -375,7 +375,7 @@ fn failures(report: &Report, recall: &str) -> Vec<String> {
             figures::ratio(m.pass, m.pass + m.fail, Some(1.0))
         ));
     }
-    if fails("recall") || fails("weak_retrieval") {
+    if fails(Rule::Recall) || fails(Rule::WeakRetrieval) {
         let missing: Vec<&ScenarioReport> = report
             .scenarios
             .iter()
@@ -392,7 +392,7 @@ fn failures(report: &Report, recall: &str) -> Vec<String> {
             format!("{} {} an expected decision{recall}", count(n, "scenario"), miss(n))
         });
     }
-    if let (true, Some(c)) = (fails("verdict_regression"), &report.comparison) {
+    if let (true, Some(c)) = (fails(Rule::VerdictRegression), &report.comparison) {
         let more: Vec<&ScenarioChange> =
             c.scenarios.iter().filter(|s| s.regressed && !named.contains(s.id.as_str())).collect();
         if !more.is_empty() {
@@ -410,15 +410,15 @@ fn failures(report: &Report, recall: &str) -> Vec<String> {
     }
     for r in &failed {
         let n = r.details.len();
-        match r.rule.as_str() {
-            "malformed" | "pass_rate" | "recall" | "weak_retrieval" | "verdict_regression" => {}
-            "missing_scenarios" => {
+        match r.rule {
+            Rule::Malformed | Rule::PassRate | Rule::Recall | Rule::WeakRetrieval | Rule::VerdictRegression => {}
+            Rule::MissingScenarios => {
                 let n = report.comparison.as_ref().map_or(n, |c| c.removed.len());
                 phrases.push(format!("{} of the baseline missing from this run", count(n, "scenario")));
             }
-            "suite_means" => phrases.push(format!("{} worse than the baseline", count(n, "suite figure"))),
-            "baseline_change" => phrases.push("this change re-pins the baseline".to_string()),
-            other => phrases.push(format!("rule {} violated", code(other))),
+            Rule::SuiteMeans => phrases.push(format!("{} worse than the baseline", count(n, "suite figure"))),
+            Rule::BaselineChange => phrases.push("this change re-pins the baseline".to_string()),
+            other => phrases.push(format!("rule {} violated", code(other.name()))),
         }
     }
     if phrases.is_empty() {
@@ -581,8 +581,8 @@ fn rules(report: &Report, links: &Links, doc: &mut Doc) {
         doc.push("\n");
     }
     let hold: Vec<String> =
-        rules.iter().filter(|r| r.mode != RuleMode::Off && !r.violated).map(|r| code(&r.rule)).collect();
-    let off: Vec<String> = rules.iter().filter(|r| r.mode == RuleMode::Off).map(|r| code(&r.rule)).collect();
+        rules.iter().filter(|r| r.mode != RuleMode::Off && !r.violated).map(|r| code(r.rule.name())).collect();
+    let off: Vec<String> = rules.iter().filter(|r| r.mode == RuleMode::Off).map(|r| code(r.rule.name())).collect();
     let mut line = if hold.len() == rules.len() {
         format!("✅ All {} hold: {}.", count(hold.len(), "rule"), hold.join(", "))
     } else if hold.is_empty() {
@@ -603,8 +603,8 @@ fn rule(report: &Report, r: &RuleOutcome, links: &Links) -> String {
     let (mark, mode) = if r.fails() { ("❌", "") } else { ("⚠️", " (advisory)") };
     // What is wrong (the rule's message); what the rule demands when there is none.
     let said = r.message.as_deref().unwrap_or(&r.description);
-    let mut out = format!("- {mark} {}{mode}: {}\n", code(&r.rule), inline(said));
-    if r.rule == "suite_means" && report.comparison.is_some() {
+    let mut out = format!("- {mark} {}{mode}: {}\n", code(r.rule.name()), inline(said));
+    if r.rule == Rule::SuiteMeans && report.comparison.is_some() {
         // Each figure is a row of the table of suite figures, marked there.
         out.push_str(&format!(
             "  - {} worse than the baseline beyond the tolerance: 🔴 in the suite figures\n",
@@ -627,7 +627,7 @@ fn rule(report: &Report, r: &RuleOutcome, links: &Links) -> String {
         out.push_str(&format!("  - … and {} more\n", r.details.len() - RULE_DETAILS));
     }
     // The pass rate names no scenario on a line of its own: list the failing ones.
-    if r.rule == "pass_rate" && !linked {
+    if r.rule == Rule::PassRate && !linked {
         let failing: Vec<&ScenarioReport> = report.scenarios.iter().filter(|s| s.verdict == Verdict::Fail).collect();
         for s in failing.iter().take(RULE_DETAILS) {
             out.push_str(&format!("  - {} ({}): FAIL\n", code(&s.id), place(&s.source, links)));
@@ -1183,7 +1183,7 @@ mod tests {
         use crate::gate::GateOutcome;
         let mut r = bundled();
         let rule = |name: &str, details: Vec<String>| RuleOutcome {
-            rule: name.into(),
+            rule: Rule::named(name).unwrap(),
             description: String::new(),
             mode: RuleMode::Fail,
             violated: !details.is_empty(),
@@ -1211,14 +1211,16 @@ mod tests {
             )),
             "{text}"
         );
-        r.gate =
-            GateOutcome::new(vec![rule("pass_rate", vec!["pass rate 0.900".into()]), rule("custom", vec!["x".into()])]);
+        r.gate = GateOutcome::new(vec![
+            rule("pass_rate", vec!["pass rate 0.900".into()]),
+            rule("min_margin", vec!["x".into()]),
+        ]);
         r.summary.fail = 2;
         r.summary.pass = 18;
         r.summary.pass_rate = 0.9;
         assert_eq!(
             headline(&r),
-            "❌ mneme-gate: gate FAILED — 2 governed answers still break a decision (pass rate 0.900); rule `custom` violated"
+            "❌ mneme-gate: gate FAILED — 2 governed answers still break a decision (pass rate 0.900); rule `min_margin` violated"
         );
     }
 
@@ -1296,7 +1298,7 @@ mod tests {
             current: Some(0.5 + delta),
             delta: Some(delta),
             movement,
-            rule: Some("suite_means".into()),
+            rule: Some(Rule::SuiteMeans),
         };
         assert_eq!(change(&mc(-0.035, Movement::Regressed)), "▼ -0.035 🔴 worse");
         assert_eq!(change(&mc(0.047, Movement::Regressed)), "▲ +0.047 🔴 worse");

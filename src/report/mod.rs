@@ -32,7 +32,6 @@ pub mod validate;
 use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use std::collections::BTreeMap;
 
@@ -511,29 +510,20 @@ pub fn hash_suite(roots: &[PathBuf], files: &[PathBuf]) -> SuiteFingerprint {
         .collect();
     lines.sort();
     lines.dedup();
-    let mut hasher = Sha256::new();
+    let mut hasher = crate::digest::Hasher::new();
     for l in &lines {
-        hasher.update(l.as_bytes());
+        hasher.update(l);
     }
     SuiteFingerprint {
         roots: roots.iter().map(|r| display_path(r)).collect(),
         files: lines.len(),
-        sha256: hex(&hasher.finalize()),
+        sha256: hasher.hex(),
     }
 }
 
+/// The SHA-256 of `bytes` in lower-case hex ([`crate::digest::sha256_hex`]).
 pub fn hex_sha256(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for &b in bytes {
-        out.push(DIGITS[usize::from(b >> 4)] as char);
-        out.push(DIGITS[usize::from(b & 15)] as char);
-    }
-    out
+    crate::digest::sha256_hex(bytes)
 }
 
 /// A path as reports show it: relative to the working directory when it is

@@ -30,11 +30,12 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::model::{Cost, ModelRun, TokenTotals};
-use super::{hex, Report, ScenarioReport, Tool, REPORT_SCHEMA};
+use super::{Report, ScenarioReport, Tool, REPORT_SCHEMA};
 use crate::describe::{json_error, printable};
 use crate::gate::{absolute_rules_of, GateOutcome, GateSettings, Judged};
 use crate::metrics::{Outcome, ScenarioMetrics, SuiteMetrics, METRICS_VERSION};
 use crate::scenarios::ScenarioType;
+use crate::verdict::Verdict;
 
 /// The schema name written in every partial report.
 pub const PARTIAL_SCHEMA: &str = "mneme-gate.partial/v1";
@@ -114,14 +115,14 @@ impl Whole {
 
 /// How many ids, and the SHA-256 of them, each followed by a line feed.
 pub fn ids_sha256<'a>(ids: impl Iterator<Item = &'a str>) -> (usize, String) {
-    let mut hasher = Sha256::new();
+    let mut hasher = crate::digest::Hasher::new();
     let mut n = 0;
     for id in ids {
-        hasher.update(id.as_bytes());
+        hasher.update(id);
         hasher.update(b"\n");
         n += 1;
     }
-    (n, hex(&hasher.finalize()))
+    (n, hasher.hex())
 }
 
 /// Where one scenario of a partial report sits in the whole suite.
@@ -309,6 +310,14 @@ pub fn parse(label: &str, text: &str) -> Result<Partial, PartitionError> {
                 partial.suite.scenarios
             ));
         }
+        // FALSE_POSITIVE is the verdict of a benign scenario only: counted
+        // anywhere else, it would change a figure no run can produce.
+        if s.verdict == Verdict::FalsePositive && s.scenario_type != Some(ScenarioType::Benign) {
+            return bad(format!(
+                "scenario `{}` is FALSE_POSITIVE, which only a benign scenario can be",
+                printable(&s.id)
+            ));
+        }
         if !slice.contains(&s.id) {
             return bad(format!(
                 "scenario `{}` belongs to partition {}/{}, not {slice}",
@@ -341,8 +350,8 @@ impl Outcome for ScenarioReport {
     fn metrics(&self) -> &ScenarioMetrics {
         &self.metrics
     }
-    fn verdict_name(&self) -> &str {
-        self.verdict.as_str()
+    fn verdict(&self) -> Verdict {
+        self.verdict
     }
     fn layer2_evaluated(&self) -> bool {
         self.layer2

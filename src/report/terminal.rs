@@ -400,7 +400,7 @@ fn rules_into(gate: &GateOutcome, out: &mut Out) {
             (true, RuleMode::Advisory) => "warn",
         };
         let said = rule.message.as_deref().filter(|_| rule.violated).unwrap_or(&rule.description);
-        let line = format!("{mark} {}: {}", printable(&rule.rule), printable(said));
+        let line = format!("{mark} {}: {}", rule.rule, printable(said));
         let paint_with = if rule.fails() {
             RED
         } else if rule.violated {
@@ -893,7 +893,7 @@ mod tests {
         use crate::gate::RuleOutcome;
         let said = "this change re-pins the baseline of main: 2 scenario(s) change".to_string();
         let rule = RuleOutcome {
-            rule: "baseline_change".into(),
+            rule: crate::gate::Rule::BaselineChange,
             description: "the pull request does not move its own goalposts".into(),
             mode: RuleMode::Fail,
             violated: true,

@@ -265,17 +265,10 @@ impl From<Refusal> for Unreadable {
 
 /// The bytes of a file as text, which must be UTF-8.
 pub(super) fn utf8(bytes: Vec<u8>) -> Result<String, Unreadable> {
-    String::from_utf8(bytes).map_err(|e| {
-        let at = e.utf8_error().valid_up_to();
-        let bytes = e.as_bytes();
-        // Everything before `at` is valid UTF-8.
-        let before = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        Unreadable::NotUtf8 {
-            line: before.matches('\n').count() + 1,
-            column: before[line_start..].chars().count() + 1,
-            byte: bytes[at],
-        }
+    crate::confine::utf8_text(bytes).map_err(|crate::confine::NotUtf8 { line, column, byte }| Unreadable::NotUtf8 {
+        line,
+        column,
+        byte,
     })
 }
 

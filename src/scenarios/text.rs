@@ -11,13 +11,6 @@ pub(super) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The allowed key closest to `key` (Levenshtein distance in characters),
-/// if it is close enough to be a typo.
-pub(super) fn suggest(key: &str, allowed: &[&str]) -> Option<String> {
-    allowed
-        .iter()
-        .map(|a| (strsim::levenshtein(key, a), *a))
-        .filter(|(d, a)| *d <= 2.max(a.len() / 4) && *d < a.len())
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, a)| a.to_string())
-}
+/// The allowed key closest to `key`, if it is close enough to be a typo
+/// (one helper for every message, in [`crate::describe`]).
+pub(super) use crate::describe::suggest;

@@ -2,8 +2,13 @@
 //! binary run in a folder with git left on (unless `env` turns it off), its
 //! exit code checked, and git in throw-away repositories.
 
+// Each test binary uses the part of these helpers it needs.
+#![allow(dead_code)]
+
+use std::io::Read;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 pub struct Out {
     pub code: Option<i32>,
@@ -49,4 +54,36 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
         .unwrap();
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// Runs `command` to its end, its standard output and error drained on
+/// threads (a child that fills a pipe nobody reads would block forever),
+/// and kills it if it has not ended after `limit`: what a test of a
+/// special file (a named pipe, `/dev/zero`) needs, where a hang is the bug.
+/// `limit` is a safety net, not a measure: make it minutes.
+pub fn output_within(mut command: Command, limit: Duration) -> Output {
+    let mut child =
+        command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("the binary runs");
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("piped")));
+    let stderr = drain(Box::new(child.stderr.take().expect("piped")));
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("the child can be waited on") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{command:?} did not end within {limit:?} (a special file waited on, or a quadratic input)");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output { status, stdout: stdout.join().expect("the reader ends"), stderr: stderr.join().expect("the reader ends") }
 }

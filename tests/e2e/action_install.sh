@@ -116,7 +116,9 @@ elapsed=$(($(date +%s) - started))
 check "installed" 0 "$code" "$work/good/bin/mneme-gate" "installed $asset (SHA-256 "
 installed="$work/good/bin/mneme-gate"
 verify "the installed binary runs" test "$("$installed" --version 2>&1)" = "mneme-gate $version"
-verify "in seconds ($elapsed s)" test "$elapsed" -le 10
+# A generous margin on a shared machine: what it catches is a download
+# left to time out (curl's --max-time 300), not a slow one.
+verify "well within curl's time-out ($elapsed s)" test "$elapsed" -le 60
 verify "the last line is the binary's path" test "$(tail -n 1 "$work/out.txt")" = "$installed"
 
 step "GitHub left the ref and repository empty: read from the action's checkout path"

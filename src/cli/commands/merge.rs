@@ -70,12 +70,9 @@ fn load(path: &Path) -> Result<Partial, Error> {
             )))
         }
     };
-    let text = match String::from_utf8(bytes) {
+    let text = match crate::confine::utf8_text(bytes) {
         Ok(text) => text,
-        Err(e) => {
-            let valid = std::str::from_utf8(&e.as_bytes()[..e.utf8_error().valid_up_to()]).unwrap_or_default();
-            let line = valid.matches('\n').count() + 1;
-            let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        Err(crate::confine::NotUtf8 { line, column, .. }) => {
             return Err(PartitionError::Parse {
                 path: label,
                 line,

@@ -11,7 +11,7 @@ use crate::cli::settings::{BaselinePlan, Destination, RunSettings};
 use crate::cli::suite::{self, SuiteRun};
 use crate::describe::{defuse_lines, printable};
 use crate::error::{exit, Error};
-use crate::gate::{self, GateOutcome, GateSettings, RuleMode};
+use crate::gate::{self, GateOutcome, GateSettings, Rule, RuleMode};
 use crate::git::{GitError, Repo};
 use crate::memory::Memory;
 use crate::report::partition::{self, Partial};
@@ -85,7 +85,7 @@ pub(crate) fn conclude(
         report.comparison = Some(comparison);
         pinned_with = Some(baseline.fingerprint.memory.sha256);
     }
-    if s.suite.gate.mode("no_new_ungated") != RuleMode::Off && s.suite.filter.is_empty() {
+    if s.suite.gate.mode(Rule::NoNewUngated) != RuleMode::Off && s.suite.filter.is_empty() {
         // `merge` refuses the coverage rules (a partition holds part of the
         // suite), so a run that gets here has loaded its memory.
         let index = index.ok_or_else(|| Error::Infrastructure("no_new_ungated: the memory was not loaded".into()))?;

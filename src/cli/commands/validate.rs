@@ -44,6 +44,11 @@ pub(crate) fn execute(s: ValidateSettings) -> Result<i32, Error> {
     } else {
         output::text(&validate::text(&findings), false)?;
     }
-    let failed = findings.errors() > 0 || (s.strict && findings.warnings() > 0);
-    Ok(if failed { exit::INPUT } else { exit::OK })
+    // A failure goes through the one error path (an `error:` line, and an
+    // annotation in GitHub Actions), after the findings.
+    let (errors, warnings) = (findings.errors(), findings.warnings());
+    if errors > 0 || (s.strict && warnings > 0) {
+        return Err(Error::Invalid { path: path.clone(), errors, warnings, strict: s.strict });
+    }
+    Ok(exit::OK)
 }
