@@ -141,7 +141,10 @@ unset HTTP_PROXY http_proxy HTTPS_PROXY https_proxy ALL_PROXY all_proxy
 fail() { echo "openai_compat: FAIL: $*" >&2; exit 1; }
 
 rc=0
-MNEME_GATE_REFERENCE_KEY="$key" MNEME_GATE_GIT=off "$bin" run --responses record --json record.json \
+# The endpoint comes from the configuration, so the workflow lists it for the key to be sent
+# (docs/models.md, Security).
+MNEME_GATE_MODEL_ENDPOINTS="http://127.0.0.1:$port/v1" MNEME_GATE_REFERENCE_KEY="$key" MNEME_GATE_GIT=off \
+  "$bin" run --responses record --json record.json \
   >"$logs/record.out" 2>"$logs/record.err" || rc=$?
 [ "$rc" = 0 ] || { cat "$logs/record.out" "$logs/record.err" >&2; fail "record exited $rc"; }
 count="$(find cassettes -name '*.json' | wc -l | tr -d ' ')"
