@@ -20,7 +20,7 @@ use std::path::Path;
 use libfuzzer_sys::fuzz_target;
 use mneme_gate::config::{Config, ConfigError};
 use mneme_gate::memory::Memory;
-use mneme_gate::profile::{Family, Profile};
+use mneme_gate::profile::{Named, Profile};
 use mneme_gate::retrieval::{Index, Query};
 
 const MEMORY: &str = include_str!("../../tests/fixtures/memory/small.json");
@@ -73,12 +73,12 @@ fuzz_target!(|data: &[u8]| {
         }
         Err(e) => check_error(&e),
     }
-    for (family, k) in [(None, None), (Some(Family::Mneme), Some(2)), (Some(Family::Default), None)] {
-        match config.profile(family, k) {
+    for (named, k) in [(None, None), (Some(Named::Mneme), Some(2)), (Some(Named::Default), None), (Some(Named::Classic), None)] {
+        match config.profile(named, k) {
             Ok(profile) => {
                 assert!((1..=1_000_000).contains(&profile.k), "k = {}", profile.k);
                 assert!((1..=64).contains(&profile.min_token_len), "min_token_len = {}", profile.min_token_len);
-                if family.is_none() {
+                if named.is_none() {
                     check_retrieval(profile);
                 }
             }
