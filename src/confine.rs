@@ -274,12 +274,15 @@ pub(crate) fn written_inside(path: &Path, root: &Path) -> bool {
 pub(crate) fn resolve_inside(root: &Path, path: &Path) -> Result<PathBuf, Refusal> {
     match fs::canonicalize(path) {
         Ok(c) if c.starts_with(root) => Ok(c),
-        Ok(c) => Err(escaping_link(root, path).unwrap_or(Refusal::Outside {
+        Ok(c) => Err(escaping_link(root, path).map(|e| outside(root, e)).unwrap_or(Refusal::Outside {
             link: path.to_path_buf(),
             target: c,
             root: root.to_path_buf(),
         })),
-        Err(e) => Err(escaping_link(root, path).or_else(|| dangling_link(path)).unwrap_or(Refusal::Io(e))),
+        Err(e) => Err(escaping_link(root, path)
+            .map(|e| outside(root, e))
+            .or_else(|| dangling_link(path))
+            .unwrap_or(Refusal::Io(e))),
     }
 }
 
@@ -301,9 +304,22 @@ pub(crate) fn read_as_written(path: &Path, limit: u64) -> Result<Vec<u8>, Refusa
     }
 }
 
+/// A symbolic link on the way to a path that leads outside a root.
+#[derive(Debug)]
+pub(crate) struct EscapingLink {
+    /// The link, as the path names it.
+    pub link: PathBuf,
+    /// What the link says.
+    pub target: PathBuf,
+    /// Where it leads, when that exists.
+    pub resolved: Option<PathBuf>,
+}
+
 /// The first symbolic link on the way to `path`, in a folder inside `root`,
-/// that leads outside `root` (a dangling one by what it says).
-fn escaping_link(root: &Path, path: &Path) -> Option<Refusal> {
+/// that leads outside `root` (a dangling one by what it says). Only links
+/// below the root count: the root itself, and the folders above it, may be
+/// links.
+pub(crate) fn escaping_link(root: &Path, path: &Path) -> Option<EscapingLink> {
     let mut prefix = PathBuf::new();
     for component in path.components() {
         prefix.push(component);
@@ -323,16 +339,24 @@ fn escaping_link(root: &Path, path: &Path) -> Option<Refusal> {
             continue;
         }
         let Ok(target) = fs::read_link(&prefix) else { continue };
-        let leads_to = fs::canonicalize(&prefix).unwrap_or_else(|_| lexical(&folder.join(&target)));
+        let (leads_to, resolved) = match fs::canonicalize(&prefix) {
+            Ok(c) => (c.clone(), Some(c)),
+            Err(_) => (lexical(&folder.join(&target)), None),
+        };
         if !leads_to.starts_with(root) {
-            return Some(Refusal::Outside { link: prefix, target, root: root.to_path_buf() });
+            return Some(EscapingLink { link: prefix, target, resolved });
         }
     }
     None
 }
 
+/// The refusal of a link out of `root`.
+fn outside(root: &Path, e: EscapingLink) -> Refusal {
+    Refusal::Outside { link: e.link, target: e.target, root: root.to_path_buf() }
+}
+
 /// `.` and `..` resolved on the text.
-fn lexical(path: &Path) -> PathBuf {
+pub(crate) fn lexical(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {

@@ -21,7 +21,7 @@ canonical root and the cap that the loader put in each
 
 use std::fs::{self, Metadata};
 use std::io::{self, Read};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// Why a file that a suite names is not read.
 #[derive(Debug)]
@@ -205,59 +205,14 @@ fn special_kind(_: &fs::FileType) -> &'static str {
 }
 
 /// The first symlink on the way to `path`, in a folder inside `root`, that
-/// leads outside `root` (a dangling one by what it says). Only symlinks
-/// below the root count: the root itself, and the folders above it, may be
-/// symlinks.
+/// leads outside `root` ([`crate::confine::escaping_link`]), as a refusal.
 fn escaping_link(root: &Path, path: &Path) -> Option<Refusal> {
-    let mut prefix = PathBuf::new();
-    for component in path.components() {
-        prefix.push(component);
-        if !matches!(component, Component::Normal(_)) {
-            continue;
-        }
-        let Ok(meta) = fs::symlink_metadata(&prefix) else {
-            return None;
-        };
-        if !meta.file_type().is_symlink() {
-            continue;
-        }
-        let parent = match prefix.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        let Ok(folder) = fs::canonicalize(parent) else {
-            continue;
-        };
-        if !folder.starts_with(root) {
-            continue;
-        }
-        let Ok(target) = fs::read_link(&prefix) else {
-            continue;
-        };
-        let (leads_to, resolved) = match fs::canonicalize(&prefix) {
-            Ok(c) => (c.clone(), Some(c)),
-            Err(_) => (lexical(&folder.join(&target)), None),
-        };
-        if !leads_to.starts_with(root) {
-            return Some(Refusal::Outside { link: prefix, target, resolved, root: root.to_path_buf() });
-        }
-    }
-    None
-}
-
-/// `.` and `..` resolved on the text (for a dangling link's target).
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
+    crate::confine::escaping_link(root, path).map(|e| Refusal::Outside {
+        link: e.link,
+        target: e.target,
+        resolved: e.resolved,
+        root: root.to_path_buf(),
+    })
 }
 
 #[cfg(test)]
