@@ -44,12 +44,18 @@ pub const OFF: &[(&str, &str)] = &[("MNEME_GATE_GIT", "off")];
 /// git in `dir` with a fixed identity and no system or user configuration;
 /// its standard output, trimmed.
 pub fn git(dir: &Path, args: &[&str]) -> String {
+    git_with(dir, args, &[])
+}
+
+/// [`git`] with more environment variables (fixed commit dates, say).
+pub fn git_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
     let out = Command::new("git")
         .args(["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main"])
         .args(args)
         .current_dir(dir)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("HOME", dir)
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
