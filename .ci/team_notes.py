@@ -2,10 +2,10 @@
 """No note addressed to the people who build mneme-gate lands in a file it ships.
 
 A product file is read by users: the README, docs/, the source, the Action,
-the example suite, templates, the Dockerfile. A line that speaks to an
-engineer ("read NOTES.md, then delete this line"), a coordination file left at
-the root, or an `XXX` marker left for someone is a defect
-there. Third-party data (fixtures, vendored conformance files, fuzz seeds)
+the example suite, templates, the Dockerfile. A line that speaks to one of
+the people building it (an instruction to a role, or to remove the line
+itself), a coordination file left at the root, a path of the machine the
+checkout sits on, or an `XXX` marker left for someone is a defect there. Third-party data (fixtures, vendored conformance files, fuzz seeds)
 is not ours to word and is not checked.
 
     python3 .ci/team_notes.py [REPO_ROOT]
@@ -35,17 +35,24 @@ FORBIDDEN_NAMES = re.compile(
 PATTERNS = [
     # a note to a role of the team
     re.compile(r"\b(lead |dear |attention[: ]+)?(engineers?|helpers?|coordinator|reviewers?)\s*:\s*(read|do|delete|remove|fix|don't|please)\b", re.I),
-    re.compile(r"\bLEAD ENGINEER\b"),
-    re.compile(r"\bENGINEER[-_]NOTE", re.I),
+    # a coordination file named in the text
+    re.compile(r"\b(ENGINEER|LEAD|HELPER|COORDINATOR|HANDOFF)[-_]NOTES?\b", re.I),
     # an instruction to delete the very line or file it is in
     re.compile(r"\b(then )?(delete|remove) this (line|note|comment|file)\b", re.I),
     # coordination vocabulary that no user needs
     re.compile(r"\b(this worktree|your worktree|the coordinator|helper session)\b", re.I),
     # markers addressed to someone
     re.compile(r"\bXXX\b"),
-    # a path of one engineer's machine
-    re.compile(r"/work/(main|notes|wt-[\w-]+|scratch[\w-]*)\b"),
 ]
+# A path of this machine: this checkout, or a folder beside it (another
+# checkout, notes, a scratch clone), written out in full.
+try:
+    _beside = sorted(p.name for p in root.parent.iterdir() if p.is_dir())
+except OSError:
+    _beside = [root.name]
+PATTERNS.append(
+    re.compile(re.escape(str(root.parent).rstrip("/") + "/") + "(" + "|".join(map(re.escape, _beside)) + r")\b")
+)
 
 
 def tracked_files():
