@@ -38,6 +38,9 @@ mkdir -p "$out"
 work="$(mktemp -d "${TMPDIR:-/tmp}/mneme-gate-draft.XXXXXX")"
 profile="$(mktemp -d "${TMPDIR:-/tmp}/mneme-gate-chromium.XXXXXX")"
 trap 'rm -rf "$work" "$profile"' EXIT
+# Chromium keeps a certificate store in $HOME/.pki, crash reports in $XDG_CONFIG_HOME and a cache in
+# $XDG_CACHE_HOME: all three are its profile folder, removed at the end.
+export XDG_CONFIG_HOME="$profile/.config" XDG_CACHE_HOME="$profile/.cache"
 export GIT_CONFIG_NOSYSTEM=1 HOME="$work" GIT_AUTHOR_DATE=2026-01-01T00:00:00Z GIT_COMMITTER_DATE=2026-01-01T00:00:00Z
 g() { git -C "$work/repo" -c user.name=Test -c user.email=test@example.com -c init.defaultBranch=main "$@"; }
 put() { mkdir -p "$(dirname "$work/repo/$1")"; printf '%s\n' "$2" > "$work/repo/$1"; g add "$1"; }
