@@ -22,7 +22,7 @@ import pathlib, re, sys
 
 ORDER = [
     # leaves beside the pipeline: they import nothing from the crate
-    "describe", "digest", "atomic", "confine", "profile", "tokenize", "git",
+    "describe", "digest", "atomic", "confine", "profile", "tokenize", "chore", "git",
     # the pipeline
     "memory", "retrieval", "context", "cache", "hook", "scenarios", "model", "verdict", "metrics",
     "run", "gate", "report", "baseline", "coverage", "draft",

@@ -65,6 +65,8 @@ pub struct RetrievalConfig {
     pub stem: Option<bool>,
     /// Profile `default`'s BM25F constants.
     pub bm25f: Option<Bm25fConfig>,
+    /// Profile `default`: a chore retrieves nothing.
+    pub skip_chores: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -751,6 +753,17 @@ fn apply_overrides(path: &Path, r: &RetrievalConfig, p: &mut Profile) -> Result<
             }
             *slot = value;
         }
+    }
+    if let Some(v) = &r.skip_chores {
+        let name = p.name;
+        let Some(b) = p.bm25f.as_mut() else {
+            return Err(ConfigError::at(
+                path,
+                v,
+                format!("`retrieval.skip_chores`: profile `{name}` has no chore rule; only profile `default` does"),
+            ));
+        };
+        b.skip_chores = v.value;
     }
     if let Some(w) = &r.weights {
         let slots = [

@@ -124,25 +124,9 @@ pub struct Ranked {
     pub score: Milli,
 }
 
-/// The kind of change a control scenario is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Control {
-    Typo,
-    Dependency,
-    Changelog,
-    Formatting,
-}
-
-impl Control {
-    pub fn word(self) -> &'static str {
-        match self {
-            Control::Typo => "a typo fix",
-            Control::Dependency => "a dependency bump",
-            Control::Changelog => "a changelog edit",
-            Control::Formatting => "a formatting change",
-        }
-    }
-}
+/// The kind of change a control scenario is: a chore, as the retriever
+/// reads one ([`crate::chore`]).
+pub use crate::chore::Chore as Control;
 
 /// One drafted scenario.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -474,8 +458,6 @@ fn is_decision_like(path: &str) -> bool {
 
 /// What kind of control a commit no decision touches is, if any.
 fn control_kind(commit: &Commit) -> Option<Control> {
-    let subject = commit.subject.to_lowercase();
-    let has = |words: &[&str]| subject.split(|c: char| !c.is_alphanumeric()).any(|w| words.contains(&w));
     let names = |f: &Changed| f.path.rsplit('/').next().unwrap_or("").to_ascii_lowercase();
     let all = |pred: &dyn Fn(&str) -> bool| !commit.files.is_empty() && commit.files.iter().all(|f| pred(&names(f)));
     let lockfile = |n: &str| {
@@ -497,16 +479,11 @@ fn control_kind(commit: &Commit) -> Option<Control> {
     if all(&|n: &str| n.starts_with("changelog") || n.starts_with("changes.") || n == "news.md") {
         return Some(Control::Changelog);
     }
-    if has(&["typo", "typos", "spelling", "misspelling"]) {
-        return Some(Control::Typo);
+    if let Some(chore) = crate::chore::of(&commit.subject) {
+        return Some(chore);
     }
-    if has(&["bump", "bumps", "dependabot", "deps"])
-        || all(&|n: &str| lockfile(n) || n == "cargo.toml" || n == "package.json")
-    {
+    if all(&|n: &str| lockfile(n) || n == "cargo.toml" || n == "package.json") {
         return Some(Control::Dependency);
-    }
-    if has(&["fmt", "format", "formatting", "whitespace", "prettier", "rustfmt", "lint"]) {
-        return Some(Control::Formatting);
     }
     None
 }

@@ -17,6 +17,8 @@ crate:
   repository's behalf (inside its root, never through its symbolic links).
 - [`profile`]: the scoring profiles (`default`, `mneme`) and their overrides.
 - [`tokenize`]: text in, a set of tokens out, per profile.
+- [`chore`]: which tasks are maintenance (a typo fix, a dependency bump),
+  for which profile `default` retrieves nothing.
 - [`git`]: the commit of a run, and files at another revision (libgit2).
 
 Then the pipeline, each stage taking plain data from the ones before it:
@@ -56,6 +58,7 @@ report's JSON Schema) live in the `mneme-gate-dev` crate
 mod atomic;
 pub mod baseline;
 pub mod cache;
+pub mod chore;
 pub mod cli;
 pub mod config;
 mod confine;

@@ -196,6 +196,10 @@ pub struct Bm25f {
     /// (an informative path segment; `src` and the project's name are not).
     pub path_max_df: Milli,
     pub sections: SectionWeights,
+    /// A task that is a chore ([`crate::chore`]: a typo fix, a dependency
+    /// bump, a formatting, changelog or documentation-only change)
+    /// retrieves nothing.
+    pub skip_chores: bool,
 }
 
 impl Bm25f {
@@ -298,6 +302,7 @@ impl Profile {
                         options: Milli(500),
                         consequences: Milli(500),
                     },
+                    skip_chores: true,
                 }),
             },
             Named::Classic => Profile {
@@ -403,6 +408,9 @@ impl Profile {
                 if mine != theirs {
                     diffs.push(format!("bm25f.{key}={mine}"));
                 }
+            }
+            if a.skip_chores != b.skip_chores {
+                diffs.push(format!("skip_chores={}", a.skip_chores));
             }
         }
         if diffs.is_empty() {

@@ -30,6 +30,7 @@ query, `scope` matches a path to the scope globs, and `explain` answers why.
 
 use rustc_hash::FxHashMap;
 
+use crate::chore::Chore;
 use crate::memory::{Decision, Excluded};
 use crate::profile::{Family, Field, Milli, Profile};
 use crate::tokenize::Tokenizer;
@@ -83,6 +84,9 @@ pub struct Retrieval {
     pub hits: Vec<Hit>,
     /// The query had no tokens (the empty-query rule applied).
     pub empty_query: bool,
+    /// The task is a chore and the profile skips chores
+    /// ([`crate::chore`]): nothing was retrieved, whatever the scores.
+    pub chore: Option<Chore>,
 }
 
 impl Retrieval {
@@ -90,6 +94,13 @@ impl Retrieval {
     pub fn why_empty(&self, profile: &Profile) -> Option<String> {
         if !self.hits.is_empty() {
             return None;
+        }
+        if let Some(chore) = self.chore {
+            return Some(format!(
+                "the task is {}, and profile `{}` retrieves nothing for a chore (retrieval.skip_chores)",
+                chore.word(),
+                profile.name
+            ));
         }
         Some(if self.empty_query {
             match profile.family {
@@ -147,6 +158,9 @@ pub struct Index {
     /// the first decision with its id. A ranking keeps the best-ranked copy
     /// of each id. `None` when every id is unique.
     copies: Option<Vec<u32>>,
+    /// The kinds of chore some decision's title names
+    /// ([`crate::chore::named_by`]): tasks of those kinds are no chores.
+    chores_decided: u8,
     /// Under BM25F: per field, the pool's total length (distinct tokens per
     /// decision, summed), for explain.
     field_total: Vec<u64>,

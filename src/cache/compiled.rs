@@ -530,8 +530,23 @@ impl<'a> Compiled<'a> {
     /// The top `profile.k` for `query`, exactly as `Index::retrieve` of the
     /// same memory and profile ranks it. `tokenizer` is `profile`'s.
     pub fn retrieve(&self, profile: &Profile, tokenizer: &Tokenizer, query: Query<'_>) -> Result<Retrieval, Corrupt> {
+        let mut chore = profile.bm25f.filter(|b| b.skip_chores).and_then(|_| crate::chore::of_query(query.task, query.file));
+        if let Some(c) = chore {
+            // No chore when a decision's title names its kind (as `Index` decides).
+            for pool in 0..self.n {
+                if crate::chore::named_by(&self.shown(pool)?.title) & c.bit() != 0 {
+                    chore = None;
+                    break;
+                }
+            }
+        }
+        let mut retrieval = self.rank(profile, tokenizer, query, if chore.is_some() { 0 } else { profile.k })?;
+        retrieval.chore = chore;
+        Ok(retrieval)
+    }
+
+    fn rank(&self, profile: &Profile, tokenizer: &Tokenizer, query: Query<'_>, k: usize) -> Result<Retrieval, Corrupt> {
         let n = self.n;
-        let k = profile.k;
         let path = query.file.map(normalise_path).filter(|p| !p.is_empty());
 
         let mut any = false;
@@ -582,7 +597,7 @@ impl<'a> Compiled<'a> {
             if profile.family == Family::Mneme {
                 hits.extend((0..n).filter(|&d| candidate(d)).take(k).map(|pool| Hit { pool, score: Milli(1000) }));
             }
-            return Ok(Retrieval { hits, empty_query: true });
+            return Ok(Retrieval { hits, empty_query: true, chore: None });
         }
 
         let mut score = vec![0i64; n];
@@ -655,7 +670,7 @@ impl<'a> Compiled<'a> {
             );
         }
         rank(&mut hits, k);
-        Ok(Retrieval { hits, empty_query: false })
+        Ok(Retrieval { hits, empty_query: false, chore: None })
     }
 
     /// What the context block shows of pool decision `pool`.

@@ -66,6 +66,7 @@ impl Index {
             scopes: Scopes { set: None, owner: Vec::new(), globs: Vec::new(), filters: Vec::new() },
             has_scope: Vec::with_capacity(n),
             copies: copies(&memory.pool),
+            chores_decided: memory.pool.iter().fold(0, |bits, d| bits | crate::chore::named_by(&d.title)),
             only: None,
             only_lengths: 0,
             profile,

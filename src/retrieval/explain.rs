@@ -28,9 +28,13 @@ impl Index {
         let mut scratch = Scratch::default();
         // One full ranking (every candidate above min_score) tells `beyond_k`
         // apart from `below_min_score`; its first k are the retrieval.
-        let full = self.retrieve_with(query, usize::MAX, &mut scratch);
+        // A chore is ranked all the same, to show what it would have got.
+        let full = self.rank_query(query, usize::MAX, &mut scratch, false).0;
         let mut retrieval = full.clone();
-        retrieval.hits.truncate(self.profile.k);
+        retrieval.chore = self.chore_of(query);
+        retrieval.hits.truncate(if retrieval.chore.is_some() { 0 } else { self.profile.k });
+        let within_k: HashMap<usize, usize> =
+            full.hits.iter().take(self.profile.k).enumerate().map(|(i, h)| (h.pool, i + 1)).collect();
         let mut all_tokens: Vec<String> = self.tokenizer.tokens(query.task);
         if let Some(p) = &path {
             all_tokens.extend(self.tokenizer.tokens(p));
@@ -131,6 +135,9 @@ impl Index {
                 Some("duplicate_id")
             } else if scope == ScopeCheck::OutOfScope {
                 Some("out_of_scope")
+            } else if let (Some(chore), Some(at)) = (retrieval.chore, within_k.get(&d)) {
+                detail = Some(format!("rank {at} of the ranking; the task is {}, so nothing is retrieved", chore.word()));
+                Some("chore")
             } else if rank_of.contains_key(&d) || (retrieval.empty_query && self.profile.family == Family::Mneme) {
                 Some("beyond_k")
             } else {
@@ -248,7 +255,8 @@ pub struct ExplainedRecord {
     pub score: Option<Milli>,
     pub rank: Option<usize>,
     /// Why it was not retrieved: `not_eligible_type`, `inactive_status`,
-    /// `duplicate_id`, `out_of_scope`, `below_min_score` or `beyond_k`.
+    /// `duplicate_id`, `out_of_scope`, `chore` (in the top k of a task that
+    /// is a chore), `below_min_score` or `beyond_k`.
     pub reason: Option<String>,
     pub detail: Option<String>,
 }

@@ -2,6 +2,7 @@
 //! the scope pre-filter applied, and the top `k` ranked.
 
 use super::{Hit, Index, Query, Retrieval, RunnerUp, Scratch};
+use crate::chore::{self, Chore};
 use crate::profile::{Family, Milli};
 use crate::tokenize::normalise_path;
 
@@ -35,6 +36,32 @@ impl Index {
         scratch: &mut Scratch,
         want_runner_up: bool,
     ) -> (Retrieval, Option<RunnerUp>) {
+        // A chore retrieves nothing: ranked with k = 0, so the runner-up is
+        // the best decision of all, and the margin says how near it came.
+        let chore = self.chore_of(query);
+        let k = if chore.is_some() { 0 } else { k };
+        let (mut retrieval, runner_up) = self.rank_query(query, k, scratch, want_runner_up);
+        retrieval.chore = chore;
+        (retrieval, runner_up)
+    }
+
+    /// The chore `query` is, when the profile skips chores and no decision's
+    /// title names that kind of chore.
+    pub fn chore_of(&self, query: Query<'_>) -> Option<Chore> {
+        self.profile
+            .bm25f
+            .filter(|b| b.skip_chores)
+            .and_then(|_| chore::of_query(query.task, query.file))
+            .filter(|c| self.chores_decided & c.bit() == 0)
+    }
+
+    pub(super) fn rank_query(
+        &self,
+        query: Query<'_>,
+        k: usize,
+        scratch: &mut Scratch,
+        want_runner_up: bool,
+    ) -> (Retrieval, Option<RunnerUp>) {
         self.check_query(query);
         let n = self.decisions.len();
         if scratch.score.len() != n {
@@ -62,7 +89,7 @@ impl Index {
             let untouched = if self.profile.family == Family::Mneme { Milli(1000) } else { Milli::ZERO };
             let runner_up = want_runner_up.then(|| self.runner_up(&hits, path.is_some(), untouched, scratch)).flatten();
             self.clear_scope(scratch);
-            return (Retrieval { hits, empty_query: true }, runner_up);
+            return (Retrieval { hits, empty_query: true, chore: None }, runner_up);
         }
 
         let min = self.profile.min_score.0;
@@ -107,7 +134,7 @@ impl Index {
                 self.reset(scratch);
             }
             self.clear_scope(scratch);
-            return (Retrieval { hits, empty_query: false }, dense_runner_up);
+            return (Retrieval { hits, empty_query: false, chore: None }, dense_runner_up);
         }
         self.accumulate(scratch);
         if min < 0 {
@@ -147,7 +174,7 @@ impl Index {
                 None
             };
             self.clear_scope(scratch);
-            return (Retrieval { hits, empty_query: false }, runner_up);
+            return (Retrieval { hits, empty_query: false, chore: None }, runner_up);
         } else {
             hits.extend(
                 scratch
@@ -162,7 +189,7 @@ impl Index {
         let runner_up = want_runner_up.then(|| self.runner_up(&hits, path.is_some(), Milli::ZERO, scratch)).flatten();
         self.reset(scratch);
         self.clear_scope(scratch);
-        (Retrieval { hits, empty_query: false }, runner_up)
+        (Retrieval { hits, empty_query: false, chore: None }, runner_up)
     }
 
     /// The best decision, in ranking order (score, then pool order), that

@@ -1,0 +1,279 @@
+/*!
+Chores: tasks that are maintenance, not design (a typo fix, a dependency
+bump, a formatting or changelog change, a documentation-only change), read
+from the task's words alone.
+
+No architectural decision governs a typo fix, and a retriever that injects
+three decisions into one teaches the agent to ignore them. Profile
+`default` retrieves nothing for a chore (`retrieval.skip_chores`,
+docs/retrieval.md), and `draft` proposes chores as control scenarios that
+expect nothing: both ask this module, so the suite's controls and the
+retriever's silence follow one rule.
+
+The rule is deliberately narrow, made of the conventions such changes are
+written in rather than of any one repository's words:
+
+- a Conventional Commits header of type `docs` or `style` (the
+  specification's "documentation only" and "changes that do not affect the
+  meaning of the code"), or of any type with the scope `deps`;
+- a word that names a typo (`typo`, `typos`, `spelling`, `misspelled`, ...);
+- a dependency bump as Dependabot and Renovate write it (`bump`, `bumps`,
+  `bumped`, `dependabot`);
+- a word that names formatting (`whitespace`, `formatting`, `formatted`,
+  `reformat`, `prettier`, `rustfmt`, `gofmt`, `indentation`), or `format`,
+  `fmt` or `lint` as the task's first word (an imperative "Format the
+  handlers", not "validate the format of the address");
+- the word `changelog`;
+- or, whatever the task says, an edit of one of the project's own papers:
+  a changelog anywhere, or the README, contributing guide, licence, code
+  of conduct or list of authors at the repository's root ([`of_file`]).
+
+A task that names a decision (`ADR-12`, `adr 12`) is never a chore: the
+author said which decision governs it. Nor is a kind of chore that the team
+decided about: when a decision's title names it (`Use Prettier for
+formatting`, `Keep dependencies current with Dependabot`, `Keep a
+changelog`), tasks of that kind are retrieved for as any other
+([`named_by`]).
+*/
+
+use serde::Serialize;
+
+/// The kind of maintenance a task is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Chore {
+    Typo,
+    Dependency,
+    Changelog,
+    Formatting,
+    Docs,
+}
+
+impl Chore {
+    /// The chore's bit in [`named_by`]'s set.
+    pub fn bit(self) -> u8 {
+        1 << self as u8
+    }
+
+    /// The chore in words: "a typo fix".
+    pub fn word(self) -> &'static str {
+        match self {
+            Chore::Typo => "a typo fix",
+            Chore::Dependency => "a dependency bump",
+            Chore::Changelog => "a changelog edit",
+            Chore::Formatting => "a formatting change",
+            Chore::Docs => "a documentation-only change",
+        }
+    }
+}
+
+const TYPO: &[&str] = &["typo", "typos", "spelling", "misspelling", "misspellings", "misspelled", "misspelt"];
+const DEPENDENCY: &[&str] = &["bump", "bumps", "bumped", "dependabot"];
+const FORMATTING: &[&str] = &[
+    "whitespace",
+    "formatting",
+    "formatted",
+    "reformat",
+    "reformats",
+    "reformatted",
+    "reformatting",
+    "prettier",
+    "rustfmt",
+    "gofmt",
+    "indentation",
+];
+/// Formatting only as the task's first word.
+const FORMATTING_FIRST: &[&str] = &["format", "fmt", "lint"];
+const CHANGELOG: &[&str] = &["changelog"];
+/// Words of a title that decide about dependencies or documentation.
+const DEPENDENCY_SUBJECT: &[&str] = &["dependency", "dependencies", "renovate"];
+/// Words of a title that decide about formatting (not `format`, which
+/// titles use for data: "the output format").
+const FORMATTING_TITLE: &[&str] = &["lint", "linting", "linter", "linters", "fmt"];
+const DOCS_SUBJECT: &[&str] = &["docs", "documentation", "readme"];
+
+/// The chore a query is: its task's ([`of`]), else its edited file's
+/// ([`of_file`]); never when the task names a decision.
+pub fn of_query(task: &str, file: Option<&str>) -> Option<Chore> {
+    of(task).or_else(|| {
+        let lower = task.to_lowercase();
+        let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+        if names_a_decision(&words) {
+            return None;
+        }
+        file.and_then(of_file)
+    })
+}
+
+/// The chore an edit of `path` is when the file is one of a project's
+/// own papers: a changelog (`CHANGELOG*`, `CHANGES*`, `NEWS*`, `HISTORY*`)
+/// wherever it is, or the README, contributing guide, licence, code of
+/// conduct or list of authors at the repository's root (a README deeper
+/// down documents a part of the system, which decisions may govern).
+pub fn of_file(path: &str) -> Option<Chore> {
+    let path = path.trim_start_matches("./");
+    let (folder, name) = path.rsplit_once(['/', '\\']).unwrap_or(("", path));
+    let name = name.to_ascii_uppercase();
+    let stem = name.split('.').next().unwrap_or(&name);
+    match stem {
+        "CHANGELOG" | "CHANGES" | "NEWS" | "HISTORY" => Some(Chore::Changelog),
+        "README" | "CONTRIBUTING" | "LICENSE" | "LICENCE" | "COPYING" | "CODE_OF_CONDUCT" | "AUTHORS"
+        | "CONTRIBUTORS" | "MAINTAINERS"
+            if folder.is_empty() =>
+        {
+            Some(Chore::Docs)
+        }
+        _ => None,
+    }
+}
+
+/// The chore `task` is, if it is one.
+pub fn of(task: &str) -> Option<Chore> {
+    let lower = task.to_lowercase();
+    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    if names_a_decision(&words) {
+        return None;
+    }
+    if let Some(chore) = conventional_header(&lower) {
+        return Some(chore);
+    }
+    let has = |list: &[&str]| words.iter().any(|w| list.contains(w));
+    if has(TYPO) {
+        return Some(Chore::Typo);
+    }
+    if has(DEPENDENCY) {
+        return Some(Chore::Dependency);
+    }
+    if has(FORMATTING) || words.first().is_some_and(|w| FORMATTING_FIRST.contains(w)) {
+        return Some(Chore::Formatting);
+    }
+    if has(CHANGELOG) {
+        return Some(Chore::Changelog);
+    }
+    None
+}
+
+/// The kinds of chore a decision's title names, as bits (`1 << kind`):
+/// the words that make a task that chore, and for dependencies and
+/// documentation the words that name the subject itself.
+pub fn named_by(title: &str) -> u8 {
+    let lower = title.to_lowercase();
+    let mut bits = 0;
+    for w in lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+        let kinds = [
+            (Chore::Typo, TYPO.contains(&w)),
+            (Chore::Dependency, DEPENDENCY.contains(&w) || DEPENDENCY_SUBJECT.contains(&w)),
+            (Chore::Changelog, CHANGELOG.contains(&w)),
+            (Chore::Formatting, FORMATTING.contains(&w) || FORMATTING_TITLE.contains(&w)),
+            (Chore::Docs, DOCS_SUBJECT.contains(&w)),
+        ];
+        for (kind, named) in kinds {
+            if named {
+                bits |= kind.bit();
+            }
+        }
+    }
+    bits
+}
+
+/// `ADR-12`, `adr 12`, `ADR0012`: the words of the task name a decision.
+fn names_a_decision(words: &[&str]) -> bool {
+    words.iter().enumerate().any(|(i, w)| {
+        w.strip_prefix("adr").is_some_and(|rest| {
+            (!rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()))
+                || (rest.is_empty() && words.get(i + 1).is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit())))
+        })
+    })
+}
+
+/// A Conventional Commits header (`type(scope)!: subject`) that marks a
+/// chore: type `docs` or `style`, or the scope `deps` of any type.
+fn conventional_header(lower: &str) -> Option<Chore> {
+    let (head, _) = lower.split_once(": ")?;
+    let head = head.trim_start().strip_suffix('!').unwrap_or(head.trim_start());
+    let (kind, scope) = match head.split_once('(') {
+        Some((kind, rest)) => (kind, rest.strip_suffix(')')?),
+        None => (head, ""),
+    };
+    if kind.is_empty() || !kind.bytes().all(|b| b.is_ascii_lowercase()) {
+        return None;
+    }
+    if scope == "deps" || scope.starts_with("deps-") {
+        return Some(Chore::Dependency);
+    }
+    match kind {
+        "docs" => Some(Chore::Docs),
+        "style" => Some(Chore::Formatting),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maintenance_tasks_are_chores() {
+        let cases = [
+            ("Fixed a typo (#650)", Some(Chore::Typo)),
+            ("Spelling and formatting in football match stats", Some(Chore::Typo)),
+            ("Bump requests from 2.31.0 to 2.32.0 in /terraform/lambda", Some(Chore::Dependency)),
+            ("chore(deps): update kong/kong-mesh to 0.5.0", Some(Chore::Dependency)),
+            ("build(deps-dev): update eslint", Some(Chore::Dependency)),
+            ("whitespace changes", Some(Chore::Formatting)),
+            ("Fix prettier issue (#16090)", Some(Chore::Formatting)),
+            ("formatted model files for readability", Some(Chore::Formatting)),
+            ("Format the payment handlers", Some(Chore::Formatting)),
+            ("style: sort imports", Some(Chore::Formatting)),
+            ("Initial changelog 1.4.0 (#511)", Some(Chore::Changelog)),
+            ("docs(README): refresh it (#15562)", Some(Chore::Docs)),
+            ("docs!: drop the old guide", Some(Chore::Docs)),
+        ];
+        for (task, want) in cases {
+            assert_eq!(of(task), want, "{task}");
+        }
+    }
+
+    #[test]
+    fn edits_of_a_project_s_own_papers_are_chores() {
+        assert_eq!(of_query("Updated hack link", Some("README.md")), Some(Chore::Docs));
+        assert_eq!(of_query("Update the guide", Some("./Contributing.md")), Some(Chore::Docs));
+        assert_eq!(of_query("Updated release cadence", Some("docs/operations/README.md")), None);
+        assert_eq!(of_query("Release 1.4", Some("CHANGELOG.md")), Some(Chore::Changelog));
+        assert_eq!(of_query("Release 1.4", Some("packages/ui/CHANGES.md")), Some(Chore::Changelog));
+        assert_eq!(of_query("Consolidate README.md files per ADR-0004", Some("README.md")), None);
+        assert_eq!(of_query("Store orders in Postgres", Some("services/orders/readme_parser.py")), None);
+        assert_eq!(of_query("Store orders in Postgres", None), None);
+        assert_eq!(of_query("Fix a typo", Some("src/app.py")), Some(Chore::Typo));
+    }
+
+    #[test]
+    fn titles_name_the_chores_a_team_decided_about() {
+        assert_eq!(named_by("Use Prettier for code formatting"), Chore::Formatting.bit());
+        assert_eq!(named_by("Keep dependencies current with Renovate"), Chore::Dependency.bit());
+        assert_eq!(named_by("Keep a changelog; document in docs/"), Chore::Changelog.bit() | Chore::Docs.bit());
+        assert_eq!(named_by("Store orders in Postgres"), 0);
+        assert_eq!(named_by("SNI format improvements"), 0);
+        assert_eq!(named_by("MeshTLS: mode, version, cipher"), 0);
+    }
+
+    #[test]
+    fn design_work_is_not_a_chore() {
+        for task in [
+            "feat(sni): added validation of format (#16625)",
+            "Add docs + error checking for free trial users",
+            "Consolidate README.md files in /src",
+            "Store orders in Postgres",
+            "feat: emit refund events through the outbox",
+            "fix(payments): retry the ledger call",
+            "Use a lint rule to forbid direct database access",
+            "Reformat the ledger client per ADR-0005",
+            "Fix the spelling of PaymentId as adr 12 says",
+            "docs",
+            ": nothing",
+            "",
+        ] {
+            assert_eq!(of(task), None, "{task}");
+        }
+    }
+}
