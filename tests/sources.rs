@@ -1572,3 +1572,37 @@ fn validate_fails_through_the_error_path_with_an_annotation() {
     assert_eq!(v["errors"].as_u64(), Some(3));
     assert_eq!(out.stderr, format!("mneme-gate: error: {broken} is not valid: 3 errors\n"));
 }
+
+/// The environment of the tests below: git and the cache off.
+const QUIET: &[(&str, &str)] = &[("MNEME_GATE_GIT", "off"), ("MNEME_GATE_CACHE", "off")];
+
+/// Writes `files` (path, text) under `dir`.
+fn write_files(dir: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let p = dir.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+/// `id_from` is read from the configuration; a wrong value says where it
+/// is documented.
+#[test]
+fn id_from_stem_in_the_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let adr = "# 1. Use Postgres\n\n## Status\n\nAccepted\n\n## Decision\n\nOrders live in Postgres, one database per service.\n";
+    write_files(
+        dir.path(),
+        &[
+            ("docs/adr/0001-use-postgres.md", adr),
+            ("mneme-gate.yaml", "memory:\n  - adr: docs/adr/\n    id_from: stem\n"),
+        ],
+    );
+    let out = common::expect(common::run(dir.path(), &["import"], QUIET), 0, "import");
+    assert!(out.stdout.contains("\"id\": \"ADR-0001-use-postgres\""), "{}", out.stdout);
+    std::fs::write(dir.path().join("mneme-gate.yaml"), "memory:\n  - adr: docs/adr/\n    id_from: slug\n").unwrap();
+    let out = common::run(dir.path(), &["validate"], QUIET);
+    assert_eq!(out.code, Some(2), "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("`id_from` is `slug`") && out.stderr.contains("docs/sources.md"), "{}", out.stderr);
+    assert!(!out.stderr.contains("README: Configuration"), "{}", out.stderr);
+}
