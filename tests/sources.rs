@@ -1585,6 +1585,132 @@ fn write_files(dir: &Path, files: &[(&str, &str)]) {
     }
 }
 
+/// With the sources in the documented order, `claude` before `agents`,
+/// the `AGENTS.md` that `CLAUDE.md` imports is read once, by the `agents`
+/// source that walks it, not also as `claude/@AGENTS`.
+#[test]
+fn agents_md_imported_by_claude_md_listed_first_is_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            ("CLAUDE.md", "# Claude\n\nRead @AGENTS.md first.\n\n## Style\n\n- Short lines.\n"),
+            ("AGENTS.md", "# Agents\n\n## Testing\n\n- Run the tests before every commit.\n"),
+        ],
+    );
+    let sources = Sources {
+        list: vec![Source::new(SourceKind::Claude, dir.path()), Source::new(SourceKind::Agents, dir.path())],
+        root: dir.path().to_path_buf(),
+    };
+    let read = sources::read(&sources, Family::Default).unwrap();
+    let ids: Vec<&str> = read.records.iter().map(|(_, d)| d.id.as_str()).collect();
+    assert_eq!(ids, ["claude", "claude/style", "agents/testing"]);
+    // The same through the binary, with the configuration the docs show.
+    std::fs::write(dir.path().join("mneme-gate.yaml"), "memory: [claude: ., agents: .]\n").unwrap();
+    let out = common::expect(common::run(dir.path(), &["import"], QUIET), 0, "import");
+    assert!(!out.stdout.contains("\"id\": \"claude/@AGENTS"), "{}", out.stdout);
+    assert_eq!(out.stdout.matches("\"id\": \"agents/testing\"").count(), 1, "{}", out.stdout);
+}
+
+/// Two agent rule files whose records would share an id (a root
+/// `AGENTS.md`'s `## Testing` and `testing/AGENTS.md`; a `## Testing` of
+/// `copilot-instructions.md` and `instructions/testing.instructions.md`)
+/// keep both records, each under its file's path, and `validate` says so
+/// once per id.
+#[test]
+fn rule_files_that_would_share_an_id_keep_every_record() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            ("AGENTS.md", "# Agents\n\n## Testing\n\n- Run the whole suite before a release.\n"),
+            ("testing/AGENTS.md", "# Test helpers\n\n- Fixtures live in testing/fixtures.\n"),
+            ("src/AGENTS.md", "# Source\n\n## Errors\n\n- Wrap every error.\n"),
+            (".github/copilot-instructions.md", "# Copilot\n\n## Testing\n\n- Use pytest, never unittest.\n"),
+            (
+                ".github/instructions/testing.instructions.md",
+                "---\napplyTo: \"tests/**\"\n---\n- Name tests after the behaviour.\n",
+            ),
+            ("mneme-gate.yaml", "memory: [agents: ., copilot: .github/]\n"),
+        ],
+    );
+    let sources = Sources {
+        list: vec![
+            Source::new(SourceKind::Agents, dir.path()),
+            Source::new(SourceKind::Copilot, dir.path().join(".github")),
+        ],
+        root: dir.path().to_path_buf(),
+    };
+    let read = sources::read(&sources, Family::Default).unwrap();
+    let mut ids: Vec<&str> = read.records.iter().map(|(_, d)| d.id.as_str()).collect();
+    ids.sort_unstable();
+    assert_eq!(
+        ids,
+        [
+            "agents/src/errors",
+            "agents/testing@AGENTS.md",
+            "agents/testing@testing/AGENTS.md",
+            "copilot/testing@.github/copilot-instructions.md",
+            "copilot/testing@.github/instructions/testing.instructions.md",
+        ]
+    );
+    assert_eq!(read.memory.pool.len(), 5, "{:?}", read.memory.excluded);
+    let out = common::expect(common::run(dir.path(), &["validate"], QUIET), 0, "validate");
+    let all = format!("{}{}", out.stdout, out.stderr);
+    assert!(!all.contains("duplicate id"), "{all}");
+    for (id, pairs) in [
+        ("agents/testing", ["AGENTS.md → agents/testing@AGENTS.md", "testing/AGENTS.md → agents/testing@testing/AGENTS.md"]),
+        (
+            "copilot/testing",
+            [
+                ".github/copilot-instructions.md → copilot/testing@.github/copilot-instructions.md",
+                ".github/instructions/testing.instructions.md → copilot/testing@.github/instructions/testing.instructions.md",
+            ],
+        ),
+    ] {
+        let said: Vec<&str> = all.lines().filter(|l| l.contains(&format!("would share the id \"{id}\""))).collect();
+        assert_eq!(said.len(), 1, "once per id: {all}");
+        for pair in pairs {
+            assert!(said[0].contains(pair), "{pair}: {}", said[0]);
+        }
+    }
+}
+
+/// A nested `AGENTS.md` of a source that is not the repository root is
+/// scoped from the repository root, as every scope glob: `context` for a
+/// file of its folder retrieves it.
+#[test]
+fn a_nested_agents_md_below_a_source_folder_is_scoped_from_the_repository_root() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "services/pay/AGENTS.md",
+                "# Payments\n\n## Refunds\n\n- Refunds are idempotent: key them by the order id.\n",
+            ),
+            ("mneme-gate.yaml", "memory: [agents: services/]\n"),
+        ],
+    );
+    let out = common::expect(
+        common::run(
+            dir.path(),
+            &["context", "--task", "make refunds idempotent", "--file", "services/pay/api.py", "--json"],
+            QUIET,
+        ),
+        0,
+        "context",
+    );
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert!(json.to_string().contains("\"id\":\"agents/pay/refunds\""), "{}{}", out.stdout, out.stderr);
+    let sources = Sources {
+        list: vec![Source::new(SourceKind::Agents, dir.path().join("services"))],
+        root: dir.path().to_path_buf(),
+    };
+    let read = sources::read(&sources, Family::Default).unwrap();
+    assert_eq!(read.records[0].1.paths, ["services/pay/**"]);
+}
+
 /// `id_from` is read from the configuration; a wrong value says where it
 /// is documented.
 #[test]

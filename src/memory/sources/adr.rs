@@ -371,6 +371,7 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
             superseded_stem,
             from: source.id_from,
         }),
+        place: String::new(),
     });
     out
 }
