@@ -1127,6 +1127,14 @@ fn madr_of_kuma_under_docs_madr_decisions() {
     assert!(otel.sections.options.contains("control plane"), "{:?}", otel.sections.options);
     let adopt = memory.pool.iter().find(|d| d.id == "ADR-001").unwrap();
     assert!(!adopt.sections.options.is_empty() && !adopt.sections.consequences.is_empty(), "{:#?}", adopt.sections);
+    // The words of a subsection's heading are scored in its part; a
+    // heading that is only a part's name is not.
+    let ingress = memory.pool.iter().find(|d| d.id == "ADR-096-ingress-address-sync").unwrap();
+    let options = &ingress.sections.options;
+    assert!(options.contains("Option 2: Validate and reject multiple addresses/ports"), "{options:?}");
+    assert!(options.contains("Option 1: Create new MeshZoneAddress resource"), "{options:?}");
+    assert!(!options.lines().any(|l| l == "Pros and Cons"), "{options:?}");
+    assert!(ingress.sections.context.contains("Rollback"), "{:?}", ingress.sections.context);
 }
 
 /// Brighter's ADRs: 11 files, five of them `0037-*` and three `0038-*`.
