@@ -348,7 +348,12 @@ impl Config {
                     path: Some(path.to_path_buf()),
                     line,
                     column,
-                    message: format!("{message} (see README: Configuration)"),
+                    // A message that names its own documentation keeps it.
+                    message: if message.contains("(docs/") {
+                        message
+                    } else {
+                        format!("{message} (see README: Configuration)")
+                    },
                 };
                 (error, value_error(&e))
             })?

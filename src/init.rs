@@ -53,7 +53,7 @@ pub fn config_text(sources: &[Source]) -> String {
 /// forward (each line is wrapped to the terminal by the caller).
 pub const NO_DECISIONS: &str = "init found no decisions to start from. Either:
 - `mneme-gate init --first-adr` writes a first ADR, docs/adr/0001-record-architecture-decisions.md, and starts from it;
-- `mneme-gate init --memory SOURCE` names where your decisions are: a Mneme memory file (project_memory.json), or a folder of ADRs or agent rules as adr:PATH, cursor:PATH, copilot:PATH or claude:PATH (docs/sources.md);
+- `mneme-gate init --memory SOURCE` names where your decisions are: a Mneme memory file (project_memory.json), or a folder of ADRs or agent rules as adr:PATH, cursor:PATH, copilot:PATH, claude:PATH or agents:PATH (AGENTS.md files) (docs/sources.md);
 - `mneme-gate import SOURCE... --out project_memory.json` gathers several sources into one memory file first.";
 
 /// Where `init --first-adr` writes the first ADR.

@@ -1127,6 +1127,14 @@ fn madr_of_kuma_under_docs_madr_decisions() {
     assert!(otel.sections.options.contains("control plane"), "{:?}", otel.sections.options);
     let adopt = memory.pool.iter().find(|d| d.id == "ADR-001").unwrap();
     assert!(!adopt.sections.options.is_empty() && !adopt.sections.consequences.is_empty(), "{:#?}", adopt.sections);
+    // The words of a subsection's heading are scored in its part; a
+    // heading that is only a part's name is not.
+    let ingress = memory.pool.iter().find(|d| d.id == "ADR-096-ingress-address-sync").unwrap();
+    let options = &ingress.sections.options;
+    assert!(options.contains("Option 2: Validate and reject multiple addresses/ports"), "{options:?}");
+    assert!(options.contains("Option 1: Create new MeshZoneAddress resource"), "{options:?}");
+    assert!(!options.lines().any(|l| l == "Pros and Cons"), "{options:?}");
+    assert!(ingress.sections.context.contains("Rollback"), "{:?}", ingress.sections.context);
 }
 
 /// Brighter's ADRs: 11 files, five of them `0037-*` and three `0038-*`.
@@ -1391,7 +1399,21 @@ fn init_lists_every_decision_folder_of_the_real_repositories() {
         common::git(dir.path(), &["init", "-q"]);
         common::git(dir.path(), &["add", "-A"]);
         common::git(dir.path(), &["commit", "-qm", "fixture"]);
-        expect(run(dir.path(), &["init"]), 0, name);
+        let out = expect(run(dir.path(), &["init"]), 0, name);
+        // `init` loads the memory twice (its starter suite, then the
+        // baseline it pins): each warning is said once.
+        let said: Vec<&str> = out.stderr.lines().filter(|l| l.contains("warning")).collect();
+        if name != "katana" {
+            assert!(!said.is_empty(), "{name}: the fixture has warnings to say: {}", out.stderr);
+        }
+        for line in &said {
+            assert_eq!(
+                said.iter().filter(|l| *l == line).count(),
+                1,
+                "{name}: said more than once: {line}\n{}",
+                out.stderr
+            );
+        }
         let config = std::fs::read_to_string(dir.path().join("mneme-gate.yaml")).unwrap();
         let adr_lines = config.lines().filter(|l| l.starts_with("  - adr:")).count();
         assert_eq!(adr_lines, want.iter().filter(|w| w.starts_with("  - adr:")).count(), "{name}: {config}");
@@ -1557,4 +1579,164 @@ fn validate_fails_through_the_error_path_with_an_annotation() {
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["errors"].as_u64(), Some(3));
     assert_eq!(out.stderr, format!("mneme-gate: error: {broken} is not valid: 3 errors\n"));
+}
+
+/// The environment of the tests below: git and the cache off.
+const QUIET: &[(&str, &str)] = &[("MNEME_GATE_GIT", "off"), ("MNEME_GATE_CACHE", "off")];
+
+/// Writes `files` (path, text) under `dir`.
+fn write_files(dir: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let p = dir.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+/// With the sources in the documented order, `claude` before `agents`,
+/// the `AGENTS.md` that `CLAUDE.md` imports is read once, by the `agents`
+/// source that walks it, not also as `claude/@AGENTS`.
+#[test]
+fn agents_md_imported_by_claude_md_listed_first_is_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            ("CLAUDE.md", "# Claude\n\nRead @AGENTS.md first.\n\n## Style\n\n- Short lines.\n"),
+            ("AGENTS.md", "# Agents\n\n## Testing\n\n- Run the tests before every commit.\n"),
+        ],
+    );
+    let sources = Sources {
+        list: vec![Source::new(SourceKind::Claude, dir.path()), Source::new(SourceKind::Agents, dir.path())],
+        root: dir.path().to_path_buf(),
+    };
+    let read = sources::read(&sources, Family::Default).unwrap();
+    let ids: Vec<&str> = read.records.iter().map(|(_, d)| d.id.as_str()).collect();
+    assert_eq!(ids, ["claude", "claude/style", "agents/testing"]);
+    // The same through the binary, with the configuration the docs show.
+    std::fs::write(dir.path().join("mneme-gate.yaml"), "memory: [claude: ., agents: .]\n").unwrap();
+    let out = common::expect(common::run(dir.path(), &["import"], QUIET), 0, "import");
+    assert!(!out.stdout.contains("\"id\": \"claude/@AGENTS"), "{}", out.stdout);
+    assert_eq!(out.stdout.matches("\"id\": \"agents/testing\"").count(), 1, "{}", out.stdout);
+}
+
+/// Two agent rule files whose records would share an id (a root
+/// `AGENTS.md`'s `## Testing` and `testing/AGENTS.md`; a `## Testing` of
+/// `copilot-instructions.md` and `instructions/testing.instructions.md`)
+/// keep both records, each under its file's path, and `validate` says so
+/// once per id.
+#[test]
+fn rule_files_that_would_share_an_id_keep_every_record() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            ("AGENTS.md", "# Agents\n\n## Testing\n\n- Run the whole suite before a release.\n"),
+            ("testing/AGENTS.md", "# Test helpers\n\n- Fixtures live in testing/fixtures.\n"),
+            ("src/AGENTS.md", "# Source\n\n## Errors\n\n- Wrap every error.\n"),
+            (".github/copilot-instructions.md", "# Copilot\n\n## Testing\n\n- Use pytest, never unittest.\n"),
+            (
+                ".github/instructions/testing.instructions.md",
+                "---\napplyTo: \"tests/**\"\n---\n- Name tests after the behaviour.\n",
+            ),
+            ("mneme-gate.yaml", "memory: [agents: ., copilot: .github/]\n"),
+        ],
+    );
+    let sources = Sources {
+        list: vec![
+            Source::new(SourceKind::Agents, dir.path()),
+            Source::new(SourceKind::Copilot, dir.path().join(".github")),
+        ],
+        root: dir.path().to_path_buf(),
+    };
+    let read = sources::read(&sources, Family::Default).unwrap();
+    let mut ids: Vec<&str> = read.records.iter().map(|(_, d)| d.id.as_str()).collect();
+    ids.sort_unstable();
+    assert_eq!(
+        ids,
+        [
+            "agents/src/errors",
+            "agents/testing@AGENTS.md",
+            "agents/testing@testing/AGENTS.md",
+            "copilot/testing@.github/copilot-instructions.md",
+            "copilot/testing@.github/instructions/testing.instructions.md",
+        ]
+    );
+    assert_eq!(read.memory.pool.len(), 5, "{:?}", read.memory.excluded);
+    let out = common::expect(common::run(dir.path(), &["validate"], QUIET), 0, "validate");
+    let all = format!("{}{}", out.stdout, out.stderr);
+    assert!(!all.contains("duplicate id"), "{all}");
+    for (id, pairs) in [
+        ("agents/testing", ["AGENTS.md → agents/testing@AGENTS.md", "testing/AGENTS.md → agents/testing@testing/AGENTS.md"]),
+        (
+            "copilot/testing",
+            [
+                ".github/copilot-instructions.md → copilot/testing@.github/copilot-instructions.md",
+                ".github/instructions/testing.instructions.md → copilot/testing@.github/instructions/testing.instructions.md",
+            ],
+        ),
+    ] {
+        let said: Vec<&str> = all.lines().filter(|l| l.contains(&format!("would share the id \"{id}\""))).collect();
+        assert_eq!(said.len(), 1, "once per id: {all}");
+        for pair in pairs {
+            assert!(said[0].contains(pair), "{pair}: {}", said[0]);
+        }
+    }
+}
+
+/// A nested `AGENTS.md` of a source that is not the repository root is
+/// scoped from the repository root, as every scope glob: `context` for a
+/// file of its folder retrieves it.
+#[test]
+fn a_nested_agents_md_below_a_source_folder_is_scoped_from_the_repository_root() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "services/pay/AGENTS.md",
+                "# Payments\n\n## Refunds\n\n- Refunds are idempotent: key them by the order id.\n",
+            ),
+            ("mneme-gate.yaml", "memory: [agents: services/]\n"),
+        ],
+    );
+    let out = common::expect(
+        common::run(
+            dir.path(),
+            &["context", "--task", "make refunds idempotent", "--file", "services/pay/api.py", "--json"],
+            QUIET,
+        ),
+        0,
+        "context",
+    );
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert!(json.to_string().contains("\"id\":\"agents/pay/refunds\""), "{}{}", out.stdout, out.stderr);
+    let sources = Sources {
+        list: vec![Source::new(SourceKind::Agents, dir.path().join("services"))],
+        root: dir.path().to_path_buf(),
+    };
+    let read = sources::read(&sources, Family::Default).unwrap();
+    assert_eq!(read.records[0].1.paths, ["services/pay/**"]);
+}
+
+/// `id_from` is read from the configuration; a wrong value says where it
+/// is documented.
+#[test]
+fn id_from_stem_in_the_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let adr = "# 1. Use Postgres\n\n## Status\n\nAccepted\n\n## Decision\n\nOrders live in Postgres, one database per service.\n";
+    write_files(
+        dir.path(),
+        &[
+            ("docs/adr/0001-use-postgres.md", adr),
+            ("mneme-gate.yaml", "memory:\n  - adr: docs/adr/\n    id_from: stem\n"),
+        ],
+    );
+    let out = common::expect(common::run(dir.path(), &["import"], QUIET), 0, "import");
+    assert!(out.stdout.contains("\"id\": \"ADR-0001-use-postgres\""), "{}", out.stdout);
+    std::fs::write(dir.path().join("mneme-gate.yaml"), "memory:\n  - adr: docs/adr/\n    id_from: slug\n").unwrap();
+    let out = common::run(dir.path(), &["validate"], QUIET);
+    assert_eq!(out.code, Some(2), "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("`id_from` is `slug`") && out.stderr.contains("docs/sources.md"), "{}", out.stderr);
+    assert!(!out.stderr.contains("README: Configuration"), "{}", out.stderr);
 }

@@ -285,9 +285,9 @@ pub(crate) struct PinArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct InitArgs {
-    /// A memory file, or a decision source KIND:PATH (adr:, cursor:, copilot:, claude:; repeatable) (default:
-    /// `memory` of mneme-gate.yaml, else what init finds: ./project_memory.json, an ADR folder, .cursor/rules/,
-    /// Copilot instructions, CLAUDE.md).
+    /// A memory file, or a decision source KIND:PATH (adr:, cursor:, copilot:, claude:, agents:; repeatable)
+    /// (default: `memory` of mneme-gate.yaml, else what init finds: ./project_memory.json, every ADR folder,
+    /// .cursor/rules/, Copilot instructions, CLAUDE.md, AGENTS.md).
     #[arg(long, value_name = "SOURCE")]
     pub memory: Vec<PathBuf>,
     /// In a repository with no decisions yet: write a first ADR (docs/adr/0001-record-architecture-decisions.md)

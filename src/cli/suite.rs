@@ -12,7 +12,7 @@ use super::settings::{MemorySettings, SuiteSettings};
 use crate::error::Error;
 use crate::gate::{absolute_rules, coverage_rules, GateOutcome};
 use crate::memory::Memory;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::report::partition::{Partial, Slice, Whole};
 use crate::report::{Report, ReportInputs};
@@ -51,16 +51,41 @@ impl PartitionRun {
 /// Loads the memory under the settings' profile; warnings go to standard
 /// error.
 pub(crate) fn load_memory(settings: &MemorySettings) -> Result<Memory, Error> {
+    load_memory_noting(settings, &mut HashSet::new())
+}
+
+/// [`load_memory`], each warning said only when it is not in `noted`
+/// (which gains it): a command that loads the memory twice (`init`) says
+/// each warning once.
+pub(crate) fn load_memory_noting(settings: &MemorySettings, noted: &mut HashSet<String>) -> Result<Memory, Error> {
     let memory = Memory::load_sources(&settings.sources, settings.profile.family)?;
     for w in memory.warnings() {
-        output::note(&w.render(&memory.path));
+        note_once(noted, w.render(&memory.path));
     }
     Ok(memory)
+}
+
+/// Says `line` on standard error unless it was said already.
+fn note_once(noted: &mut HashSet<String>, line: String) {
+    if !noted.contains(&line) {
+        output::note(&line);
+        noted.insert(line);
+    }
 }
 
 /// Loads the memory and the suite, runs every selected scenario, and builds
 /// the report with the absolute rules.
 pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Error> {
+    run_noting(settings, quiet, &mut HashSet::new())
+}
+
+/// [`run`], the memory's warnings said only when they are not in `noted`
+/// (`init` said them when it loaded the memory for its starter suite).
+pub(crate) fn run_noting(
+    settings: &SuiteSettings,
+    quiet: bool,
+    noted: &mut HashSet<String>,
+) -> Result<SuiteRun, Error> {
     let started = Instant::now();
     let pool = thread_pool(settings.jobs)?;
     let profile = &settings.memory.profile;
@@ -81,8 +106,8 @@ pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Err
         (indexed.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), suite)
     });
     let (index, memory_sha256, memory_warnings) = indexed?;
-    for w in &memory_warnings {
-        output::note(w);
+    for w in memory_warnings {
+        note_once(noted, w);
     }
     let suite = suite.map_err(Error::Suite)?;
     for w in &suite.warnings {

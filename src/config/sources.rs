@@ -153,7 +153,7 @@ impl<'de> Visitor<'de> for EntryVisitor {
                     let v: String = map.next_value()?;
                     id_from = Some(IdFrom::parse(&v).ok_or_else(|| {
                         de::Error::custom(format!(
-                            "`id_from` is `{v}`; use `front_matter` (front matter `id:`, else the number, else the file name: the default), `number` or `stem`"
+                            "`id_from` is `{v}`; use `front_matter` (front matter `id:`, else the number, else the file name: the default), `number` or `stem` (docs/sources.md: Ids stay put)"
                         ))
                     })?);
                 }

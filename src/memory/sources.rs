@@ -27,7 +27,7 @@
 //! wins; profile `mneme` reads them as Mneme would read their import (status
 //! and scope globs ignored, every copy of an id kept).
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
 use super::model::{Origin, Sections};
@@ -240,6 +240,10 @@ pub(crate) struct Record {
     /// An ADR's id candidates, settled over its source by
     /// [`adr::assign_ids`]; `None` for a rule file's record.
     pub id_parts: Option<adr::IdParts>,
+    /// The file's path from the repository root (`/` between its parts),
+    /// which settles a rule id that two files would share
+    /// ([`settle_rule_ids`]); empty until the file is placed.
+    pub place: String,
 }
 
 /// The records of one file and its problems (line, column, record, message).
@@ -337,14 +341,17 @@ enum Part {
 }
 
 /// Reads the Markdown files of one source.
+/// `walk` is the source's walk, done before any source is read (see
+/// [`read`]).
 fn read_markdown(
     source: &Source,
     root: &Path,
+    walk: Result<walk::Walk, String>,
     budget: &mut u64,
     items: &mut u64,
     seen: &mut HashSet<PathBuf>,
 ) -> Result<Part, MemoryError> {
-    let walk = walk::find(source, root).map_err(|message| MemoryError::Source { label: source.label(), message })?;
+    let walk = walk.map_err(|message| MemoryError::Source { label: source.label(), message })?;
     let mut diagnostics = Vec::new();
     let problem = |severity, file: &str, line, column, id: Option<String>, message| Diagnostic {
         severity,
@@ -360,14 +367,17 @@ fn read_markdown(
     }
     let mut records = Vec::new();
     let mut files = Vec::new();
-    // The files to read: the walk's, then those they import or link.
+    // The files to read: the walk's, then those they import or link (the
+    // files every source walks are in `seen` already).
     let mut queue: VecDeque<(walk::Found, usize)> = walk.files.iter().cloned().map(|f| (f, 0)).collect();
-    for f in &walk.files {
-        if let Ok(c) = std::fs::canonicalize(&f.path) {
-            seen.insert(c);
-        }
-    }
     let repository = import_root(source, root);
+    let folder = folder_in_repository(source, root);
+    // Where a file's place is counted from: the repository, else (a
+    // source outside it) the source's folder.
+    let places: Vec<PathBuf> = [root.to_path_buf(), source_folder(source).to_path_buf()]
+        .iter()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
     let source_dir = std::fs::canonicalize(&source.path).ok().filter(|p| p.is_dir());
     let mut imported = 0usize;
     while let Some((found, hops)) = queue.pop_front() {
@@ -410,7 +420,7 @@ fn read_markdown(
             let place = imports::Place { root: canonical, shown_root, source: source_dir.as_deref() };
             follow(source.kind, found, hops, &text, &place, seen, &mut imported, &mut queue, &mut diagnostics);
         }
-        let mapped = map_file(source, found.role, &found.shown, &found.rel, &text);
+        let mapped = map_file(source, &folder, found.role, &found.shown, &found.rel, &text);
         // The whole run's budget of records and bullets: a file of one-word
         // bullets costs far more in memory than its bytes.
         let cost: u64 = mapped.records.iter().map(|r| 1 + (r.constraint.len() + r.anti_patterns.len()) as u64).sum();
@@ -432,7 +442,11 @@ fn read_markdown(
         for (severity, line, column, id, message) in mapped.problems {
             diagnostics.push(problem(severity, &found.shown, line, column, id, message));
         }
-        records.extend(mapped.records);
+        let place = place_of(&found.path, &places).unwrap_or_else(|| found.shown.clone());
+        records.extend(mapped.records.into_iter().map(|mut r| {
+            r.place.clone_from(&place);
+            r
+        }));
         files.push((found.shown.clone(), text));
     }
     // ADR ids are settled over every `adr` source with the same prefix,
@@ -526,12 +540,42 @@ fn follow(
 /// to what is read, whatever the shape of the files.
 pub const MAX_SOURCE_ITEMS: u64 = 500_000;
 
-/// Maps one file of a source.
-fn map_file(source: &Source, role: walk::Role, shown: &str, rel: &Path, text: &str) -> FileRecords {
+/// Maps one file of a source; `folder`: the source's folder from the
+/// repository root (see [`folder_in_repository`]).
+fn map_file(source: &Source, folder: &str, role: walk::Role, shown: &str, rel: &Path, text: &str) -> FileRecords {
     match role {
         walk::Role::Adr => adr::map(shown, rel, text, source),
-        role => rules::map(role, shown, rel, text),
+        role => rules::map(role, folder, shown, rel, text),
     }
+}
+
+/// The folder of a source (the source itself, or the folder of a source
+/// that is a file) as a path from the repository root, the folder the
+/// configuration's paths resolve against (`services` for `agents:
+/// services/`), with `/` between its parts: what a scope glob of the
+/// source's files starts with. Empty for the root itself, and for a
+/// source outside it (whose globs are then from its own folder).
+fn folder_in_repository(source: &Source, root: &Path) -> String {
+    let Ok(root) = std::fs::canonicalize(root) else { return String::new() };
+    place_of(source_folder(source), &[root]).unwrap_or_default()
+}
+
+/// The source itself when it is a folder, else its file's folder.
+fn source_folder(source: &Source) -> &Path {
+    let dir = if source.path.is_dir() { source.path.as_path() } else { source.path.parent().unwrap_or(Path::new(".")) };
+    if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    }
+}
+
+/// `path` from the first of the canonical folders `from` it is in, with
+/// `/` between its parts (empty for the folder itself).
+fn place_of(path: &Path, from: &[PathBuf]) -> Option<String> {
+    let path = std::fs::canonicalize(path).ok()?;
+    let rel = from.iter().find_map(|f| path.strip_prefix(f).ok())?;
+    Some(rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
 }
 
 /// The fewest words of its own (content, constraints, anti-patterns and
@@ -624,11 +668,23 @@ pub fn read(sources: &Sources, family: Family) -> Result<Read, MemoryError> {
     let mut manifest = String::new();
     let mut all = Vec::new();
     let mut admit = Admit { seen: HashMap::new() };
-    // Every Markdown file read so far (canonical): an import of one is not
-    // read twice.
+    // Every Markdown file a source walks, then every file read (canonical):
+    // a file that a source reads directly is never read again as what
+    // another file imports, whichever source is listed first; an import is
+    // read once.
     let mut seen = HashSet::new();
+    let mut walks: Vec<Option<Result<walk::Walk, String>>> = sources
+        .list
+        .iter()
+        .map(|source| (source.kind != SourceKind::Json).then(|| walk::find(source, &sources.root)))
+        .collect();
+    for f in walks.iter().flatten().flatten().flat_map(|w| &w.files) {
+        if let Ok(c) = std::fs::canonicalize(&f.path) {
+            seen.insert(c);
+        }
+    }
     let mut parts = Vec::with_capacity(sources.list.len());
-    for source in &sources.list {
+    for (source, walk) in sources.list.iter().zip(&mut walks) {
         parts.push(match source.kind {
             SourceKind::Json => {
                 let m = Memory::read(&source.path, family)?;
@@ -636,10 +692,14 @@ pub fn read(sources: &Sources, family: Family) -> Result<Read, MemoryError> {
                 budget = budget.saturating_sub(m.text.len() as u64);
                 Part::Json(m)
             }
-            _ => read_markdown(source, &sources.root, &mut budget, &mut items, &mut seen)?,
+            _ => {
+                let walk = walk.take().expect("every Markdown source is walked");
+                read_markdown(source, &sources.root, walk, &mut budget, &mut items, &mut seen)?
+            }
         });
     }
     settle_adr_ids(&sources.list, &mut parts);
+    settle_rule_ids(&mut parts);
     for (source, part) in sources.list.iter().zip(parts) {
         match part {
             Part::Json(m) => {
@@ -731,6 +791,68 @@ fn settle_adr_ids(list: &[Source], parts: &mut [Part]) {
                 }
             }
         }
+    }
+}
+
+/// Settles the ids of the rule files' records over every source: an id
+/// that records of two files would share (a root `AGENTS.md`'s `##
+/// Testing` and `testing/AGENTS.md`, both `agents/testing`) is no one's:
+/// each of those records takes its file's path after an `@`
+/// (`agents/testing@AGENTS.md`, `agents/testing@testing/AGENTS.md`), the
+/// same whatever the order the files are read in, and a warning lists them,
+/// once per id. An id no other file has is left as it is, so adding a file
+/// changes no other id unless it collides, and then loudly. Two copies of one
+/// file (read by two sources) are one file: the pool keeps the first.
+fn settle_rule_ids(parts: &mut [Part]) {
+    let mut by_id: BTreeMap<String, Vec<(usize, usize)>> = BTreeMap::new();
+    for (p, part) in parts.iter().enumerate() {
+        if let Part::Markdown { records, .. } = part {
+            for (i, r) in records.iter().enumerate().filter(|(_, r)| r.id_parts.is_none()) {
+                by_id.entry(r.id.clone()).or_default().push((p, i));
+            }
+        }
+    }
+    for (id, at) in by_id {
+        let places: BTreeSet<String> = at.iter().map(|&(p, i)| markdown_record(parts, p, i).place.clone()).collect();
+        if places.len() < 2 {
+            continue;
+        }
+        let mut list: Vec<String> = Vec::new();
+        for &(p, i) in &at {
+            let r = markdown_record_mut(parts, p, i);
+            r.id = format!("{id}@{}", r.place);
+            let entry = format!("{} → {}", r.file, r.id);
+            if !list.contains(&entry) {
+                list.push(entry);
+            }
+        }
+        let (p, i) = at[0];
+        let first = markdown_record(parts, p, i);
+        let at = Origin { file: first.file.clone(), line: first.line };
+        let message = format!(
+            "{} files would share the id \"{id}\": each takes its file's path ({}); a scenario or baseline that names \"{id}\" must name one of these ids, or rename a heading or a file so that each has an id of its own",
+            places.len(),
+            list.join(", ")
+        );
+        if let Part::Markdown { diagnostics, .. } = &mut parts[p] {
+            diagnostics.push(diag(Severity::Warning, &at, None, message));
+        }
+    }
+}
+
+/// Record `i` of the Markdown part `p`.
+fn markdown_record(parts: &[Part], p: usize, i: usize) -> &Record {
+    match &parts[p] {
+        Part::Markdown { records, .. } => &records[i],
+        Part::Json(_) => unreachable!("only Markdown records are settled"),
+    }
+}
+
+/// Record `i` of the Markdown part `p`, to change.
+fn markdown_record_mut(parts: &mut [Part], p: usize, i: usize) -> &mut Record {
+    match &mut parts[p] {
+        Part::Markdown { records, .. } => &mut records[i],
+        Part::Json(_) => unreachable!("only Markdown records are settled"),
     }
 }
 
@@ -848,7 +970,7 @@ pub fn parse_file(kind: SourceKind, name: &str, text: &str, family: Family) -> (
         SourceKind::Agents => walk::Role::AgentsMemory,
     };
     let source = Source::new(kind, name);
-    let mut mapped = map_file(&source, role, name, Path::new(name), text);
+    let mut mapped = map_file(&source, "", role, name, Path::new(name), text);
     if role == walk::Role::Adr {
         adr::assign_ids(&mut mapped.records);
     }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::cli::args::SuiteArgs;
 use crate::cli::output;
 use crate::cli::settings::{self, InitSettings, MemorySettings};
-use crate::cli::suite::{self, load_memory};
+use crate::cli::suite::{self, load_memory_noting};
 use crate::config::{Config, CONFIG_FILE};
 use crate::error::{exit, Error};
 use crate::memory::Sources;
@@ -52,7 +52,9 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
         None => sources.label(),
     };
     let memory = MemorySettings { sources: sources.clone(), profile: Profile::named(Family::Default) };
-    let index = Index::build(load_memory(&memory)?, memory.profile);
+    // The memory is loaded again to pin the baseline: each warning is said once.
+    let mut noted = std::collections::HashSet::new();
+    let index = Index::build(load_memory_noting(&memory, &mut noted)?, memory.profile);
     let (suite, active, parked) = crate::init::starter_suite(&index, &memory_shown);
     // Scenarios drafted from the git history when it has any, else the starters.
     let drafted = super::draft::for_init(&index);
@@ -105,7 +107,7 @@ pub(crate) fn execute(s: InitSettings) -> Result<i32, Error> {
             scenarios,
             jobs: None,
         };
-        let run = suite::run(&settings::suite(&config, &no_flags, &[])?, true)?;
+        let run = suite::run_noting(&settings::suite(&config, &no_flags, &[])?, true, &mut noted)?;
         let pinned = crate::baseline::pinned(&run.report);
         output::baseline(Path::new(BASELINE), &crate::report::json::render(&pinned))?;
         wrote += 1;

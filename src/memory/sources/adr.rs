@@ -281,6 +281,26 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
                 p => p,
             };
             stack.push((level, p));
+            // A sub-heading says something of its own (`### Option 2:
+            // Validate and reject multiple addresses`): its words are
+            // scored in the part it opens or falls in. The title, and a
+            // heading that is only a part's name (`## Context`, `###
+            // Consequences`), are not.
+            if Some(i) != title_heading && !only_a_part_name(&heading_words(&b.text)) {
+                let into = match stack.iter().rev().find_map(|&(_, p)| p) {
+                    Some(Part::Status) => continue,
+                    Some(Part::Context) => &mut sections.context,
+                    Some(Part::Decision) => &mut sections.decision,
+                    Some(Part::Options) => &mut sections.options,
+                    Some(Part::Consequences) => &mut sections.consequences,
+                    None if has_sections => &mut sections.context,
+                    None => &mut sections.decision,
+                };
+                if !into.is_empty() {
+                    into.push('\n');
+                }
+                into.push_str(&b.text);
+            }
             continue;
         }
         let w = words(under[i]);
@@ -371,8 +391,71 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
             superseded_stem,
             from: source.id_from,
         }),
+        place: String::new(),
     });
     out
+}
+
+/// Whether a heading's words (see [`heading_words`]) are only the name of
+/// a part of an ADR (`Context and Problem Statement`, `Considered Options`,
+/// `Positive Consequences`, `Status`) or a label (`Don'ts`), with at most a
+/// number (`Option 2`): words every ADR has, which say nothing of this one.
+fn only_a_part_name(words: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "context",
+        "problem",
+        "statement",
+        "decision",
+        "decisions",
+        "outcome",
+        "drivers",
+        "driver",
+        "considered",
+        "option",
+        "options",
+        "alternative",
+        "alternatives",
+        "pros",
+        "cons",
+        "and",
+        "of",
+        "the",
+        "consequence",
+        "consequences",
+        "positive",
+        "negative",
+        "neutral",
+        "status",
+        "confirmation",
+        "implementation",
+        "background",
+        "motivation",
+        "forces",
+        "requirements",
+        "assumptions",
+        "record",
+        "tradeoffs",
+        "chosen",
+        "more",
+        "information",
+        "links",
+        "notes",
+        "don't",
+        "don'ts",
+        "dont",
+        "donts",
+        "anti",
+        "patterns",
+        "antipatterns",
+        "avoid",
+        "do",
+        "not",
+        "never",
+        "forbidden",
+        "summary",
+        "details",
+    ];
+    words.split(' ').filter(|w| !w.is_empty()).all(|w| NAMES.contains(&w) || w.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// A `Key: value` line of an ADR's header (`Date: 2020-01-01`, `Deciders:
@@ -612,12 +695,26 @@ mod tests {
     }
 
     #[test]
+    fn the_words_of_sub_headings_are_scored_in_their_part() {
+        let r = one(
+            "# X\n\n## Status\n\nAccepted\n\n## Context\n\nc\n\n## Considered Options\n\n### Option 1\n\none\n\n### Option 2: Validate and reject multiple addresses\n\ntwo\n\n#### Pros and Cons\n\n- fast\n\n## Decision\n\nWe validate.\n\n### Rollout plan\n\nSteps.\n\n### Consequences\n\nMore checks.\n",
+        );
+        assert_eq!(r.sections.options, "one\nOption 2: Validate and reject multiple addresses\ntwo\nfast");
+        assert_eq!(r.sections.decision, "Rollout plan\nSteps.");
+        assert_eq!(r.sections.consequences, "More checks.");
+        assert_eq!(r.sections.context, "");
+        assert_eq!(r.content, "c\nWe validate.");
+        assert!(only_a_part_name("considered options") && only_a_part_name("option 1"));
+        assert!(!only_a_part_name("rollout plan"));
+    }
+
+    #[test]
     fn the_status_line_wins_over_a_deep_status_heading() {
         let r = one(
             "# X\n\n* Status: accepted\n\n## Context\n\nc\n\n## Design\n\n### Status\n\nDeprecated fields are shown.\n",
         );
         assert_eq!(r.status.as_deref(), Some("accepted"));
-        assert_eq!(r.sections.context, "Deprecated fields are shown.");
+        assert_eq!(r.sections.context, "Design\nDeprecated fields are shown.");
         // Nygard's `## Status` section, written with a no-break space.
         let r = one("# 1. X\n\n##\u{a0}Status\n\nSuperseded by [2. Y](0002-y.md)\n\n## Context\n\nc\n");
         assert_eq!((r.status.as_deref(), r.superseded_by.as_deref()), (Some("superseded"), Some("ADR-0002")));
@@ -640,7 +737,8 @@ mod tests {
         let s = &r.sections;
         assert_eq!(s.summary, "In short.");
         assert_eq!(s.context, "a context bullet\nForce text.\ndriver one\nSee the wiki.");
-        assert_eq!(s.options, "X\nY\nBad, because slow");
+        // `### Y`, the option's own heading, is scored with its text.
+        assert_eq!(s.options, "X\nY\nY\nBad, because slow");
         assert_eq!(s.decision, "Reviews check it.");
         assert_eq!(s.consequences, "faster");
     }

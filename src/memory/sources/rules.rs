@@ -12,9 +12,13 @@
 //! | `CLAUDE.md` | one per top-level section | `claude/` + heading | the heading | none |
 //! | `.claude/rules/*.md` | one per top-level section | `claude/rules/` + path + `/` + heading | the heading | `paths` |
 //!
+//! | `AGENTS.md` | one per top-level section | `agents/` (+ folder below the source) + heading | the heading | the folder from the repository root + `/**`; none at the root |
+//!
 //! A file without sections is one record (its id without the heading part);
 //! so is the text before the first section of a file that has sections,
-//! under the file's title.
+//! under the file's title (text before the title included). Ids that
+//! records of two files would share are settled over every source by
+//! `settle_rule_ids` (in `sources`).
 //! In every record, bullets are constraints, and bullets that start with
 //! "don't", "do not", "never" or "avoid", or that sit under a heading that says
 //! what not to do (`Forbidden`, `Don'ts`, `Anti-patterns`, …), are
@@ -30,8 +34,10 @@ use super::markdown::{self, section_level, Block, Kind};
 use super::walk::Role;
 use super::{is_anti_heading, slug, FileRecords, Record};
 
-/// Maps one rule file of `role`.
-pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) -> FileRecords {
+/// Maps one rule file of `role`; `folder`: its source's folder from the
+/// repository root (`services` for `agents: services/`), where a nested
+/// `AGENTS.md`'s scope starts.
+pub(crate) fn map(role: Role, folder: &str, shown: &str, rel: &std::path::Path, text: &str) -> FileRecords {
     let mut out = FileRecords::default();
     let rel_text = rel.to_string_lossy().replace('\\', "/");
     let name = rel.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -102,11 +108,20 @@ pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) ->
             Some(f) => (out.list_field(f, "paths", &base), Some(f)),
             None => (Vec::new(), None),
         },
-        // A nested `AGENTS.md` applies to its folder, as the convention says.
-        Role::AgentsMemory => match rel.parent().map(|p| p.to_string_lossy().replace('\\', "/")) {
-            Some(dir) if !dir.is_empty() => (vec![format!("{dir}/**")], None),
-            _ => (Vec::new(), None),
-        },
+        // A nested `AGENTS.md` applies to its folder, as the convention
+        // says: the folder from the repository root, as every scope glob.
+        Role::AgentsMemory => {
+            let dir = rel.parent().map(|p| p.to_string_lossy().replace('\\', "/")).unwrap_or_default();
+            let dir = match (folder.is_empty(), dir.is_empty()) {
+                (_, true) => folder.to_string(),
+                (true, false) => dir,
+                (false, false) => format!("{folder}/{dir}"),
+            };
+            match dir.is_empty() {
+                true => (Vec::new(), None),
+                false => (vec![format!("{dir}/**")], None),
+            }
+        }
         _ => (Vec::new(), None),
     };
     let globs = scope_globs(globs);
@@ -136,6 +151,7 @@ pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) ->
             forced_inactive: false,
             file: shown.to_string(),
             id_parts: None,
+            place: String::new(),
         }
     };
     let first_heading = blocks.iter().position(|b| b.heading_level().is_some());
@@ -154,10 +170,15 @@ pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) ->
             let doc_title =
                 fm_title.or(description).or_else(|| title_at.map(|i| blocks[i].text.clone())).unwrap_or(stem);
             let doc_line = title_at.map_or(1, |i| blocks[i].line);
+            // The blocks up to `end` but the title: the text before a title
+            // (a rule file whose one `##` heading is its title) is kept.
+            let untitled = |end: usize| -> Vec<Block> {
+                blocks[..end].iter().enumerate().filter(|&(i, _)| Some(i) != title_at).map(|(_, b)| b.clone()).collect()
+            };
             let Some(level) = level else {
-                let from = title_at.map_or(0, |i| i + 1);
-                if blocks[from..].iter().any(|b| b.heading_level().is_none()) {
-                    out.records.push(record(base, doc_title, doc_line, &blocks[from..], false));
+                let body = untitled(blocks.len());
+                if body.iter().any(|b| b.heading_level().is_none()) {
+                    out.records.push(record(base, doc_title, doc_line, &body, false));
                 }
                 return out;
             };
@@ -169,10 +190,9 @@ pub(crate) fn map(role: Role, shown: &str, rel: &std::path::Path, text: &str) ->
                 .collect();
             // The text before the first section: a record of its own, under
             // the document's title.
-            let from = title_at.map_or(0, |i| i + 1);
-            let preamble = &blocks[from..starts.first().copied().unwrap_or(blocks.len())];
+            let preamble = untitled(starts.first().copied().unwrap_or(blocks.len()));
             if !preamble.is_empty() {
-                out.records.push(record(base.clone(), doc_title, doc_line, preamble, false));
+                out.records.push(record(base.clone(), doc_title, doc_line, &preamble, false));
             }
             let mut used = crate::memory::unique::Used::default();
             for (n, &at) in starts.iter().enumerate() {
@@ -263,6 +283,36 @@ pub(crate) fn scope_globs(raw: Vec<String>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_before_a_lone_heading_is_kept() {
+        let map = |text: &str| map(Role::ClaudeMemory, "", "CLAUDE.md", std::path::Path::new("CLAUDE.md"), text);
+        // No `#` title, one `##` heading: the heading is the title, and the
+        // text before it is in the record.
+        let out = map("Payments are audited: read this before any change.\n\n## Testing\n\n- Run the tests.\n");
+        assert_eq!(out.records.len(), 1);
+        let r = &out.records[0];
+        assert_eq!((r.id.as_str(), r.title.as_str()), ("claude", "Testing"));
+        assert!(r.content.contains("Payments are audited"), "{:?}", r.content);
+        assert_eq!(r.constraint, ["Run the tests."]);
+        // Text before a `#` title with sections: in the first record.
+        let out = map("Payments are audited.\n\n# Claude\n\n## Style\n\n- Short lines.\n");
+        let ids: Vec<&str> = out.records.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["claude", "claude/style"]);
+        assert_eq!(out.records[0].content, "Payments are audited.");
+    }
+
+    #[test]
+    fn a_nested_agents_md_is_scoped_from_the_repository_root() {
+        let text = "# Pay\n\n- Refunds are idempotent.\n";
+        let scope = |folder: &str, rel: &str| {
+            map(Role::AgentsMemory, folder, rel, std::path::Path::new(rel), text).records[0].globs.clone()
+        };
+        assert_eq!(scope("services", "pay/AGENTS.md"), ["services/pay/**"]);
+        assert_eq!(scope("services", "AGENTS.md"), ["services/**"]);
+        assert_eq!(scope("", "pay/AGENTS.md"), ["pay/**"]);
+        assert!(scope("", "AGENTS.md").is_empty());
+    }
 
     #[test]
     fn globs_are_read_as_the_tools_read_them() {
