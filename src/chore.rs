@@ -93,7 +93,8 @@ const FORMATTING_TITLE: &[&str] = &["lint", "linting", "linter", "linters", "fmt
 const DOCS_SUBJECT: &[&str] = &["docs", "documentation", "readme"];
 
 /// The chore a query is: its task's ([`of`]), else its edited file's
-/// ([`of_file`]); never when the task names a decision.
+/// ([`of_file`], a path as the retriever normalises it); never when the
+/// task names a decision.
 pub fn of_query(task: &str, file: Option<&str>) -> Option<Chore> {
     of(task).or_else(|| {
         let lower = task.to_lowercase();
@@ -111,7 +112,6 @@ pub fn of_query(task: &str, file: Option<&str>) -> Option<Chore> {
 /// conduct or list of authors at the repository's root (a README deeper
 /// down documents a part of the system, which decisions may govern).
 pub fn of_file(path: &str) -> Option<Chore> {
-    let path = path.trim_start_matches("./");
     let (folder, name) = path.rsplit_once(['/', '\\']).unwrap_or(("", path));
     let name = name.to_ascii_uppercase();
     let stem = name.split('.').next().unwrap_or(&name);
@@ -237,7 +237,7 @@ mod tests {
     #[test]
     fn edits_of_a_project_s_own_papers_are_chores() {
         assert_eq!(of_query("Updated hack link", Some("README.md")), Some(Chore::Docs));
-        assert_eq!(of_query("Update the guide", Some("./Contributing.md")), Some(Chore::Docs));
+        assert_eq!(of_query("Update the guide", Some("Contributing.md")), Some(Chore::Docs));
         assert_eq!(of_query("Updated release cadence", Some("docs/operations/README.md")), None);
         assert_eq!(of_query("Release 1.4", Some("CHANGELOG.md")), Some(Chore::Changelog));
         assert_eq!(of_query("Release 1.4", Some("packages/ui/CHANGES.md")), Some(Chore::Changelog));

@@ -279,11 +279,11 @@ impl Profile {
                 name: "default",
                 family: Family::Default,
                 weights: Weights {
-                    title: Milli(3000),
+                    title: Milli(5000),
                     tags: Milli(2500),
-                    constraint: Milli(1500),
+                    constraint: Milli(1000),
                     anti_patterns: Milli(1500),
-                    content: Milli(1000),
+                    content: Milli(1500),
                 },
                 tag_boost: Milli(1000),
                 min_token_len: 3,
@@ -291,15 +291,15 @@ impl Profile {
                 k: 3,
                 min_score: DEFAULT_MIN_SCORE,
                 bm25f: Some(Bm25f {
-                    k1: Milli(1200),
-                    b: Milli(750),
+                    k1: Milli(10000),
+                    b: Milli(500),
                     path_weight: Milli(500),
-                    path_max_df: Milli(250),
+                    path_max_df: Milli(500),
                     sections: SectionWeights {
                         summary: Milli(2000),
-                        decision: Milli(1500),
+                        decision: Milli(500),
                         context: Milli(750),
-                        options: Milli(500),
+                        options: Milli(1000),
                         consequences: Milli(500),
                     },
                     skip_chores: true,
@@ -450,8 +450,10 @@ mod tests {
         let d = Profile::named(Family::Default);
         assert_eq!(
             (d.weights.title, d.weights.tags, d.tag_boost, d.min_token_len),
-            (Milli(3000), Milli(2500), Milli(1000), 3)
+            (Milli(5000), Milli(2500), Milli(1000), 3)
         );
+        let b = d.bm25f.unwrap();
+        assert_eq!((b.k1, b.b, b.path_max_df, b.skip_chores), (Milli(10000), Milli(500), Milli(500), true));
         let m = Profile::named(Family::Mneme);
         assert_eq!(
             (m.weights.title, m.weights.content, m.tag_boost, m.min_token_len),
@@ -462,5 +464,7 @@ mod tests {
         custom.k = 5;
         custom.weights.title = Milli(4000);
         assert_eq!(custom.describe(), "default (k=5, weights.title=4.0)");
+        custom.bm25f.as_mut().unwrap().skip_chores = false;
+        assert_eq!(custom.describe(), "default (k=5, weights.title=4.0, skip_chores=false)");
     }
 }

@@ -51,7 +51,7 @@ impl Index {
         self.profile
             .bm25f
             .filter(|b| b.skip_chores)
-            .and_then(|_| chore::of_query(query.task, query.file))
+            .and_then(|_| chore::of_query(query.task, query.file.map(normalise_path).as_deref()))
             .filter(|c| self.chores_decided & c.bit() == 0)
     }
 

@@ -456,12 +456,13 @@ fn bm25_explain_rebuilds_every_score() {
 /// A word every decision holds weighs almost nothing; a rare one decides.
 #[test]
 fn bm25_weighs_rare_words_over_common_ones() {
-    let ix = bm25_index(
-        r#"[{"id": "a", "type": "rule", "title": "service timeout policy"},
-            {"id": "b", "type": "rule", "title": "service naming"},
-            {"id": "c", "type": "rule", "title": "service logging"},
-            {"id": "d", "type": "rule", "title": "service retries"}]"#,
-    );
+    // Twenty decisions, every one holding `service`.
+    let others: Vec<String> =
+        (0..19).map(|i| format!(r#"{{"id": "o{i}", "type": "rule", "title": "service topic{i}"}}"#)).collect();
+    let ix = bm25_index(&format!(
+        r#"[{{"id": "a", "type": "rule", "title": "service timeout policy"}}, {}]"#,
+        others.join(", ")
+    ));
     let e = ix.explain(Query { task: "service timeout", file: None });
     let a = e.records.iter().find(|r| r.id == "a").unwrap();
     let (timeout, service) = (&a.terms[0], &a.terms[1]);
@@ -488,7 +489,10 @@ fn bm25_normalises_length_and_abstains() {
     let e = ix.explain(Query { task: "cache", file: None });
     let score = |id: &str| e.records.iter().find(|r| r.id == id).unwrap().score.unwrap();
     assert!(score("short") > score("long"), "{:?} {:?}", score("short"), score("long"));
-    // Both are below the threshold: nothing is injected, and why is said.
+    // A word only the long body holds stays below the threshold: nothing
+    // is injected, and why is said.
+    let e = ix.explain(Query { task: "alpha", file: None });
+    assert!(e.records.iter().find(|r| r.id == "long").unwrap().score.unwrap() > Milli::ZERO);
     assert!(e.retrieved.is_empty());
     assert!(e.note.as_deref().unwrap().contains("abstains"), "{:?}", e.note);
 }
@@ -537,14 +541,14 @@ fn bm25_splits_identifiers_on_both_sides() {
 }
 
 /// The ADR sections are scored, each with its weight, under `default`
-/// only: options and consequences weigh less than the decision itself.
+/// only: the summary weighs more than the consequences.
 #[test]
 fn bm25_scores_sections_and_classic_never_reads_them() {
     let text = r#"[{"id": "d", "type": "rule", "title": "x"}, {"id": "o", "type": "rule", "title": "y"},
                    {"id": "p", "type": "rule", "title": "z"}, {"id": "q", "type": "rule", "title": "w"}]"#;
     let with_sections = |profile: Profile| {
         let mut memory = Memory::parse(Path::new("m.json"), text.to_string(), profile.family);
-        memory.pool[0].sections.decision = "queue backpressure".into();
+        memory.pool[0].sections.summary = "queue backpressure".into();
         memory.pool[1].sections.consequences = "queue backpressure".into();
         Index::build(memory, profile)
     };
@@ -554,10 +558,50 @@ fn bm25_scores_sections_and_classic_never_reads_them() {
     assert!(score("d") > score("o") && score("o") > Milli::ZERO);
     let fields: Vec<Field> =
         e.records.iter().find(|r| r.id == "d").unwrap().terms[0].fields.iter().map(|f| f.field).collect();
-    assert_eq!(fields, [Field::Decision]);
+    assert_eq!(fields, [Field::Summary]);
     let classic = with_sections(Profile::of(Named::Classic));
     assert!(classic.retrieve(Query { task: "queue backpressure", file: None }).hits.is_empty());
     let mut mneme = Profile::of(Named::Mneme);
     mneme.min_score = Milli::ZERO;
     assert!(with_sections(mneme).retrieve(Query { task: "queue backpressure", file: None }).hits.is_empty());
+}
+
+/// A chore retrieves nothing under `default`, says why, and explain shows
+/// what it would have got; a team that decided about that kind of chore
+/// gets its decision; `classic` and `skip_chores: false` rank it as any task.
+#[test]
+fn bm25_retrieves_nothing_for_a_chore() {
+    let text = r#"[{"id": "p", "type": "rule", "title": "Payments use the ledger client", "tags": ["payments"]},
+                   {"id": "o", "type": "rule", "title": "Orders live in Postgres"},
+                   {"id": "q", "type": "rule", "title": "Queues carry events"}]"#;
+    let ix = bm25_index(text);
+    let task = "Fix a typo in the payments ledger client";
+    assert_eq!(run(&ix, "Retry the payments ledger client", None).first().map(|(id, _)| id.as_str()), Some("p"));
+    let r = ix.retrieve(Query { task, file: None });
+    assert!(r.hits.is_empty());
+    assert_eq!(r.chore, Some(crate::chore::Chore::Typo));
+    assert!(r.why_empty(ix.profile()).unwrap().contains("a typo fix"), "{:?}", r.why_empty(ix.profile()));
+    let e = ix.explain(Query { task, file: None });
+    assert!(e.retrieved.is_empty());
+    let p = e.records.iter().find(|r| r.id == "p").unwrap();
+    assert_eq!(p.reason.as_deref(), Some("chore"));
+    assert!(p.score.unwrap() > ix.profile().min_score);
+    // An edit of the root README is a documentation chore; a deeper one is not.
+    assert!(ix.retrieve(Query { task: "payments ledger client", file: Some("README.md") }).hits.is_empty());
+    assert!(!ix.retrieve(Query { task: "payments ledger client", file: Some("docs/payments/README.md") }).hits.is_empty());
+    // Naming a decision's number makes it no chore.
+    assert!(!ix.retrieve(Query { task: "Fix a typo in the payments ledger client, ADR 12", file: None }).hits.is_empty());
+    // A team whose decision is about typos gets it.
+    let decided = bm25_index(
+        r#"[{"id": "t", "type": "rule", "title": "Every typo fix runs the spelling check"},
+            {"id": "o", "type": "rule", "title": "Orders live in Postgres"},
+            {"id": "q", "type": "rule", "title": "Queues carry events"}]"#,
+    );
+    assert_eq!(run(&decided, "Fix a typo with the spelling check", None).first().map(|(id, _)| id.as_str()), Some("t"));
+    // Off: ranked as any task.
+    let mut off = Profile::of(Named::Default);
+    off.bm25f.as_mut().unwrap().skip_chores = false;
+    let ix_off = Index::build(Memory::parse(Path::new("m.json"), text.to_string(), off.family), off);
+    assert_eq!(run(&ix_off, task, None).first().map(|(id, _)| id.as_str()), Some("p"));
+    assert_eq!(run(&classic_index(text), task, None).first().map(|(id, _)| id.as_str()), Some("p"));
 }

@@ -27,26 +27,26 @@ import mneme_ref  # noqa: E402  (loading and globs: the contract's)
 
 # Profile `default`, in thousandths.
 WEIGHTS = {
-    "title": 3000,
+    "title": 5000,
     "tags": 2500,
-    "constraint": 1500,
+    "constraint": 1000,
     "anti_patterns": 1500,
-    "content": 1000,
+    "content": 1500,
     # ADR sections (always empty in a JSON memory file)
     "summary": 2000,
-    "decision": 1500,
+    "decision": 500,
     "context": 750,
-    "options": 500,
+    "options": 1000,
     "consequences": 500,
 }
 FIELDS = tuple(WEIGHTS)
 TAG_BOOST = 1000
 MIN_TOKEN_LEN = 3
 MIN_SCORE = 5000
-K1 = 1200
-B = 750
+K1 = 10000
+B = 500
 PATH_WEIGHT = 500
-PATH_MAX_DF = 250
+PATH_MAX_DF = 500
 FRACTION_BITS = 16
 JOINERS = "_-."
 
@@ -165,6 +165,114 @@ def saturate(x: int) -> int:
 
 
 # --------------------------------------------------------------------------
+# Chores (docs/retrieval.md, "Chores")
+# --------------------------------------------------------------------------
+
+CHORE_WORDS = {
+    "typo": {"typo", "typos", "spelling", "misspelling", "misspellings", "misspelled", "misspelt"},
+    "dependency": {"bump", "bumps", "bumped", "dependabot"},
+    "formatting": {"whitespace", "formatting", "formatted", "reformat", "reformats", "reformatted",
+                   "reformatting", "prettier", "rustfmt", "gofmt", "indentation"},
+    "changelog": {"changelog"},
+}
+FORMATTING_FIRST = {"format", "fmt", "lint"}
+# What a decision's title says when the team decided about a kind of chore.
+TITLE_WORDS = {
+    "typo": CHORE_WORDS["typo"],
+    "dependency": CHORE_WORDS["dependency"] | {"dependency", "dependencies", "renovate"},
+    "formatting": CHORE_WORDS["formatting"] | {"lint", "linting", "linter", "linters", "fmt"},
+    "changelog": CHORE_WORDS["changelog"],
+    "docs": {"docs", "documentation", "readme"},
+}
+ROOT_PAPERS = {"README", "CONTRIBUTING", "LICENSE", "LICENCE", "COPYING", "CODE_OF_CONDUCT", "AUTHORS",
+               "CONTRIBUTORS", "MAINTAINERS"}
+CHANGELOG_FILES = {"CHANGELOG", "CHANGES", "NEWS", "HISTORY"}
+
+
+def _words(text: str) -> list[str]:
+    out, cur = [], []
+    for c in text.lower() + " ":
+        if c.isalnum():
+            cur.append(c)
+        elif cur:
+            out.append("".join(cur))
+            cur = []
+    return out
+
+
+def _names_a_decision(words: list[str]) -> bool:
+    for i, w in enumerate(words):
+        if w.startswith("adr"):
+            rest = w[3:]
+            if rest and rest.isascii() and rest.isdigit():
+                return True
+            if not rest and i + 1 < len(words) and words[i + 1].isascii() and words[i + 1].isdigit():
+                return True
+    return False
+
+
+def _conventional(task: str):
+    lower = task.lower()
+    if ": " not in lower:
+        return None
+    head = lower.split(": ", 1)[0].lstrip()
+    if head.endswith("!"):
+        head = head[:-1]
+    scope = ""
+    if "(" in head:
+        kind, rest = head.split("(", 1)
+        if not rest.endswith(")"):
+            return None
+        scope = rest[:-1]
+    else:
+        kind = head
+    if not kind or not all("a" <= c <= "z" for c in kind):
+        return None
+    if scope == "deps" or scope.startswith("deps-"):
+        return "dependency"
+    return {"docs": "docs", "style": "formatting"}.get(kind)
+
+
+def chore_of_task(task: str):
+    words = _words(task)
+    if _names_a_decision(words):
+        return None
+    kind = _conventional(task)
+    if kind:
+        return kind
+    for name in ("typo", "dependency"):
+        if any(w in CHORE_WORDS[name] for w in words):
+            return name
+    if any(w in CHORE_WORDS["formatting"] for w in words) or (words and words[0] in FORMATTING_FIRST):
+        return "formatting"
+    if any(w in CHORE_WORDS["changelog"] for w in words):
+        return "changelog"
+    return None
+
+
+def chore_of_file(path: str):
+    folder, _, name = path.replace("\\", "/").rpartition("/")
+    stem = name.upper().split(".")[0]
+    if stem in CHANGELOG_FILES:
+        return "changelog"
+    if stem in ROOT_PAPERS and not folder:
+        return "docs"
+    return None
+
+
+def chore_of_query(task: str, path, titles) -> str | None:
+    kind = chore_of_task(task)
+    if kind is None and not _names_a_decision(_words(task)) and path:
+        kind = chore_of_file(path)
+    if kind is None:
+        return None
+    for title in titles:
+        if any(w in TITLE_WORDS[kind] for w in _words(title)):
+            return None
+    return kind
+
+
+# --------------------------------------------------------------------------
 # Retrieval
 # --------------------------------------------------------------------------
 
@@ -217,6 +325,8 @@ def retrieve(corpus: Corpus, task: str, path: str | None, k: int):
     path_tokens = tokens(path) if path is not None else set()
     if not task_tokens and not path_tokens:
         return []
+    if chore_of_query(task, path, [rec.title for rec in corpus.pool]):
+        return []
     path_tokens = {
         t
         for t in path_tokens - task_tokens
@@ -250,7 +360,13 @@ def self_test() -> int:
     eq(idf(34, 1), 5087, "idf rare")
     eq(idf(34, 25), 1000, "idf half")
     eq(idf(1, 1), 3584, "idf of a one-decision pool")
-    eq(saturate(3000), 1571, "saturation")
+    eq(saturate(3000), 2538, "saturation")
+    eq(chore_of_query("Fix a typo", "src/a.py", ["Store orders"]), "typo", "a typo fix")
+    eq(chore_of_query("Fix a typo", "src/a.py", ["Fix every typo"]), None, "a decided chore")
+    eq(chore_of_query("Add a link", "README.md", []), "docs", "the root README")
+    eq(chore_of_query("Add a link", "docs/README.md", []), None, "a deeper README")
+    eq(chore_of_query("chore(deps): pin x per ADR-7", None, []), None, "a task that names a decision")
+    eq(chore_of_query("docs(api): describe refunds", None, []), "docs", "a conventional docs header")
     print(f"self-test: {checks} checks passed")
     return 0
 

@@ -71,6 +71,10 @@ WORDS = [
     "the", "and", "not", "with", "for", "should", "use", "add", "get", "set",
     "run", "also", "must", "into", "of", "a", "is",
     "db", "io", "x", "ab", "ok", "go", "abc", "abcd", "data", "text",
+    # chores (docs/retrieval.md): in tasks they silence profile default, in
+    # titles they say the team decided about that kind of chore
+    "typo", "Bump", "prettier", "changelog", "docs", "lint", "format", "dependencies",
+    "ADR", "12", "ADR-7",
 ]
 SEPARATORS = [" ", " ", " ", ", ", "-", "_", ".", "/", ": ", " (", ") ", "! ", "? ", "'", " — ", "\t"]
 
@@ -83,6 +87,7 @@ FILENAMES = [
     "x.py", "handler.py", "refunds.py", "main.go", "main_test.go", "index.tsx",
     "Button.tsx", "util.ts", "Dockerfile", "deploy.yaml", "deploy.yml",
     "schema.sql", "README.md", "café.py", "é.ts", "a", "b.c", ".env",
+    "CHANGELOG.md", "LICENSE", "Contributing.md",
 ]
 
 TYPES_ELIGIBLE = ["decision", "rule", "anti_pattern"]
