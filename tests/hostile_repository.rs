@@ -181,6 +181,71 @@ fn a_json_memory_file_or_a_baseline_linked_out_of_the_repository_is_refused() {
     assert!(!out.all().contains("CANARY-BASELINE"));
 }
 
+#[test]
+fn configuration_paths_that_lead_outside_the_repository_are_refused() {
+    let w = world();
+    let memory = MEMORY.replace("Refunds post a reversal", "Rotate the canarybird ledger secret CANARY-CONF");
+    let file = w.canary("memory.json", &memory);
+    w.canary(
+        "adr/0001-rotate.md",
+        "# 1. Rotate the canarybird ledger secret CANARY-ADR\n\n## Status\n\nAccepted\n\n## Decision\n\nRotate the canarybird ledger secret CANARY-ADR.\n",
+    );
+    let outside = w.outside.display().to_string();
+    let cases = [
+        ("memory: ../outside/memory.json\n".to_string(), "1:9"),
+        (format!("memory: {}\n", file.display()), "1:9"),
+        ("memory:\n  - project_memory.json\n  - adr: ../outside/adr/\n".to_string(), "3:10"),
+        (format!("memory:\n  - adr: {outside}/adr/\n"), "2:10"),
+        ("memory:\n  - ../outside/memory.json\n".to_string(), "2:3"),
+    ];
+    for (config, place) in &cases {
+        w.write("mneme-gate.yaml", config);
+        for args in [&["context", TASK][..], &["validate"], &["import"]] {
+            let out = expect(w.run(args), 2);
+            assert!(!out.all().contains("CANARY"), "{config:?} {args:?}: read outside:\n{}", out.all());
+            assert!(
+                out.stderr.contains(&format!("mneme-gate.yaml:{place}: `memory` names")),
+                "{config:?} {args:?}: {}",
+                out.stderr
+            );
+            assert!(out.stderr.contains("outside the repository"), "{}", out.stderr);
+        }
+    }
+    // A suite outside is refused the same way.
+    w.canary("suite/suite.yaml", SUITE);
+    w.write("mneme-gate.yaml", "memory: project_memory.json\nscenarios: [../outside/suite/]\n");
+    let out = expect(w.run(&["run", "--quiet"]), 2);
+    assert!(out.stderr.contains("mneme-gate.yaml:2:12: `scenarios` names"), "{}", out.stderr);
+
+    // `..` that stays inside the repository is fine (a configuration in a
+    // subfolder), and so is a path the command line names.
+    w.write("conf/mneme-gate.yaml", "memory: ../project_memory.json\n");
+    expect(w.run(&["context", TASK, "--config", "conf/mneme-gate.yaml"]), 0);
+    w.write("mneme-gate.yaml", "memory: project_memory.json\n");
+    let out = expect(w.run(&["context", TASK, "--memory", file.to_str().unwrap()]), 0);
+    assert!(out.stdout.contains("CANARY-CONF"), "an explicit path is read as given: {}", out.all());
+}
+
+#[test]
+fn a_configured_baseline_outside_the_repository_is_never_written() {
+    let w = world();
+    let victim = w.canary("victim.json", "CANARY-VICTIM");
+    for path in ["../outside/victim.json".to_string(), victim.display().to_string()] {
+        w.suite_with(&format!("baseline: {path}\n"));
+        for args in [&["baseline"][..], &["run", "--quiet"]] {
+            let out = expect(w.run(args), 2);
+            assert!(out.stderr.contains("mneme-gate.yaml:3:11: `baseline` names"), "{args:?}: {}", out.stderr);
+            assert!(!out.all().contains("CANARY"), "{}", out.all());
+            assert_eq!(std::fs::read_to_string(&victim).unwrap(), "CANARY-VICTIM", "{path} {args:?}");
+        }
+    }
+    // Named on the command line, a path outside is the user's choice.
+    w.suite();
+    let chosen = w.outside.join("chosen.json");
+    expect(w.run(&["baseline", "--out", chosen.to_str().unwrap()]), 0);
+    assert!(chosen.is_file());
+}
+
 // --- 2. init writes -------------------------------------------------------------
 
 #[test]
