@@ -330,6 +330,16 @@ fn cassettes_prune_deletes_nothing_outside_the_repository() {
     let out = expect(w.run(&["cassettes", "prune", "--delete"]), 2);
     assert!(out.stderr.contains("does not resolve inside"), "{}", out.stderr);
     assert_eq!(w.outside_files(), before);
+    // Nor is the linked folder read: neither listed by `prune` nor replayed
+    // by `run` (its files would be named, or replayed as answers).
+    w.canary("tapes/cccc.json", "CANARY-TAPE");
+    w.write("scenarios/suite.yaml", &format!("{SUITE}    assertions:\n      - forbidden_text: x\n"));
+    for args in [&["cassettes", "prune"][..], &["run", "--quiet"]] {
+        let out = expect(w.run(args), 2);
+        assert!(out.stderr.contains("the cassette folder"), "{args:?}: {}", out.all());
+        assert!(out.stderr.contains("leads outside the repository"), "{args:?}: {}", out.all());
+        assert!(!out.all().contains("aaaa") && !out.all().contains("CANARY"), "{args:?} read outside: {}", out.all());
+    }
 
     let w = world();
     w.suite_with(&format!("{MODEL}  cassettes: ../outside/c\n"));
