@@ -159,6 +159,62 @@ fn copilot_dot_does_not_follow_a_github_link_out_of_the_repository() {
     assert!(!imported.contains("CANARY-COPILOT"), "{imported}");
 }
 
+/// Runs `mneme-gate ARGS` in `dir` with `input` on standard input (closed
+/// after it); its standard output and error.
+fn run_with_input(dir: &Path, args: &[&str], input: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+        .args(args)
+        .current_dir(dir)
+        .env("MNEME_GATE_CACHE", "off")
+        .env("MNEME_GATE_GIT", "off")
+        .env("HOME", dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code().expect("exited"), text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+fn the_hook_and_the_mcp_server_do_not_follow_a_github_link_out_of_the_repository() {
+    let w = world();
+    w.canary(
+        "gh/copilot-instructions.md",
+        "# Copilot\n\n- Always rotate the canarybird ledger secret CANARY-COPILOT\n",
+    );
+    w.link(".github", w.outside.join("gh"));
+    w.write("mneme-gate.yaml", "memory:\n  - project_memory.json\n  - copilot: .\n");
+    let prompt = format!(
+        "{{\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"Rotate the canarybird ledger secret\",\"cwd\":{:?},\"session_id\":\"s\"}}",
+        w.repo.display().to_string()
+    );
+    let (code, stdout, stderr) = run_with_input(&w.repo, &["hook", "claude"], &prompt);
+    assert_eq!(code, 0, "the hook fails open: {stderr}");
+    assert!(!stdout.contains("CANARY") && !stderr.contains("CANARY"), "read outside:\n{stdout}\n{stderr}");
+    assert!(stderr.contains("leads out of the source folder"), "{stderr}");
+
+    let task = "Rotate the canarybird ledger secret";
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"memory_context","arguments":{{"task":"{task}"}}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"memory_search","arguments":{{"task":"{task}","k":5}}}}}}"#),
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"memory_health","arguments":{}}}"#.to_string(),
+    ];
+    let (code, stdout, stderr) = run_with_input(&w.repo, &["mcp"], &(lines.join("\n") + "\n"));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stdout.contains("CANARY") && !stderr.contains("CANARY"), "read outside:\n{stdout}\n{stderr}");
+    for id in 2..=4 {
+        assert!(stdout.lines().any(|l| l.contains(&format!("\"id\":{id}"))), "no answer to {id}: {stdout}");
+    }
+    assert!(stdout.contains("leads out of the source folder"), "the refusal is said: {stdout}");
+}
+
 #[test]
 fn a_json_memory_file_or_a_baseline_linked_out_of_the_repository_is_refused() {
     let w = world();
