@@ -510,6 +510,82 @@ fn sources_of_one_word_bullets_stay_within_a_memory_limit() {
     assert!(stderr.contains("records and bullets"), "the run-wide budget is said: {stderr}");
 }
 
+/// Runs the binary in `dir` under 1 GiB of address space (`ulimit -v`): its
+/// exit code (`None` when a signal ended it) and its output.
+fn run_limited(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let bin = env!("CARGO_BIN_EXE_mneme-gate");
+    let out = Command::new("sh")
+        .args(["-c", &format!("ulimit -v 1048576 && exec '{bin}' \"$@\""), "sh"])
+        .args(args)
+        .current_dir(dir)
+        .env("MNEME_GATE_GIT", "off")
+        .env("MNEME_GATE_CACHE", "off")
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    (out.status.code(), text)
+}
+
+#[test]
+fn adr_prose_of_distinct_words_stays_within_a_memory_limit() {
+    // 60 ADRs of about 1 MiB of words that never repeat: indexed whole, they
+    // grow some 25 times in memory and the process aborts.
+    let w = world();
+    let mut n = 0u64;
+    for f in 1..=60 {
+        let mut text = format!("# {f}. Decision {f}\n\n## Status\n\nAccepted\n\n## Decision\n\n");
+        while text.len() < 1_000_000 {
+            text.push_str(&format!("w{n:x} "));
+            n += 1;
+        }
+        w.write(&format!("docs/adr/{f:04}-d.md"), &text);
+    }
+    w.write("mneme-gate.yaml", "memory:\n  - adr: docs/adr/\n");
+    for args in [&["context", TASK][..], &["validate"]] {
+        let (code, out) = run_limited(&w.repo, args);
+        assert_eq!(code, Some(2), "{args:?}: {}", &out[..out.len().min(2000)]);
+        assert!(!out.contains("memory allocation") && !out.contains("panicked"), "{args:?}");
+        assert!(out.contains("the Markdown sources hold more than 16 MiB"), "{args:?}: the limit is said");
+    }
+}
+
+#[test]
+fn a_json_memory_of_one_character_constraints_stays_within_a_memory_limit() {
+    // 80 MB of `"a",`: twenty million strings, some sixteen times the file
+    // in memory once read.
+    let w = world();
+    let mut text = String::from("{\"decisions\":[");
+    for i in 0..60 {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&format!("{{\"id\":\"D{i}\",\"decision\":\"Decision {i} on the ledger\",\"constraints\":["));
+        text.push_str(&"\"a\",".repeat(333_333));
+        text.push_str("\"a\"]}");
+    }
+    text.push_str("]}");
+    assert!(text.len() > 79_000_000);
+    w.write("project_memory.json", &text);
+    drop(text);
+    for args in [&["validate"][..], &["context", TASK]] {
+        let (code, out) = run_limited(&w.repo, args);
+        assert_eq!(code, Some(2), "{args:?}: {}", &out[..out.len().min(2000)]);
+        assert!(!out.contains("memory allocation") && !out.contains("panicked"), "{args:?}: {out}");
+        assert!(out.contains("more than 8000000, the most mneme-gate reads in one run"), "{args:?}: {out}");
+    }
+    // Over two files of a list of sources, the entries count together.
+    let half = format!(
+        "{{\"decisions\":[{{\"id\":\"D\",\"decision\":\"Decision\",\"constraints\":[{}\"a\"]}}]}}",
+        "\"a\",".repeat(4_500_000)
+    );
+    w.write("a.json", &half);
+    w.write("b.json", &half.replace("\"D\"", "\"E\""));
+    w.write("mneme-gate.yaml", "memory:\n  - a.json\n  - b.json\n");
+    let (code, out) = run_limited(&w.repo, &["validate"]);
+    assert_eq!(code, Some(2), "{}", &out[..out.len().min(2000)]);
+    assert!(out.contains("b.json:1:1: error: the memory holds 9000004 records and list entries"), "{out}");
+}
+
 // --- 7. Special files -----------------------------------------------------------
 
 #[test]
