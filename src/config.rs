@@ -37,9 +37,9 @@ pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigFile {
-    pub memory: Option<MemoryConfig>,
-    pub scenarios: Option<OneOrMany>,
-    pub baseline: Option<String>,
+    pub memory: Option<Spanned<MemoryConfig>>,
+    pub scenarios: Option<Spanned<OneOrMany>>,
+    pub baseline: Option<Spanned<String>>,
     pub retrieval: Option<RetrievalConfig>,
     pub gate: Option<GateConfig>,
     pub limits: Option<LimitsConfig>,
@@ -217,7 +217,10 @@ impl ConfigError {
     }
 
     fn at<T>(path: &Path, spanned: &Spanned<T>, message: String) -> Self {
-        let loc = spanned.referenced;
+        ConfigError::at_location(path, spanned.referenced, message)
+    }
+
+    fn at_location(path: &Path, loc: serde_saphyr::Location, message: String) -> Self {
         let (line, column) = if loc.line() > 0 { (Some(loc.line()), Some(loc.column())) } else { (None, None) };
         ConfigError { path: Some(path.to_path_buf()), line, column, message }
     }
@@ -277,7 +280,73 @@ impl Config {
                 "the file is not valid UTF-8 (the first invalid byte is here): save it as UTF-8".into(),
             )
         })?;
-        Config::parse(&path, &text)
+        let config = Config::parse(&path, &text)?;
+        config.check_paths_inside()?;
+        Ok(config)
+    }
+
+    /// Refuses a path of the file that leads outside the repository root,
+    /// through `..`, an absolute path or a symbolic link, each component
+    /// resolved in turn: the repository's configuration comes with the
+    /// repository (a pull request can change it), so it names nothing
+    /// outside it. `..` is fine while the result stays inside (a
+    /// configuration in a subfolder). A configuration outside the
+    /// repository, named with `--config`, is the user's own and taken as
+    /// written; so is a path given on the command line.
+    fn check_paths_inside(&self) -> Result<(), ConfigError> {
+        use crate::confine::{self, Refusal};
+        let Some(config) = &self.path else { return Ok(()) };
+        let Ok(root) = confine::repository_root() else { return Ok(()) };
+        if !confine::absolute(config).is_ok_and(|c| c.starts_with(&root)) {
+            return Ok(());
+        }
+        let mut paths: Vec<(&str, serde_saphyr::Location, &str)> = Vec::new();
+        if let Some(m) = &self.file.memory {
+            match &m.value {
+                MemoryConfig::One(p) => paths.push(("memory", m.referenced, p)),
+                MemoryConfig::Many(entries) => {
+                    paths.extend(entries.iter().map(|e| ("memory", e.at.unwrap_or(m.referenced), e.path.as_str())))
+                }
+            }
+        }
+        if let Some(s) = &self.file.scenarios {
+            match &s.value {
+                OneOrMany::One(p) => paths.push(("scenarios", s.referenced, p)),
+                OneOrMany::Many(ps) => paths.extend(ps.iter().map(|p| ("scenarios", s.referenced, p.as_str()))),
+            }
+        }
+        if let Some(b) = &self.file.baseline {
+            paths.push(("baseline", b.referenced, &b.value));
+        }
+        for (key, at, written) in paths {
+            let path = self.resolve_path(written);
+            // A path that cannot be resolved (a loop of links) is refused
+            // where it is read or written.
+            let Ok(leads) = confine::resolve_leading(&path) else { continue };
+            if leads.starts_with(&root) {
+                continue;
+            }
+            let message = match confine::escaping_link(&root, &path) {
+                Some(l) => format!(
+                    "`{key}` names `{}`: {}",
+                    crate::describe::printable(written),
+                    Refusal::Outside { link: l.link, target: l.target, root: root.clone() }
+                ),
+                None => format!(
+                    "`{key}` names `{}`, which leads to {}, outside the repository {}; a path in the repository's configuration stays inside the repository (a pull request can change this file): move it inside, or name it on the command line ({})",
+                    crate::describe::printable(written),
+                    leads.display(),
+                    root.display(),
+                    match key {
+                        "memory" => "--memory PATH",
+                        "scenarios" => "--scenarios PATH",
+                        _ => "--baseline PATH, or `baseline --out PATH`",
+                    }
+                ),
+            };
+            return Err(ConfigError::at_location(config, at, message));
+        }
+        Ok(())
     }
 
     /// Reads a configuration's text. A file with several mistakes reports
@@ -368,7 +437,7 @@ impl Config {
         if let Some(p) = flag {
             return Some(p.to_path_buf());
         }
-        if let Some(MemoryConfig::One(p)) = &self.file.memory {
+        if let Some(MemoryConfig::One(p)) = self.file.memory.as_ref().map(|m| &m.value) {
             return Some(self.resolve_path(p));
         }
         // Anything but a folder: a named pipe or a dangling link there is named by
@@ -388,7 +457,7 @@ impl Config {
             let list = flags.iter().map(|f| Source::parse_spec(f)).collect();
             return Some(Sources { list, root: PathBuf::from(".") });
         }
-        match &self.file.memory {
+        match self.file.memory.as_ref().map(|m| &m.value) {
             Some(MemoryConfig::One(p)) => {
                 Some(Sources { list: vec![Source::new(SourceKind::Json, self.resolve_path(p))], root: self.folder() })
             }
@@ -410,7 +479,7 @@ impl Config {
 
     /// The suite roots of `scenarios:`, resolved against the file's folder.
     pub fn suites(&self) -> Vec<PathBuf> {
-        match &self.file.scenarios {
+        match self.file.scenarios.as_ref().map(|s| &s.value) {
             None => Vec::new(),
             Some(OneOrMany::One(p)) => vec![self.resolve_path(p)],
             Some(OneOrMany::Many(ps)) => ps.iter().map(|p| self.resolve_path(p)).collect(),
@@ -913,8 +982,12 @@ mod tests {
     #[test]
     fn reads_paths_and_overrides() {
         let c = parse("memory: fixtures/m.json\nscenarios: scenarios/\nbaseline: reports/b.json\nretrieval:\n  profile: default\n  k: 5\n  min_score: 0.5\n  weights:\n    title: 4\n    content: 0.25\n  tag_boost: 0\n  min_token_len: 2\n  stem: true\ngate: {}\n").unwrap();
-        assert!(matches!(&c.file.memory, Some(MemoryConfig::One(m)) if m == "fixtures/m.json"));
-        assert!(matches!(c.file.scenarios, Some(OneOrMany::One(_))));
+        assert!(
+            matches!(c.file.memory.as_ref().map(|m| &m.value), Some(MemoryConfig::One(m)) if m == "fixtures/m.json")
+        );
+        assert!(matches!(c.file.scenarios.as_ref().map(|s| &s.value), Some(OneOrMany::One(_))));
+        let b = c.file.baseline.as_ref().unwrap();
+        assert_eq!((b.referenced.line(), b.referenced.column()), (3, 11), "the place of a path is kept");
         let p = c.profile(None, None).unwrap();
         assert_eq!(
             (p.k, p.min_score, p.weights.title, p.weights.content, p.tag_boost, p.min_token_len, p.stem),

@@ -372,12 +372,49 @@ pub(crate) fn lexical(path: &Path) -> PathBuf {
 
 /// `path` made absolute against the working folder, `.` and `..` resolved
 /// on the text.
-fn absolute(path: &Path) -> io::Result<PathBuf> {
+pub(crate) fn absolute(path: &Path) -> io::Result<PathBuf> {
     if path.is_absolute() {
         Ok(lexical(path))
     } else {
         Ok(lexical(&fs::canonicalize(std::env::current_dir()?)?.join(path)))
     }
+}
+
+/// Where `path` leads, made absolute against the working folder: resolved
+/// component by component by the kernel (every symbolic link followed, a
+/// `..` taken after the link before it) as far as the path exists, the
+/// missing rest on the text. A dangling link leads where it says.
+pub(crate) fn resolve_leading(path: &Path) -> io::Result<PathBuf> {
+    let mut at = if path.is_absolute() { PathBuf::new() } else { fs::canonicalize(std::env::current_dir()?)? };
+    let mut missing = false;
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                at.pop();
+            }
+            Component::Normal(name) if !missing => {
+                at.push(name);
+                match fs::symlink_metadata(&at) {
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => missing = true,
+                    Err(e) => return Err(e),
+                    Ok(m) if m.file_type().is_symlink() => match fs::canonicalize(&at) {
+                        Ok(c) => at = c,
+                        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                            let target = fs::read_link(&at)?;
+                            at.pop();
+                            at = lexical(&at.join(target));
+                            missing = true;
+                        }
+                        Err(e) => return Err(e),
+                    },
+                    Ok(_) => {}
+                }
+            }
+            other => at.push(other),
+        }
+    }
+    Ok(at)
 }
 
 /// Checks an output path before it is written: when it lies inside the

@@ -37,6 +37,7 @@ use std::path::{Path, PathBuf};
 
 use crate::profile::Family;
 
+mod count;
 mod decision_index;
 mod fast;
 mod file;
@@ -52,6 +53,7 @@ mod unique;
 pub use rules::{is_python_space, python_strip};
 pub mod sources;
 mod tolerant;
+pub use count::MAX_MEMORY_ITEMS;
 pub use sources::{Source, SourceKind, Sources};
 
 pub(crate) use file::{read_regular, read_report, size_in_words, ReadError};
@@ -141,6 +143,12 @@ impl Memory {
     /// regular file, larger than [`MAX_MEMORY_BYTES`], an I/O failure) is
     /// the only error here. Check [`Memory::has_errors`] before retrieving.
     pub fn read(path: &Path, family: Family) -> Result<Memory, MemoryError> {
+        Memory::read_counted(path, family, 0)
+    }
+
+    /// [`Memory::read`] after `already` records and list entries of the
+    /// same run (the run-wide budget, [`MAX_MEMORY_ITEMS`]).
+    pub(crate) fn read_counted(path: &Path, family: Family, already: u64) -> Result<Memory, MemoryError> {
         let bytes = read_regular(path, MAX_MEMORY_BYTES).map_err(|e| {
             let path = path.to_path_buf();
             match e {
@@ -150,7 +158,7 @@ impl Memory {
             }
         })?;
         Ok(match crate::confine::utf8_text(bytes) {
-            Ok(text) => Memory::parse(path, text, family),
+            Ok(text) => Memory::parse_counted(path, text, family, already),
             Err(crate::confine::NotUtf8 { line, column, .. }) => {
                 let diag = Diagnostic {
                     severity: Severity::Error,
@@ -208,8 +216,30 @@ impl Memory {
     /// A well-formed file takes the fast path (`memory::fast`); anything
     /// unusual falls back to the tolerant loader, which alone words the
     /// errors. Both give the same `Memory`.
+    ///
+    /// A text of more than [`MAX_MEMORY_ITEMS`] records and list entries is
+    /// refused before either reader builds anything (one error, at its
+    /// start): memory stays proportional to the input for every shape.
     pub fn parse(path: &Path, text: String, family: Family) -> Memory {
-        match fast::load(&text, family) {
+        Memory::parse_counted(path, text, family, 0)
+    }
+
+    /// [`Memory::parse`] after `already` records and list entries of the
+    /// same run.
+    fn parse_counted(path: &Path, text: String, family: Family, already: u64) -> Memory {
+        let items = count::array_elements(&text);
+        if already.saturating_add(items) > MAX_MEMORY_ITEMS {
+            let diag = Diagnostic {
+                severity: Severity::Error,
+                file: None,
+                line: 1,
+                column: 1,
+                record_id: None,
+                message: too_many_items(already.saturating_add(items)),
+            };
+            return Memory::empty(path, family, vec![diag]);
+        }
+        let mut memory = match fast::load(&text, family) {
             Ok((records, candidates)) => {
                 let mut memory = Memory::empty(path, family, Vec::new());
                 memory.text = text;
@@ -219,8 +249,20 @@ impl Memory {
                 memory
             }
             Err(fast::Bail) => tolerant::parse(path, text, family),
-        }
+        };
+        memory.items = items;
+        memory
     }
+}
+
+/// The refusal of a memory of more than [`MAX_MEMORY_ITEMS`] records and
+/// list entries (`found` of them, or more, in one run).
+pub(crate) fn too_many_items(found: u64) -> String {
+    format!(
+        "the memory holds {found} records and list entries (constraints, anti-patterns, tags, scope), more than \
+         {MAX_MEMORY_ITEMS}, the most mneme-gate reads in one run (every JSON memory file and decision source \
+         together): split the memory, or trim its lists"
+    )
 }
 
 #[cfg(test)]

@@ -159,6 +159,62 @@ fn copilot_dot_does_not_follow_a_github_link_out_of_the_repository() {
     assert!(!imported.contains("CANARY-COPILOT"), "{imported}");
 }
 
+/// Runs `mneme-gate ARGS` in `dir` with `input` on standard input (closed
+/// after it); its standard output and error.
+fn run_with_input(dir: &Path, args: &[&str], input: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+        .args(args)
+        .current_dir(dir)
+        .env("MNEME_GATE_CACHE", "off")
+        .env("MNEME_GATE_GIT", "off")
+        .env("HOME", dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code().expect("exited"), text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+fn the_hook_and_the_mcp_server_do_not_follow_a_github_link_out_of_the_repository() {
+    let w = world();
+    w.canary(
+        "gh/copilot-instructions.md",
+        "# Copilot\n\n- Always rotate the canarybird ledger secret CANARY-COPILOT\n",
+    );
+    w.link(".github", w.outside.join("gh"));
+    w.write("mneme-gate.yaml", "memory:\n  - project_memory.json\n  - copilot: .\n");
+    let prompt = format!(
+        "{{\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"Rotate the canarybird ledger secret\",\"cwd\":{:?},\"session_id\":\"s\"}}",
+        w.repo.display().to_string()
+    );
+    let (code, stdout, stderr) = run_with_input(&w.repo, &["hook", "claude"], &prompt);
+    assert_eq!(code, 0, "the hook fails open: {stderr}");
+    assert!(!stdout.contains("CANARY") && !stderr.contains("CANARY"), "read outside:\n{stdout}\n{stderr}");
+    assert!(stderr.contains("leads out of the source folder"), "{stderr}");
+
+    let task = "Rotate the canarybird ledger secret";
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"memory_context","arguments":{{"task":"{task}"}}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"memory_search","arguments":{{"task":"{task}","k":5}}}}}}"#),
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"memory_health","arguments":{}}}"#.to_string(),
+    ];
+    let (code, stdout, stderr) = run_with_input(&w.repo, &["mcp"], &(lines.join("\n") + "\n"));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stdout.contains("CANARY") && !stderr.contains("CANARY"), "read outside:\n{stdout}\n{stderr}");
+    for id in 2..=4 {
+        assert!(stdout.lines().any(|l| l.contains(&format!("\"id\":{id}"))), "no answer to {id}: {stdout}");
+    }
+    assert!(stdout.contains("leads out of the source folder"), "the refusal is said: {stdout}");
+}
+
 #[test]
 fn a_json_memory_file_or_a_baseline_linked_out_of_the_repository_is_refused() {
     let w = world();
@@ -179,6 +235,71 @@ fn a_json_memory_file_or_a_baseline_linked_out_of_the_repository_is_refused() {
     assert_eq!(out.code, 2, "{}", out.all());
     assert!(out.stderr.contains("leads outside the repository"), "{}", out.stderr);
     assert!(!out.all().contains("CANARY-BASELINE"));
+}
+
+#[test]
+fn configuration_paths_that_lead_outside_the_repository_are_refused() {
+    let w = world();
+    let memory = MEMORY.replace("Refunds post a reversal", "Rotate the canarybird ledger secret CANARY-CONF");
+    let file = w.canary("memory.json", &memory);
+    w.canary(
+        "adr/0001-rotate.md",
+        "# 1. Rotate the canarybird ledger secret CANARY-ADR\n\n## Status\n\nAccepted\n\n## Decision\n\nRotate the canarybird ledger secret CANARY-ADR.\n",
+    );
+    let outside = w.outside.display().to_string();
+    let cases = [
+        ("memory: ../outside/memory.json\n".to_string(), "1:9"),
+        (format!("memory: {}\n", file.display()), "1:9"),
+        ("memory:\n  - project_memory.json\n  - adr: ../outside/adr/\n".to_string(), "3:10"),
+        (format!("memory:\n  - adr: {outside}/adr/\n"), "2:10"),
+        ("memory:\n  - ../outside/memory.json\n".to_string(), "2:3"),
+    ];
+    for (config, place) in &cases {
+        w.write("mneme-gate.yaml", config);
+        for args in [&["context", TASK][..], &["validate"], &["import"]] {
+            let out = expect(w.run(args), 2);
+            assert!(!out.all().contains("CANARY"), "{config:?} {args:?}: read outside:\n{}", out.all());
+            assert!(
+                out.stderr.contains(&format!("mneme-gate.yaml:{place}: `memory` names")),
+                "{config:?} {args:?}: {}",
+                out.stderr
+            );
+            assert!(out.stderr.contains("outside the repository"), "{}", out.stderr);
+        }
+    }
+    // A suite outside is refused the same way.
+    w.canary("suite/suite.yaml", SUITE);
+    w.write("mneme-gate.yaml", "memory: project_memory.json\nscenarios: [../outside/suite/]\n");
+    let out = expect(w.run(&["run", "--quiet"]), 2);
+    assert!(out.stderr.contains("mneme-gate.yaml:2:12: `scenarios` names"), "{}", out.stderr);
+
+    // `..` that stays inside the repository is fine (a configuration in a
+    // subfolder), and so is a path the command line names.
+    w.write("conf/mneme-gate.yaml", "memory: ../project_memory.json\n");
+    expect(w.run(&["context", TASK, "--config", "conf/mneme-gate.yaml"]), 0);
+    w.write("mneme-gate.yaml", "memory: project_memory.json\n");
+    let out = expect(w.run(&["context", TASK, "--memory", file.to_str().unwrap()]), 0);
+    assert!(out.stdout.contains("CANARY-CONF"), "an explicit path is read as given: {}", out.all());
+}
+
+#[test]
+fn a_configured_baseline_outside_the_repository_is_never_written() {
+    let w = world();
+    let victim = w.canary("victim.json", "CANARY-VICTIM");
+    for path in ["../outside/victim.json".to_string(), victim.display().to_string()] {
+        w.suite_with(&format!("baseline: {path}\n"));
+        for args in [&["baseline"][..], &["run", "--quiet"]] {
+            let out = expect(w.run(args), 2);
+            assert!(out.stderr.contains("mneme-gate.yaml:3:11: `baseline` names"), "{args:?}: {}", out.stderr);
+            assert!(!out.all().contains("CANARY"), "{}", out.all());
+            assert_eq!(std::fs::read_to_string(&victim).unwrap(), "CANARY-VICTIM", "{path} {args:?}");
+        }
+    }
+    // Named on the command line, a path outside is the user's choice.
+    w.suite();
+    let chosen = w.outside.join("chosen.json");
+    expect(w.run(&["baseline", "--out", chosen.to_str().unwrap()]), 0);
+    assert!(chosen.is_file());
 }
 
 // --- 2. init writes -------------------------------------------------------------
@@ -265,6 +386,16 @@ fn cassettes_prune_deletes_nothing_outside_the_repository() {
     let out = expect(w.run(&["cassettes", "prune", "--delete"]), 2);
     assert!(out.stderr.contains("does not resolve inside"), "{}", out.stderr);
     assert_eq!(w.outside_files(), before);
+    // Nor is the linked folder read: neither listed by `prune` nor replayed
+    // by `run` (its files would be named, or replayed as answers).
+    w.canary("tapes/cccc.json", "CANARY-TAPE");
+    w.write("scenarios/suite.yaml", &format!("{SUITE}    assertions:\n      - forbidden_text: x\n"));
+    for args in [&["cassettes", "prune"][..], &["run", "--quiet"]] {
+        let out = expect(w.run(args), 2);
+        assert!(out.stderr.contains("the cassette folder"), "{args:?}: {}", out.all());
+        assert!(out.stderr.contains("leads outside the repository"), "{args:?}: {}", out.all());
+        assert!(!out.all().contains("aaaa") && !out.all().contains("CANARY"), "{args:?} read outside: {}", out.all());
+    }
 
     let w = world();
     w.suite_with(&format!("{MODEL}  cassettes: ../outside/c\n"));
@@ -377,6 +508,82 @@ fn sources_of_one_word_bullets_stay_within_a_memory_limit() {
     assert!(status.status.code().is_some(), "killed by a signal: {stderr}");
     assert!(!stderr.contains("memory allocation") && !stderr.contains("panicked"), "{stderr}");
     assert!(stderr.contains("records and bullets"), "the run-wide budget is said: {stderr}");
+}
+
+/// Runs the binary in `dir` under 1 GiB of address space (`ulimit -v`): its
+/// exit code (`None` when a signal ended it) and its output.
+fn run_limited(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let bin = env!("CARGO_BIN_EXE_mneme-gate");
+    let out = Command::new("sh")
+        .args(["-c", &format!("ulimit -v 1048576 && exec '{bin}' \"$@\""), "sh"])
+        .args(args)
+        .current_dir(dir)
+        .env("MNEME_GATE_GIT", "off")
+        .env("MNEME_GATE_CACHE", "off")
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    (out.status.code(), text)
+}
+
+#[test]
+fn adr_prose_of_distinct_words_stays_within_a_memory_limit() {
+    // 60 ADRs of about 1 MiB of words that never repeat: indexed whole, they
+    // grow some 25 times in memory and the process aborts.
+    let w = world();
+    let mut n = 0u64;
+    for f in 1..=60 {
+        let mut text = format!("# {f}. Decision {f}\n\n## Status\n\nAccepted\n\n## Decision\n\n");
+        while text.len() < 1_000_000 {
+            text.push_str(&format!("w{n:x} "));
+            n += 1;
+        }
+        w.write(&format!("docs/adr/{f:04}-d.md"), &text);
+    }
+    w.write("mneme-gate.yaml", "memory:\n  - adr: docs/adr/\n");
+    for args in [&["context", TASK][..], &["validate"]] {
+        let (code, out) = run_limited(&w.repo, args);
+        assert_eq!(code, Some(2), "{args:?}: {}", &out[..out.len().min(2000)]);
+        assert!(!out.contains("memory allocation") && !out.contains("panicked"), "{args:?}");
+        assert!(out.contains("the Markdown sources hold more than 16 MiB"), "{args:?}: the limit is said");
+    }
+}
+
+#[test]
+fn a_json_memory_of_one_character_constraints_stays_within_a_memory_limit() {
+    // 80 MB of `"a",`: twenty million strings, some sixteen times the file
+    // in memory once read.
+    let w = world();
+    let mut text = String::from("{\"decisions\":[");
+    for i in 0..60 {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&format!("{{\"id\":\"D{i}\",\"decision\":\"Decision {i} on the ledger\",\"constraints\":["));
+        text.push_str(&"\"a\",".repeat(333_333));
+        text.push_str("\"a\"]}");
+    }
+    text.push_str("]}");
+    assert!(text.len() > 79_000_000);
+    w.write("project_memory.json", &text);
+    drop(text);
+    for args in [&["validate"][..], &["context", TASK]] {
+        let (code, out) = run_limited(&w.repo, args);
+        assert_eq!(code, Some(2), "{args:?}: {}", &out[..out.len().min(2000)]);
+        assert!(!out.contains("memory allocation") && !out.contains("panicked"), "{args:?}: {out}");
+        assert!(out.contains("more than 8000000, the most mneme-gate reads in one run"), "{args:?}: {out}");
+    }
+    // Over two files of a list of sources, the entries count together.
+    let half = format!(
+        "{{\"decisions\":[{{\"id\":\"D\",\"decision\":\"Decision\",\"constraints\":[{}\"a\"]}}]}}",
+        "\"a\",".repeat(4_500_000)
+    );
+    w.write("a.json", &half);
+    w.write("b.json", &half.replace("\"D\"", "\"E\""));
+    w.write("mneme-gate.yaml", "memory:\n  - a.json\n  - b.json\n");
+    let (code, out) = run_limited(&w.repo, &["validate"]);
+    assert_eq!(code, Some(2), "{}", &out[..out.len().min(2000)]);
+    assert!(out.contains("b.json:1:1: error: the memory holds 9000004 records and list entries"), "{out}");
 }
 
 // --- 7. Special files -----------------------------------------------------------

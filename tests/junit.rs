@@ -322,13 +322,13 @@ fn every_verdict_and_rule_mode_counts_as_the_schema_says() {
 
     // Advisory and off rules: passed with the details, and skipped.
     let dir = tempfile::tempdir().unwrap();
+    // The configuration names paths inside its own repository: the example's files are copied in.
     let gate = root().join("docs/examples/gate");
-    let config = format!(
-        "memory: {}\nscenarios: [{}]\nbaseline: {}\nretrieval:\n  profile: classic\ngate:\n  recall: advisory\n  weak_retrieval: off\n  verdict_regression: off\n",
-        gate.join("memory-v2.json").display(),
-        gate.join("scenarios").display(),
-        gate.join("baseline.json").display()
-    );
+    std::fs::create_dir_all(dir.path().join("scenarios")).unwrap();
+    for file in ["memory-v2.json", "scenarios/payments.yaml", "baseline.json"] {
+        std::fs::copy(gate.join(file), dir.path().join(file)).unwrap();
+    }
+    let config = "memory: memory-v2.json\nscenarios: [scenarios]\nbaseline: baseline.json\nretrieval:\n  profile: classic\ngate:\n  recall: advisory\n  weak_retrieval: off\n  verdict_regression: off\n";
     std::fs::write(dir.path().join("mneme-gate.yaml"), config).unwrap();
     let (code, xml) = junit(dir.path(), &[]);
     assert_eq!(code, Some(0), "{xml}");

@@ -62,7 +62,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     if let Some(b) = &config.file.baseline {
-        let _ = config.resolve_path(b);
+        let _ = config.resolve_path(&b.value);
     }
     match config.gate_settings() {
         Ok(settings) => {

@@ -412,7 +412,7 @@ pub(crate) fn suite(config: &Config, args: &SuiteArgs, filter: &[String]) -> Res
 fn baseline_path(config: &Config, flag: Option<&Path>) -> Option<PathBuf> {
     match (flag, &config.file.baseline) {
         (Some(p), _) => Some(p.to_path_buf()),
-        (None, Some(p)) => Some(config.resolve_path(p)),
+        (None, Some(p)) => Some(config.resolve_path(&p.value)),
         (None, None) => None,
     }
 }

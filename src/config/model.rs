@@ -421,6 +421,14 @@ mod tests {
                 .unwrap_err();
         assert_eq!(e.line, Some(4));
         assert!(!e.to_string().contains("sk-abc123"), "the key is never repeated: {e}");
+        // A price so large that a cost would overflow to a 300-digit number.
+        let e = settings(
+            "model:\n  base_url: http://h/v1\n  model: m\n  prices: {input_per_million: 1e300, output_per_million: 1}\n",
+            &ModelFlags::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e.line, Some(4), "{e}");
+        assert!(e.message.starts_with("`model.prices.input_per_million` must be between 0 and 1000000"), "{e}");
         let e = Config::parse(Path::new("m.yaml"), "model:\n  base_url: http://h/v1\n  model: m\n  timeout: 3\n")
             .unwrap_err();
         assert_eq!(e.line, Some(4), "unknown keys are refused at their line: {e}");

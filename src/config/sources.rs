@@ -43,6 +43,9 @@ pub struct SourceEntry {
     pub id_prefix: Option<String>,
     pub proposed: Option<Proposed>,
     pub id_from: Option<IdFrom>,
+    /// Where the path is written (a list element written as a path alone
+    /// has no place of its own: the place of `memory:` stands for it).
+    pub at: Option<serde_saphyr::Location>,
 }
 
 impl SourceEntry {
@@ -113,26 +116,33 @@ impl<'de> Visitor<'de> for EntryVisitor {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<SourceEntry, E> {
-        Ok(SourceEntry { kind: SourceKind::Json, path: v.to_string(), id_prefix: None, proposed: None, id_from: None })
+        Ok(SourceEntry {
+            kind: SourceKind::Json,
+            path: v.to_string(),
+            id_prefix: None,
+            proposed: None,
+            id_from: None,
+            at: None,
+        })
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SourceEntry, A::Error> {
-        let mut kind: Option<(SourceKind, String)> = None;
+        let mut kind: Option<(SourceKind, String, serde_saphyr::Location)> = None;
         let mut id_prefix = None;
         let mut proposed = None;
         let mut id_from = None;
         while let Some(key) = map.next_key::<String>()? {
             if let Some(k) = SourceKind::parse(&key) {
-                let path: String = map
+                let path: serde_saphyr::Spanned<String> = map
                     .next_value()
                     .map_err(|_: A::Error| de::Error::custom(format!("`{key}` takes a path (a folder or a file)")))?;
-                if let Some((first, _)) = &kind {
+                if let Some((first, _, _)) = &kind {
                     return Err(de::Error::custom(format!(
                         "a source has one kind; `{}` and `{key}` are two: write them as two list elements",
                         first.name()
                     )));
                 }
-                kind = Some((k, path));
+                kind = Some((k, path.value, path.referenced));
                 continue;
             }
             match key.as_str() {
@@ -164,7 +174,7 @@ impl<'de> Visitor<'de> for EntryVisitor {
                 }
             }
         }
-        let Some((kind, path)) = kind else {
+        let Some((kind, path, at)) = kind else {
             return Err(de::Error::custom(format!("a source needs its kind and path, as `adr: docs/adr/` ({KINDS})")));
         };
         if kind != SourceKind::Adr && (id_prefix.is_some() || proposed.is_some() || id_from.is_some()) {
@@ -173,7 +183,8 @@ impl<'de> Visitor<'de> for EntryVisitor {
                 kind.name()
             )));
         }
-        Ok(SourceEntry { kind, path, id_prefix, proposed, id_from })
+        let at = Some(at).filter(|l| l.line() > 0);
+        Ok(SourceEntry { kind, path, id_prefix, proposed, id_from, at })
     }
 }
 

@@ -302,6 +302,9 @@ pub struct Memory {
     /// Read from a list of sources: every file read, in order (what orders
     /// the diagnostics).
     pub(super) files: Vec<String>,
+    /// Records and list entries of a JSON memory text (the run-wide budget,
+    /// [`super::MAX_MEMORY_ITEMS`]).
+    pub(super) items: u64,
 }
 
 impl Memory {
@@ -320,6 +323,7 @@ impl Memory {
             column_memo: std::sync::Mutex::new(None),
             label: None,
             files: Vec::new(),
+            items: 0,
         }
     }
 

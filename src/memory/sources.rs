@@ -347,8 +347,7 @@ fn read_markdown(
     source: &Source,
     root: &Path,
     walk: Result<walk::Walk, String>,
-    budget: &mut u64,
-    items: &mut u64,
+    budget: &mut Budget,
     seen: &mut HashSet<PathBuf>,
 ) -> Result<Part, MemoryError> {
     let walk = walk.map_err(|message| MemoryError::Source { label: source.label(), message })?;
@@ -382,15 +381,21 @@ fn read_markdown(
     let mut imported = 0usize;
     while let Some((found, hops)) = queue.pop_front() {
         let found = &found;
-        let bytes = match read_regular(&found.path, MAX_SOURCE_FILE_BYTES.min(*budget)) {
+        let left = budget.bytes.min(budget.markdown_bytes);
+        let bytes = match read_regular(&found.path, MAX_SOURCE_FILE_BYTES.min(left)) {
             Ok(b) => b,
             Err(e) => {
                 let message = match e {
                     ReadError::Io(e) => format!("cannot be read: {e}"),
                     ReadError::NotAFile(kind) => format!("{kind}, not a regular file: skipped"),
-                    ReadError::TooLarge { .. } if *budget < MAX_SOURCE_FILE_BYTES => format!(
+                    ReadError::TooLarge { .. } if budget.bytes < MAX_SOURCE_FILE_BYTES => format!(
                         "the sources hold more than {}, the most mneme-gate reads: name smaller folders",
                         super::size_in_words(MAX_MEMORY_BYTES)
+                    ),
+                    ReadError::TooLarge { .. } if left < MAX_SOURCE_FILE_BYTES => format!(
+                        "the Markdown sources hold more than {}, the most mneme-gate reads of Markdown in one run: \
+                         name smaller folders",
+                        super::size_in_words(MAX_MARKDOWN_BYTES)
                     ),
                     ReadError::TooLarge { limit } => format!(
                         "the file is larger than {}, the most read from one Markdown file: split it",
@@ -401,7 +406,8 @@ fn read_markdown(
                 continue;
             }
         };
-        *budget = budget.saturating_sub(bytes.len() as u64);
+        budget.bytes = budget.bytes.saturating_sub(bytes.len() as u64);
+        budget.markdown_bytes = budget.markdown_bytes.saturating_sub(bytes.len() as u64);
         let text = match crate::confine::utf8_text(bytes) {
             Ok(t) => t,
             Err(crate::confine::NotUtf8 { line, column, .. }) => {
@@ -424,7 +430,7 @@ fn read_markdown(
         // The whole run's budget of records and bullets: a file of one-word
         // bullets costs far more in memory than its bytes.
         let cost: u64 = mapped.records.iter().map(|r| 1 + (r.constraint.len() + r.anti_patterns.len()) as u64).sum();
-        if items.saturating_add(cost) > MAX_SOURCE_ITEMS {
+        if budget.markdown_items.saturating_add(cost) > MAX_SOURCE_ITEMS {
             diagnostics.push(problem(
                 Severity::Error,
                 &found.shown,
@@ -438,7 +444,13 @@ fn read_markdown(
             ));
             break;
         }
-        *items += cost;
+        if budget.items.saturating_add(cost) > super::MAX_MEMORY_ITEMS {
+            let message = super::too_many_items(budget.items.saturating_add(cost));
+            diagnostics.push(problem(Severity::Error, &found.shown, 1, 1, None, message));
+            break;
+        }
+        budget.markdown_items += cost;
+        budget.items += cost;
         for (severity, line, column, id, message) in mapped.problems {
             diagnostics.push(problem(severity, &found.shown, line, column, id, message));
         }
@@ -534,6 +546,23 @@ fn follow(
         queue.push_back((f, next));
     }
 }
+
+/// What one run may still read: bytes of every source, bytes of Markdown,
+/// Markdown records and bullets, and records and list entries of every
+/// source.
+struct Budget {
+    bytes: u64,
+    markdown_bytes: u64,
+    markdown_items: u64,
+    items: u64,
+}
+
+/// The most bytes of Markdown (ADRs, rule files) that the sources of one
+/// run may hold together (16 MiB, some sixteen thousand ADRs of a page):
+/// prose of distinct words grows some 25 times in memory once indexed, so
+/// this bounds what a hostile folder costs, where [`MAX_MEMORY_BYTES`]
+/// bounds JSON.
+pub const MAX_MARKDOWN_BYTES: u64 = 16 * 1024 * 1024;
 
 /// The most records and bullets (constraints, anti-patterns) that the
 /// Markdown sources of one run may hold together: memory stays proportional
@@ -663,8 +692,8 @@ pub fn read(sources: &Sources, family: Family) -> Result<Read, MemoryError> {
     let label = sources.label();
     let mut memory = Memory::empty(Path::new(&label), family, Vec::new());
     memory.label = Some(label);
-    let mut budget = MAX_MEMORY_BYTES;
-    let mut items = 0u64;
+    let mut budget =
+        Budget { bytes: MAX_MEMORY_BYTES, markdown_bytes: MAX_MARKDOWN_BYTES, markdown_items: 0, items: 0 };
     let mut manifest = String::new();
     let mut all = Vec::new();
     let mut admit = Admit { seen: HashMap::new() };
@@ -687,14 +716,17 @@ pub fn read(sources: &Sources, family: Family) -> Result<Read, MemoryError> {
     for (source, walk) in sources.list.iter().zip(&mut walks) {
         parts.push(match source.kind {
             SourceKind::Json => {
-                let m = Memory::read(&source.path, family)?;
-                // JSON sources count against the run's byte budget too.
-                budget = budget.saturating_sub(m.text.len() as u64);
+                // JSON sources count against the run's budgets too: a file
+                // over what is left of the records and list entries is
+                // refused before it is parsed.
+                let m = Memory::read_counted(&source.path, family, budget.items)?;
+                budget.bytes = budget.bytes.saturating_sub(m.text.len() as u64);
+                budget.items = budget.items.saturating_add(m.items);
                 Part::Json(m)
             }
             _ => {
                 let walk = walk.take().expect("every Markdown source is walked");
-                read_markdown(source, &sources.root, walk, &mut budget, &mut items, &mut seen)?
+                read_markdown(source, &sources.root, walk, &mut budget, &mut seen)?
             }
         });
     }

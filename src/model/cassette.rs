@@ -145,8 +145,24 @@ impl Folder {
         self.dir.join(format!("{key}.json"))
     }
 
-    /// The canonical folder, or `None` when it does not exist.
+    /// The canonical folder, or `None` when it does not exist. A folder
+    /// written inside the repository (the configuration's, always) must
+    /// resolve inside the repository root, every component in turn: a
+    /// linked `cassettes/` never carries a read out of the repository. A
+    /// folder named outside it (`--cassettes /elsewhere`) is read as given.
     fn root(&self) -> Result<Option<PathBuf>, ModelError> {
+        use crate::confine;
+        if let Ok(repository) = confine::repository_root() {
+            if confine::written_inside(&self.dir, &repository) {
+                return match confine::resolve_inside(&repository, &self.dir) {
+                    Ok(root) => Ok(Some(root)),
+                    Err(confine::Refusal::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                    Err(refusal) => {
+                        Err(ModelError::CassetteFolder { path: self.dir.clone(), reason: refusal.to_string() })
+                    }
+                };
+            }
+        }
         match fs::canonicalize(&self.dir) {
             Ok(root) => Ok(Some(root)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -181,7 +197,7 @@ impl Folder {
     /// each read as a cassette. A missing folder lists nothing.
     pub fn list(&self) -> Result<Vec<Listed>, ModelError> {
         let Some(root) = self.root()? else { return Ok(Vec::new()) };
-        let entries = fs::read_dir(&self.dir).map_err(|e| ModelError::Cassette {
+        let entries = fs::read_dir(&root).map_err(|e| ModelError::Cassette {
             path: self.dir.clone(),
             reason: format!("the folder cannot be read: {e}"),
         })?;

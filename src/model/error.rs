@@ -46,6 +46,9 @@ pub enum ModelError {
     /// A cassette file cannot be used.
     #[error("cassette {}: {reason}; delete it and run with --responses record", path.display())]
     Cassette { path: PathBuf, reason: String },
+    /// The cassette folder is refused (it leads outside the repository).
+    #[error("the cassette folder {} does not resolve inside the repository: {reason}", path.display())]
+    CassetteFolder { path: PathBuf, reason: String },
     /// A cassette could not be written.
     #[error("cannot write the cassette {}: {source}", path.display())]
     WriteCassette {
@@ -80,6 +83,7 @@ impl ModelError {
         match self {
             ModelError::MissingCassettes { .. }
             | ModelError::Cassette { .. }
+            | ModelError::CassetteFolder { .. }
             | ModelError::UntrustedEndpoint { .. } => true,
             // Refused by the confinement rule (a linked cassette folder).
             ModelError::WriteCassette { source, .. } => source.kind() == std::io::ErrorKind::InvalidInput,
