@@ -202,6 +202,25 @@ fn bad_input_gets_a_clear_message_and_exit_2() {
     assert!(help.stdout.contains("Exit codes"));
 }
 
+/// Every value of the configuration that cannot be used (`k: 0` on line 4,
+/// `recall: maybe` on line 7) is reported at once, in line order, by every
+/// command that reads the configuration: `validate` as well as `run`.
+#[test]
+fn every_bad_value_of_the_configuration_is_reported_in_line_order() {
+    for command in [&["run"][..], &["validate"], &["context", "--task", "x"]] {
+        let out = Run::new(with(&["--config", "tests/fixtures/config/two_values.yaml"], command)).code(2);
+        let places: Vec<&str> = out
+            .stderr
+            .lines()
+            .filter_map(|l| l.split_once("two_values.yaml:"))
+            .map(|(_, rest)| rest.split(' ').next().unwrap())
+            .collect();
+        assert_eq!(places, ["4:6:", "7:11:"], "{command:?}: {}", out.stderr);
+        assert!(out.stderr.contains("`retrieval.k` must be between 1 and 1000000, found 0"), "{}", out.stderr);
+        assert!(out.stderr.contains("`gate.recall` is `maybe`; use `fail`, `advisory` or `off`"), "{}", out.stderr);
+    }
+}
+
 #[test]
 fn memory_defaults_to_the_config_then_the_usual_names() {
     let dir = tempfile::tempdir().unwrap();
