@@ -221,6 +221,41 @@ fn every_bad_value_of_the_configuration_is_reported_in_line_order() {
     }
 }
 
+/// `run --help` says what the default profile does; it does not stem
+/// (`explain` prints `stem false`).
+#[test]
+fn run_help_does_not_say_the_default_profile_stems() {
+    let help = Run::new(["run", "--help"]).code(0);
+    let default = help.stdout.lines().find(|l| l.trim_start().starts_with("- default:")).expect("the default profile");
+    assert!(default.contains("BM25F"), "{}", help.stdout);
+    assert!(!help.stdout.to_lowercase().contains("stem"), "{}", help.stdout);
+}
+
+/// The shipped binary (`cargo install`, the releases, the image) carries no
+/// debug information and no symbols; the `profiling` build keeps them for
+/// profilers.
+#[test]
+fn the_release_build_is_stripped_and_the_profiling_build_keeps_symbols() {
+    let manifest = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
+    let section = |name: &str| -> Vec<String> {
+        let start = manifest.find(&format!("\n[{name}]\n")).unwrap_or_else(|| panic!("[{name}] in Cargo.toml"));
+        let body = &manifest[start + name.len() + 4..];
+        body[..body.find("\n[").unwrap_or(body.len())].lines().map(|l| l.replace(' ', "")).collect()
+    };
+    let release = section("profile.release");
+    for line in ["strip=true", "debug=false"] {
+        assert!(release.iter().any(|l| l == line), "[profile.release] lacks {line}: {release:?}");
+    }
+    let profiling = section("profile.profiling");
+    for line in ["inherits=\"release\"", "strip=false"] {
+        assert!(profiling.iter().any(|l| l == line), "[profile.profiling] lacks {line}: {profiling:?}");
+    }
+    assert!(
+        profiling.iter().any(|l| l.starts_with("debug=") && l != "debug=false" && l != "debug=0"),
+        "[profile.profiling] keeps no debug information: {profiling:?}"
+    );
+}
+
 #[test]
 fn memory_defaults_to_the_config_then_the_usual_names() {
     let dir = tempfile::tempdir().unwrap();
