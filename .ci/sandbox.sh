@@ -45,14 +45,19 @@ sandbox_enter() {
 }
 
 sandbox_check() {
-  local left
+  local left total
   left="$(
     { (cd "$MNEME_GATE_SANDBOX" && find home -mindepth 1 2>/dev/null)
-      (cd "$MNEME_GATE_TMP" && find . -mindepth 1 2>/dev/null | sed 's|^\./|TMPDIR/|'); } | LC_ALL=C sort | head -n 20
+      (cd "$MNEME_GATE_TMP" && find . -mindepth 1 2>/dev/null | sed 's|^\./|TMPDIR/|'); } | LC_ALL=C sort
   )"
   if [ -n "$left" ]; then
     echo ".ci/run: a step wrote outside the checkout (into HOME or TMPDIR) and left, under $MNEME_GATE_SANDBOX and $MNEME_GATE_TMP:" >&2
-    printf '%s\n' "$left" | sed 's/^/  /' >&2
+    # The first 20 paths, and how many more there are.
+    total="$(printf '%s\n' "$left" | wc -l | tr -d ' ')"
+    printf '%s\n' "$left" | head -n 20 | sed 's/^/  /' >&2
+    if [ "$total" -gt 20 ]; then
+      echo "  ... and $((total - 20)) more" >&2
+    fi
     return 1
   fi
   rm -rf "$MNEME_GATE_SANDBOX" "$MNEME_GATE_TMP"

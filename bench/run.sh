@@ -216,7 +216,7 @@ lines = [
     f"| `run`, {S:,} scenarios × {D:,} decisions (native, {big_size / 2**20:.0f} MiB of input) | {fmt(run_big)} | {mib(run_big[3])} | |",
     f"| parse-only floor (`mneme-gate-dev floor`), same input | {fmt(floor_big)} | {mib(floor_big[3])} | |",
     f"| run / floor | {over_floor:.2f}× | | ≤ 1.5×: {verdict(over_floor <= 1.5, f'{over_floor:.2f}×')} |",
-    f"| `run --profile classic` (issue 26: the token-overlap profile `default` replaced), same input | {fmt(run_classic)} | {mib(run_classic[3])} | |",
+    f"| `run --profile classic` (token overlap, no BM25F), same input | {fmt(run_classic)} | {mib(run_classic[3])} | |",
     f"| `run` (default, BM25F) / `run --profile classic` | {over_classic:.2f}× | | ≤ 1.2×: {verdict(over_classic <= 1.2, f'{over_classic:.2f}×')} |",
     f"| `coverage`, {D:,} decisions × {S:,} scenarios (`--json`) | {fmt(coverage_big)} | {mib(coverage_big[3])} | ≤ 3 s: {verdict(coverage_big[0] <= 3, f'{coverage_big[0]:.2f} s')} |",
     f"| `run --profile mneme`, {MS:,} × {MD:,} (Mneme layout) | {fmt(ours_mn)} | {mib(ours_mn[3])} | |",

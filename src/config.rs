@@ -350,17 +350,24 @@ impl Config {
     }
 
     /// Reads a configuration's text. A file with several mistakes reports
-    /// them all, in line order, after the first: each unknown key or wrong
-    /// value is set aside (its line and the lines indented under it) and the
-    /// rest read again, until the text reads or a syntax error stops it.
+    /// them all, in line order: each unknown key or wrong type is set aside
+    /// (its line and the lines indented under it) and the rest read again,
+    /// until the text reads or a syntax error stops it; then every value
+    /// that reads but cannot be used (a `k` of 0, a rule mode that is no
+    /// mode) is added ([`Config::value_errors`]).
     pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
-        let (mut first, mut recoverable) = match Config::parse_once(path, text) {
-            Ok(config) => return Ok(config),
+        let (first, mut recoverable) = match Config::parse_once(path, text) {
+            Ok(config) => {
+                return match together(config.value_errors()) {
+                    Some(e) => Err(e),
+                    None => Ok(config),
+                }
+            }
             Err(e) => e,
         };
         let mut rest: Vec<String> = text.split('\n').map(str::to_string).collect();
-        let mut more: Vec<ConfigError> = Vec::new();
-        let mut last = first.clone();
+        let mut errors = vec![first.clone()];
+        let mut last = first;
         for _ in 0..MAX_CONFIG_ERRORS {
             let Some(line) = last.line.map(|l| l as usize).filter(|&l| recoverable && l <= rest.len()) else {
                 break;
@@ -375,22 +382,31 @@ impl Config {
                 l.clear();
             }
             match Config::parse_once(path, &rest.join("\n")) {
-                Ok(_) => break,
+                // The rest reads: its values are checked too.
+                Ok(config) => {
+                    errors.extend(config.value_errors());
+                    break;
+                }
                 // A new place: an error set aside does not come back.
-                Err((e, r)) if e.line != first.line && more.iter().all(|m| m.line != e.line) => {
-                    more.push(e.clone());
+                Err((e, r)) if errors.iter().all(|m| m.line != e.line) => {
+                    errors.push(e.clone());
                     (last, recoverable) = (e, r);
                 }
                 Err(_) => break,
             }
         }
-        if !more.is_empty() {
-            more.sort_by_key(|e| (e.line, e.column));
-            for e in more {
-                first.message.push_str(&format!("\n  {e}"));
-            }
-        }
-        Err(first)
+        Err(together(errors).expect("the first error is there"))
+    }
+
+    /// Every value of the file that reads but cannot be used, of the
+    /// retrieval profile, the gate and the limits: all of them, not only
+    /// the first.
+    fn value_errors(&self) -> Vec<ConfigError> {
+        let mut errors = Vec::new();
+        self.file_profile(&mut errors);
+        self.gate_into(&mut errors);
+        self.limits_into(&mut errors);
+        errors
     }
 
     /// [`Config::parse`] up to the first error, and whether the rest of the
@@ -506,25 +522,13 @@ impl Config {
     /// file's overrides belong to the profile the file names, so
     /// `--profile mneme` reproduces Mneme whatever the file tunes.
     pub fn profile(&self, cli_profile: Option<Named>, cli_k: Option<usize>) -> Result<Profile, ConfigError> {
-        let path = self.where_();
-        let retrieval = self.file.retrieval.as_ref();
         let mut profile = match cli_profile {
             Some(named) => Profile::of(named),
             None => {
-                let named = retrieval.and_then(|r| r.profile.as_ref());
-                let named = match named {
-                    None => Named::Default,
-                    Some(s) => Named::parse(&s.value).ok_or_else(|| {
-                        ConfigError::at(
-                            &path,
-                            s,
-                            format!("unknown profile `{}`: use `default`, `classic` or `mneme`", s.value),
-                        )
-                    })?,
-                };
-                let mut p = Profile::of(named);
-                if let Some(r) = retrieval {
-                    apply_overrides(&path, r, &mut p)?;
+                let mut errors = Vec::new();
+                let p = self.file_profile(&mut errors);
+                if let Some(e) = together(errors) {
+                    return Err(e);
                 }
                 p
             }
@@ -537,14 +541,46 @@ impl Config {
         }
         Ok(profile)
     }
+
+    /// The profile the file names, with the file's overrides; each value
+    /// that cannot be used is added to `errors` (an unknown profile name
+    /// to them, and the overrides checked against profile `default`).
+    fn file_profile(&self, errors: &mut Vec<ConfigError>) -> Profile {
+        let path = self.where_();
+        let retrieval = self.file.retrieval.as_ref();
+        let named = match retrieval.and_then(|r| r.profile.as_ref()) {
+            None => Named::Default,
+            Some(s) => Named::parse(&s.value).unwrap_or_else(|| {
+                errors.push(ConfigError::at(
+                    &path,
+                    s,
+                    format!("unknown profile `{}`: use `default`, `classic` or `mneme`", s.value),
+                ));
+                Named::Default
+            }),
+        };
+        let mut p = Profile::of(named);
+        if let Some(r) = retrieval {
+            apply_overrides(&path, r, &mut p, errors);
+        }
+        p
+    }
 }
 
 impl Config {
     /// The gate as configured: the defaults of metrics.md with the file's
     /// modes and tolerances.
     pub fn gate_settings(&self) -> Result<GateSettings, ConfigError> {
+        let mut errors = Vec::new();
+        let settings = self.gate_into(&mut errors);
+        together(errors).map_or(Ok(settings), Err)
+    }
+
+    /// [`Config::gate_settings`], each value that cannot be used added to
+    /// `errors`.
+    fn gate_into(&self, errors: &mut Vec<ConfigError>) -> GateSettings {
         let mut settings = GateSettings::default();
-        let Some(g) = &self.file.gate else { return Ok(settings) };
+        let Some(g) = &self.file.gate else { return settings };
         let path = self.where_();
         let modes = [
             (Rule::Recall, &g.recall),
@@ -571,7 +607,9 @@ impl Config {
         };
         for (rule, value) in modes {
             let Some(v) = value else { continue };
-            settings.set_mode(rule, mode_of(&format!("gate.{rule}"), v, &v.value)?);
+            if let Some(mode) = keep(errors, mode_of(&format!("gate.{rule}"), v, &v.value)) {
+                settings.set_mode(rule, mode);
+            }
         }
         // A threshold turns its rule on, in `fail` mode unless it says.
         let threshold = |rule: Rule, v: &Spanned<Threshold>| -> Result<(f64, RuleMode), ConfigError> {
@@ -598,23 +636,28 @@ impl Config {
             Ok((min, mode))
         };
         if let Some(v) = &g.min_gated_share {
-            let (min, mode) = threshold(Rule::MinGatedShare, v)?;
-            if min > 1.0 {
-                return Err(ConfigError::at(
-                    &path,
-                    v,
-                    format!("`gate.min_gated_share` is a share of the pool: between 0 and 1, found {min}"),
-                ));
+            if let Some((min, mode)) = keep(errors, threshold(Rule::MinGatedShare, v)) {
+                if min > 1.0 {
+                    errors.push(ConfigError::at(
+                        &path,
+                        v,
+                        format!("`gate.min_gated_share` is a share of the pool: between 0 and 1, found {min}"),
+                    ));
+                } else {
+                    settings.set_min_gated_share(min);
+                    settings.set_mode(Rule::MinGatedShare, mode);
+                }
             }
-            settings.set_min_gated_share(min);
-            settings.set_mode(Rule::MinGatedShare, mode);
         }
         if let Some(v) = &g.min_margin {
-            let (min, mode) = threshold(Rule::MinMargin, v)?;
-            let margin =
-                milli(&path, "gate.min_margin", &Spanned { value: min, referenced: v.referenced, defined: v.defined })?;
-            settings.set_min_margin(margin);
-            settings.set_mode(Rule::MinMargin, mode);
+            let margin = threshold(Rule::MinMargin, v).and_then(|(min, mode)| {
+                let min = Spanned { value: min, referenced: v.referenced, defined: v.defined };
+                Ok((milli(&path, "gate.min_margin", &min)?, mode))
+            });
+            if let Some((margin, mode)) = keep(errors, margin) {
+                settings.set_min_margin(margin);
+                settings.set_mode(Rule::MinMargin, mode);
+            }
         }
         let check = |key: &str, v: &Spanned<f64>| -> Result<f64, ConfigError> {
             if v.value.is_finite() && (0.0..=1.0).contains(&v.value) {
@@ -623,8 +666,7 @@ impl Config {
                 Err(ConfigError::at(&path, v, format!("`{key}` must be between 0 and 1, found {}", v.value)))
             }
         };
-        if let Some(v) = &g.tolerance {
-            let t = check("gate.tolerance", v)?;
+        if let Some(t) = g.tolerance.as_ref().and_then(|v| keep(errors, check("gate.tolerance", v))) {
             for (metric, _) in SUITE_MEANS {
                 settings.set_tolerance(metric, t);
             }
@@ -639,17 +681,37 @@ impl Config {
                 ("ungoverned_injection_rate", &t.ungoverned_injection_rate),
             ];
             for (metric, value) in each {
-                if let Some(v) = value {
-                    settings.set_tolerance(metric, check(&format!("gate.tolerances.{metric}"), v)?);
+                if let Some(t) =
+                    value.as_ref().and_then(|v| keep(errors, check(&format!("gate.tolerances.{metric}"), v)))
+                {
+                    settings.set_tolerance(metric, t);
                 }
             }
         }
-        Ok(settings)
+        settings
     }
 }
 
 /// The most errors a configuration file reports.
 const MAX_CONFIG_ERRORS: usize = 20;
+
+/// The errors of one configuration as one, in line order: the first with
+/// its place, each other on a line of its own under it; `None` when there
+/// are none.
+fn together(mut errors: Vec<ConfigError>) -> Option<ConfigError> {
+    errors.sort_by_key(|e| (e.line.is_none(), e.line, e.column));
+    let mut errors = errors.into_iter();
+    let mut first = errors.next()?;
+    for e in errors {
+        first.message.push_str(&format!("\n  {e}"));
+    }
+    Some(first)
+}
+
+/// The value of `result`, or `None` with its error added to `errors`.
+fn keep<T>(errors: &mut Vec<ConfigError>, result: Result<T, ConfigError>) -> Option<T> {
+    result.map_err(|e| errors.push(e)).ok()
+}
 
 /// Whether a serde-saphyr error is about one key or value (an unknown key,
 /// a wrong type or value, a key set twice), after which the rest of the
@@ -768,76 +830,82 @@ fn milli(path: &Path, key: &str, v: &Spanned<f64>) -> Result<Milli, ConfigError>
         .map_err(|e| ConfigError::at(path, v, format!("`{key}`: {e}; use at most three decimal places")))
 }
 
-fn apply_overrides(path: &Path, r: &RetrievalConfig, p: &mut Profile) -> Result<(), ConfigError> {
+/// The file's `retrieval:` over the profile `p`; each value that cannot be
+/// used is added to `errors` and leaves the profile's own.
+fn apply_overrides(path: &Path, r: &RetrievalConfig, p: &mut Profile, errors: &mut Vec<ConfigError>) {
     if let Some(k) = &r.k {
         if k.value < 1 || k.value > 1_000_000 {
-            return Err(ConfigError::at(
+            errors.push(ConfigError::at(
                 path,
                 k,
                 format!("`retrieval.k` must be between 1 and 1000000, found {}", k.value),
             ));
+        } else {
+            p.k = k.value as usize;
         }
-        p.k = k.value as usize;
     }
-    if let Some(v) = &r.min_score {
-        p.min_score = milli(path, "retrieval.min_score", v)?;
+    if let Some(v) = r.min_score.as_ref().and_then(|v| keep(errors, milli(path, "retrieval.min_score", v))) {
+        p.min_score = v;
     }
-    if let Some(v) = &r.tag_boost {
-        p.tag_boost = milli(path, "retrieval.tag_boost", v)?;
+    if let Some(v) = r.tag_boost.as_ref().and_then(|v| keep(errors, milli(path, "retrieval.tag_boost", v))) {
+        p.tag_boost = v;
     }
     if let Some(v) = &r.min_token_len {
         if v.value < 1 || v.value > 64 {
-            return Err(ConfigError::at(
+            errors.push(ConfigError::at(
                 path,
                 v,
                 format!("`retrieval.min_token_len` must be between 1 and 64, found {}", v.value),
             ));
+        } else {
+            p.min_token_len = v.value as usize;
         }
-        p.min_token_len = v.value as usize;
     }
     if let Some(stem) = r.stem {
         p.stem = stem;
     }
     if let Some(c) = &r.bm25f {
         let name = p.name;
-        let Some(b) = p.bm25f.as_mut() else {
+        if let Some(b) = p.bm25f.as_mut() {
+            let slots = [
+                (&c.k1, &mut b.k1, "k1", 0, 1_000_000),
+                (&c.b, &mut b.b, "b", 0, 1000),
+                (&c.path_weight, &mut b.path_weight, "path_weight", 0, 1_000_000),
+                (&c.path_max_df, &mut b.path_max_df, "path_max_df", 0, 1000),
+            ];
+            for (given, slot, key, lo, hi) in slots {
+                let Some(v) = given else { continue };
+                let key = format!("retrieval.bm25f.{key}");
+                let Some(value) = keep(errors, milli(path, &key, v)) else { continue };
+                if value.0 < lo || value.0 > hi {
+                    errors.push(ConfigError::at(
+                        path,
+                        v,
+                        format!("`{key}` must be between {} and {}, found {}", Milli(lo), Milli(hi), value),
+                    ));
+                    continue;
+                }
+                *slot = value;
+            }
+        } else {
             let at = [&c.k1, &c.b, &c.path_weight, &c.path_max_df].into_iter().flatten().next();
             let message = format!("`retrieval.bm25f`: profile `{name}` is not BM25F; only profile `default` is");
-            return Err(match at {
+            errors.push(match at {
                 Some(v) => ConfigError::at(path, v, message),
                 None => ConfigError::usage(message),
             });
-        };
-        let slots = [
-            (&c.k1, &mut b.k1, "k1", 0, 1_000_000),
-            (&c.b, &mut b.b, "b", 0, 1000),
-            (&c.path_weight, &mut b.path_weight, "path_weight", 0, 1_000_000),
-            (&c.path_max_df, &mut b.path_max_df, "path_max_df", 0, 1000),
-        ];
-        for (given, slot, key, lo, hi) in slots {
-            let Some(v) = given else { continue };
-            let key = format!("retrieval.bm25f.{key}");
-            let value = milli(path, &key, v)?;
-            if value.0 < lo || value.0 > hi {
-                return Err(ConfigError::at(
-                    path,
-                    v,
-                    format!("`{key}` must be between {} and {}, found {}", Milli(lo), Milli(hi), value),
-                ));
-            }
-            *slot = value;
         }
     }
     if let Some(v) = &r.skip_chores {
         let name = p.name;
-        let Some(b) = p.bm25f.as_mut() else {
-            return Err(ConfigError::at(
+        match p.bm25f.as_mut() {
+            Some(b) => b.skip_chores = v.value,
+            None => errors.push(ConfigError::at(
                 path,
                 v,
                 format!("`retrieval.skip_chores`: profile `{name}` has no chore rule; only profile `default` does"),
-            ));
-        };
-        b.skip_chores = v.value;
+            )),
+        }
     }
     if let Some(w) = &r.weights {
         let slots = [
@@ -848,8 +916,10 @@ fn apply_overrides(path: &Path, r: &RetrievalConfig, p: &mut Profile) -> Result<
             (&w.content, &mut p.weights.content, "content"),
         ];
         for (given, slot, name) in slots {
-            if let Some(v) = given {
-                *slot = milli(path, &format!("retrieval.weights.{name}"), v)?;
+            if let Some(v) =
+                given.as_ref().and_then(|v| keep(errors, milli(path, &format!("retrieval.weights.{name}"), v)))
+            {
+                *slot = v;
             }
         }
         let sections = [
@@ -862,13 +932,14 @@ fn apply_overrides(path: &Path, r: &RetrievalConfig, p: &mut Profile) -> Result<
         for (given, name) in sections {
             let Some(v) = given else { continue };
             let key = format!("retrieval.weights.{name}");
-            let value = milli(path, &key, v)?;
+            let Some(value) = keep(errors, milli(path, &key, v)) else { continue };
             let Some(b) = p.bm25f.as_mut() else {
-                return Err(ConfigError::at(
+                errors.push(ConfigError::at(
                     path,
                     v,
                     format!("`{key}`: profile `{}` does not score ADR sections; only profile `default` does", p.name),
                 ));
+                continue;
             };
             let slot = match name {
                 "summary" => &mut b.sections.summary,
@@ -880,17 +951,24 @@ fn apply_overrides(path: &Path, r: &RetrievalConfig, p: &mut Profile) -> Result<
             *slot = value;
         }
     }
-    Ok(())
 }
 
 impl Config {
     /// The suite's reading limits: the defaults, with the file's `limits:`.
     pub fn suite_limits(&self) -> Result<SuiteLimits, ConfigError> {
+        let mut errors = Vec::new();
+        let limits = self.limits_into(&mut errors);
+        together(errors).map_or(Ok(limits), Err)
+    }
+
+    /// [`Config::suite_limits`], each value that cannot be used added to
+    /// `errors`.
+    fn limits_into(&self, errors: &mut Vec<ConfigError>) -> SuiteLimits {
         /// Reading is recursive, so nesting beyond this could exhaust a
         /// worker thread's stack.
         const DEEPEST: u64 = 128;
         let mut limits = SuiteLimits::default();
-        let Some(l) = &self.file.limits else { return Ok(limits) };
+        let Some(l) = &self.file.limits else { return limits };
         let path = self.where_();
         let at_least_one = |key: &str, v: &Spanned<u64>| -> Result<u64, ConfigError> {
             if v.value == 0 {
@@ -899,11 +977,14 @@ impl Config {
             Ok(v.value)
         };
         let size = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-        if let Some(v) = &l.max_response_bytes {
-            limits.max_response_bytes = at_least_one("max_response_bytes", v)?;
+        if let Some(v) = l.max_response_bytes.as_ref().and_then(|v| keep(errors, at_least_one("max_response_bytes", v)))
+        {
+            limits.max_response_bytes = v;
         }
-        if let Some(v) = &l.max_suite_file_bytes {
-            limits.max_suite_file_bytes = at_least_one("max_suite_file_bytes", v)?;
+        if let Some(v) =
+            l.max_suite_file_bytes.as_ref().and_then(|v| keep(errors, at_least_one("max_suite_file_bytes", v)))
+        {
+            limits.max_suite_file_bytes = v;
         }
         if let Some(y) = &l.yaml {
             let YamlLimits { alias_factor, min_alias_nodes, min_alias_bytes, max_depth } = &mut limits.yaml;
@@ -918,18 +999,18 @@ impl Config {
                 *min_alias_bytes = size(v.value);
             }
             if let Some(v) = &y.max_depth {
-                let depth = at_least_one("yaml.max_depth", v)?;
-                if depth > DEEPEST {
-                    return Err(ConfigError::at(
+                match keep(errors, at_least_one("yaml.max_depth", v)) {
+                    Some(depth) if depth > DEEPEST => errors.push(ConfigError::at(
                         &path,
                         v,
                         format!("`limits.yaml.max_depth` is {depth}; at most {DEEPEST} (deeper nesting could exhaust a worker thread's stack)"),
-                    ));
+                    )),
+                    Some(depth) => *max_depth = size(depth),
+                    None => {}
                 }
-                *max_depth = size(depth);
             }
         }
-        Ok(limits)
+        limits
     }
 }
 
@@ -974,6 +1055,24 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("\n  mneme-gate.yaml:5:3: unknown field `colour`"), "{text}");
+        // Values that read but cannot be used, of every section, come with
+        // the keys set aside, in line order.
+        let e = parse("retrieval:\n  profile: bm25\n  k: 0\n  weights:\n    title: 1.0005\nbogus: 1\ngate:\n  recall: maybe\n  tolerance: 2\nlimits:\n  max_response_bytes: 0\n").unwrap_err();
+        let text = e.to_string();
+        let places: Vec<&str> = text.lines().map(|l| l.trim_start().split(' ').next().unwrap()).collect();
+        assert_eq!(
+            places,
+            [
+                "mneme-gate.yaml:2:12:",
+                "mneme-gate.yaml:3:6:",
+                "mneme-gate.yaml:5:12:",
+                "mneme-gate.yaml:6:1:",
+                "mneme-gate.yaml:8:11:",
+                "mneme-gate.yaml:9:14:",
+                "mneme-gate.yaml:11:23:"
+            ],
+            "{text}"
+        );
         // A syntax error stops the reading: nothing after it is guessed.
         let e = parse("memory: m.json\nbogus: 1\nscenarios: [s\nbaseline: b.json\n").unwrap_err();
         assert_eq!(e.line, Some(2), "{e}");
@@ -1011,12 +1110,12 @@ mod tests {
 
     #[test]
     fn bad_values_point_at_their_line() {
-        let e = parse("retrieval:\n  weights:\n    title: 1.0005\n").unwrap().profile(None, None).unwrap_err();
+        let e = parse("retrieval:\n  weights:\n    title: 1.0005\n").unwrap_err();
         assert_eq!((e.line, e.column), (Some(3), Some(12)), "{e}");
         assert!(e.message.contains("three decimal places"));
-        let e = parse("retrieval:\n  profile: bm25\n").unwrap().profile(None, None).unwrap_err();
+        let e = parse("retrieval:\n  profile: bm25\n").unwrap_err();
         assert_eq!(e.line, Some(2));
-        let e = parse("retrieval:\n  k: 0\n").unwrap().profile(None, None).unwrap_err();
+        let e = parse("retrieval:\n  k: 0\n").unwrap_err();
         assert!(e.message.contains("between 1"), "{e}");
         let e = parse("retrieval: [1, 2\n").unwrap_err();
         assert!(e.line.is_some(), "{e}");
@@ -1037,10 +1136,10 @@ mod tests {
         assert_eq!(parse("").unwrap().gate_settings().unwrap(), GateSettings::default());
         assert_eq!(GateSettings::default().mode(Rule::SuiteMeans), RuleMode::Advisory);
 
-        let e = parse("gate:\n  recall: warn\n").unwrap().gate_settings().unwrap_err();
+        let e = parse("gate:\n  recall: warn\n").unwrap_err();
         assert_eq!(e.line, Some(2), "{e}");
         assert!(e.message.contains("use `fail`, `advisory` or `off`"), "{e}");
-        let e = parse("gate:\n  tolerance: 2\n").unwrap().gate_settings().unwrap_err();
+        let e = parse("gate:\n  tolerance: 2\n").unwrap_err();
         assert!(e.message.contains("between 0 and 1"), "{e}");
         let e = parse("gate:\n  fals_positive: fail\n").unwrap_err();
         // The place, every valid name, and the one it most likely meant.
@@ -1049,7 +1148,7 @@ mod tests {
         assert!(e.message.contains(&format!("unknown field `fals_positive`, expected one of {names}")), "{e}");
         assert!(e.message.contains("(did you mean `false_positive`?)"), "{e}");
         assert!(e.to_string().starts_with("mneme-gate.yaml:2:3: unknown field"), "{e}");
-        let e = parse("gate:\n  recall: advisry\n").unwrap().gate_settings().unwrap_err();
+        let e = parse("gate:\n  recall: advisry\n").unwrap_err();
         assert!(e.message.ends_with("use `fail`, `advisory` or `off` (did you mean `advisory`?)"), "{e}");
         // Far from every name: no guess.
         let e = parse("gate:\n  colour: fail\n").unwrap_err();
@@ -1092,17 +1191,17 @@ mod tests {
         assert_eq!((g.mode(Rule::MinMargin), g.min_margin()), (RuleMode::Advisory, Milli(2000)));
         assert_eq!((g.mode(Rule::MinGatedShare), g.min_gated_share()), (RuleMode::Fail, 0.5));
 
-        let e = parse("gate:\n  min_gated_share: 1.5\n").unwrap().gate_settings().unwrap_err();
+        let e = parse("gate:\n  min_gated_share: 1.5\n").unwrap_err();
         assert_eq!(e.line, Some(2), "{e}");
         assert!(e.message.contains("between 0 and 1"), "{e}");
-        let e = parse("gate:\n  min_margin: -1\n").unwrap().gate_settings().unwrap_err();
+        let e = parse("gate:\n  min_margin: -1\n").unwrap_err();
         assert!(e.message.contains("at least 0"), "{e}");
-        let e = parse("gate:\n  min_margin: 0.0005\n").unwrap().gate_settings().unwrap_err();
+        let e = parse("gate:\n  min_margin: 0.0005\n").unwrap_err();
         assert!(e.message.contains("three decimal places"), "{e}");
-        let e = parse("gate:\n  min_margin: {min: 1, mode: warn}\n").unwrap().gate_settings().unwrap_err();
+        let e = parse("gate:\n  min_margin: {min: 1, mode: warn}\n").unwrap_err();
         assert_eq!(e.line, Some(2), "{e}");
         assert!(e.message.contains("`gate.min_margin.mode` is `warn`"), "{e}");
-        let e = parse("gate:\n  no_new_ungated: yes\n").unwrap().gate_settings().unwrap_err();
+        let e = parse("gate:\n  no_new_ungated: yes\n").unwrap_err();
         assert!(e.message.contains("use `fail`, `advisory` or `off`"), "{e}");
         assert!(parse("gate:\n  min_margin: {min: 1, mod: fail}\n").is_err());
         assert!(parse("gate:\n  min_margin: lots\n").is_err());
@@ -1208,12 +1307,12 @@ mod tests {
             .unwrap();
         assert_eq!((l.max_response_bytes, l.yaml.alias_factor, l.yaml.max_depth), (10, 0, 12));
         assert_eq!(l.max_suite_file_bytes, SuiteLimits::MAX_SUITE_FILE_BYTES);
-        let e = parse("limits:\n  yaml:\n    max_depth: 100000\n").unwrap().suite_limits().unwrap_err();
+        let e = parse("limits:\n  yaml:\n    max_depth: 100000\n").unwrap_err();
         assert!(
             e.to_string().starts_with("mneme-gate.yaml:3:16: `limits.yaml.max_depth` is 100000; at most 128"),
             "{e}"
         );
-        let e = parse("limits:\n  max_response_bytes: 0\n").unwrap().suite_limits().unwrap_err();
+        let e = parse("limits:\n  max_response_bytes: 0\n").unwrap_err();
         assert!(e.to_string().contains("`limits.max_response_bytes` must be at least 1"), "{e}");
         assert!(parse("limits:\n  max_respons_bytes: 1\n").is_err(), "unknown keys are refused");
     }

@@ -202,6 +202,60 @@ fn bad_input_gets_a_clear_message_and_exit_2() {
     assert!(help.stdout.contains("Exit codes"));
 }
 
+/// Every value of the configuration that cannot be used (`k: 0` on line 4,
+/// `recall: maybe` on line 7) is reported at once, in line order, by every
+/// command that reads the configuration: `validate` as well as `run`.
+#[test]
+fn every_bad_value_of_the_configuration_is_reported_in_line_order() {
+    for command in [&["run"][..], &["validate"], &["context", "--task", "x"]] {
+        let out = Run::new(with(&["--config", "tests/fixtures/config/two_values.yaml"], command)).code(2);
+        let places: Vec<&str> = out
+            .stderr
+            .lines()
+            .filter_map(|l| l.split_once("two_values.yaml:"))
+            .map(|(_, rest)| rest.split(' ').next().unwrap())
+            .collect();
+        assert_eq!(places, ["4:6:", "7:11:"], "{command:?}: {}", out.stderr);
+        assert!(out.stderr.contains("`retrieval.k` must be between 1 and 1000000, found 0"), "{}", out.stderr);
+        assert!(out.stderr.contains("`gate.recall` is `maybe`; use `fail`, `advisory` or `off`"), "{}", out.stderr);
+    }
+}
+
+/// `run --help` says what the default profile does; it does not stem
+/// (`explain` prints `stem false`).
+#[test]
+fn run_help_does_not_say_the_default_profile_stems() {
+    let help = Run::new(["run", "--help"]).code(0);
+    let default = help.stdout.lines().find(|l| l.trim_start().starts_with("- default:")).expect("the default profile");
+    assert!(default.contains("BM25F"), "{}", help.stdout);
+    assert!(!help.stdout.to_lowercase().contains("stem"), "{}", help.stdout);
+}
+
+/// The shipped binary (`cargo install`, the releases, the image) carries no
+/// debug information and no symbols; the `profiling` build keeps them for
+/// profilers.
+#[test]
+fn the_release_build_is_stripped_and_the_profiling_build_keeps_symbols() {
+    let manifest = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
+    let section = |name: &str| -> Vec<String> {
+        let start = manifest.find(&format!("\n[{name}]\n")).unwrap_or_else(|| panic!("[{name}] in Cargo.toml"));
+        let body = &manifest[start + name.len() + 4..];
+        body[..body.find("\n[").unwrap_or(body.len())].lines().map(|l| l.replace(' ', "")).collect()
+    };
+    let release = section("profile.release");
+    for line in ["strip=true", "debug=false"] {
+        assert!(release.iter().any(|l| l == line), "[profile.release] lacks {line}: {release:?}");
+    }
+    let profiling = section("profile.profiling");
+    for line in ["inherits=\"release\"", "strip=false"] {
+        assert!(profiling.iter().any(|l| l == line), "[profile.profiling] lacks {line}: {profiling:?}");
+    }
+    assert!(
+        profiling.iter().any(|l| l.starts_with("debug=") && l != "debug=false" && l != "debug=0"),
+        "[profile.profiling] keeps no debug information: {profiling:?}"
+    );
+}
+
 #[test]
 fn memory_defaults_to_the_config_then_the_usual_names() {
     let dir = tempfile::tempdir().unwrap();
