@@ -17,8 +17,12 @@ written in rather than of any one repository's words:
   specification's "documentation only" and "changes that do not affect the
   meaning of the code"), or of any type with the scope `deps`;
 - a word that names a typo (`typo`, `typos`, `spelling`, `misspelled`, ...);
-- a dependency bump as Dependabot and Renovate write it (`bump`, `bumps`,
-  `bumped`, `dependabot`);
+  a word is a run of letters, digits, `-` and `_`, so "typo-tolerant
+  search" names none;
+- a dependency bump as Dependabot and Renovate write it: `bump`, `bumps` or
+  `bumped` with a version (`2.32.0`, `v4`) or a `from ... to ...`, or the
+  word `dependabot` (not "bump the base image and deploy it", which a
+  decision about images may well govern);
 - a word that names formatting (`whitespace`, `formatting`, `formatted`,
   `reformat`, `prettier`, `rustfmt`, `gofmt`, `indentation`), or `format`,
   `fmt` or `lint` as the task's first word (an imperative "Format the
@@ -68,7 +72,9 @@ impl Chore {
 }
 
 const TYPO: &[&str] = &["typo", "typos", "spelling", "misspelling", "misspellings", "misspelled", "misspelt"];
-const DEPENDENCY: &[&str] = &["bump", "bumps", "bumped", "dependabot"];
+/// A bump is a chore with a version or a `from ... to ...` beside it.
+const BUMP: &[&str] = &["bump", "bumps", "bumped"];
+const DEPENDENCY: &[&str] = &["dependabot"];
 const FORMATTING: &[&str] = &[
     "whitespace",
     "formatting",
@@ -98,8 +104,7 @@ const DOCS_SUBJECT: &[&str] = &["docs", "documentation", "readme"];
 pub fn of_query(task: &str, file: Option<&str>) -> Option<Chore> {
     of(task).or_else(|| {
         let lower = task.to_lowercase();
-        let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
-        if names_a_decision(&words) {
+        if names_a_decision(&words_of(&lower)) {
             return None;
         }
         file.and_then(of_file)
@@ -127,10 +132,29 @@ pub fn of_file(path: &str) -> Option<Chore> {
     }
 }
 
+/// The words of a lower-cased text: runs of letters, digits, `-` and `_`,
+/// without `-` and `_` at their ends ("typo-tolerant" is one word).
+fn words_of(lower: &str) -> Vec<&str> {
+    lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+        .map(|w| w.trim_matches(['-', '_']))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// A version as a bump names it: `2.32.0`, `1.4`, `v4`, `v2.1`.
+fn is_version(piece: &str) -> bool {
+    let digits = piece.strip_prefix('v').unwrap_or(piece);
+    !digits.is_empty()
+        && digits.starts_with(|c: char| c.is_ascii_digit())
+        && digits.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && (piece.starts_with('v') || digits.contains('.'))
+}
+
 /// The chore `task` is, if it is one.
 pub fn of(task: &str) -> Option<Chore> {
     let lower = task.to_lowercase();
-    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let words = words_of(&lower);
     if names_a_decision(&words) {
         return None;
     }
@@ -140,6 +164,14 @@ pub fn of(task: &str) -> Option<Chore> {
     let has = |list: &[&str]| words.iter().any(|w| list.contains(w));
     if has(TYPO) {
         return Some(Chore::Typo);
+    }
+    if let Some(at) = words.iter().position(|w| BUMP.contains(w)) {
+        let after = &words[at + 1..];
+        let from_to = after.iter().position(|w| *w == "from").is_some_and(|f| after[f..].contains(&"to"));
+        let version = lower.split_whitespace().any(|p| is_version(p.trim_matches(|c: char| !c.is_alphanumeric())));
+        if from_to || version {
+            return Some(Chore::Dependency);
+        }
     }
     if has(DEPENDENCY) {
         return Some(Chore::Dependency);
@@ -159,10 +191,10 @@ pub fn of(task: &str) -> Option<Chore> {
 pub fn named_by(title: &str) -> u8 {
     let lower = title.to_lowercase();
     let mut bits = 0;
-    for w in lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+    for w in words_of(&lower) {
         let kinds = [
             (Chore::Typo, TYPO.contains(&w)),
-            (Chore::Dependency, DEPENDENCY.contains(&w) || DEPENDENCY_SUBJECT.contains(&w)),
+            (Chore::Dependency, BUMP.contains(&w) || DEPENDENCY.contains(&w) || DEPENDENCY_SUBJECT.contains(&w)),
             (Chore::Changelog, CHANGELOG.contains(&w)),
             (Chore::Formatting, FORMATTING.contains(&w) || FORMATTING_TITLE.contains(&w)),
             (Chore::Docs, DOCS_SUBJECT.contains(&w)),
@@ -176,12 +208,14 @@ pub fn named_by(title: &str) -> u8 {
     bits
 }
 
-/// `ADR-12`, `adr 12`, `ADR0012`: the words of the task name a decision.
+/// `ADR-12`, `adr 12`, `ADR0012`, `adr_7`: the words of the task name a
+/// decision.
 fn names_a_decision(words: &[&str]) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     words.iter().enumerate().any(|(i, w)| {
         w.strip_prefix("adr").is_some_and(|rest| {
-            (!rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()))
-                || (rest.is_empty() && words.get(i + 1).is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit())))
+            let rest = rest.trim_start_matches(['-', '_']);
+            digits(rest) || (rest.is_empty() && words.get(i + 1).is_some_and(|n| digits(n)))
         })
     })
 }
@@ -218,6 +252,10 @@ mod tests {
             ("Fixed a typo (#650)", Some(Chore::Typo)),
             ("Spelling and formatting in football match stats", Some(Chore::Typo)),
             ("Bump requests from 2.31.0 to 2.32.0 in /terraform/lambda", Some(Chore::Dependency)),
+            ("Bump actions/github-script from 8 to 9", Some(Chore::Dependency)),
+            ("Bump serde to 1.0.200", Some(Chore::Dependency)),
+            ("bumped checkout to v4", Some(Chore::Dependency)),
+            ("Dependabot: weekly updates", Some(Chore::Dependency)),
             ("chore(deps): update kong/kong-mesh to 0.5.0", Some(Chore::Dependency)),
             ("build(deps-dev): update eslint", Some(Chore::Dependency)),
             ("whitespace changes", Some(Chore::Formatting)),
@@ -268,6 +306,9 @@ mod tests {
             "fix(payments): retry the ledger call",
             "Use a lint rule to forbid direct database access",
             "Reformat the ledger client per ADR-0005",
+            "Bump the Go base image in the Dockerfile and deploy the new image",
+            "Add typo-tolerant product search with facets",
+            "Fix misspelled_field parsing",
             "Fix the spelling of PaymentId as adr 12 says",
             "docs",
             ": nothing",

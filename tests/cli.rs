@@ -93,7 +93,7 @@ fn context_json_has_ids_scores_ranks_profile_and_block() {
     insta::assert_snapshot!("context_json", out.stdout);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["retrieved"][0]["id"], "ADR-002");
-    assert_eq!(v["retrieved"][0]["score"], 11.261);
+    assert_eq!(v["retrieved"][0]["score"], 22.681);
     assert_eq!(v["profile"]["k"], 3);
 }
 
@@ -118,7 +118,7 @@ fn explain_table_and_json() {
 fn explain_prints_the_effective_profile_from_the_config() {
     let out = Run::new(with(&["--config", "tests/fixtures/config/tuned.yaml", "explain"], &REFUND)).code(0);
     assert!(out.stdout.contains("profile: default (k=1, weights.content=10.0)"), "{}", out.stdout);
-    assert!(out.stdout.contains("retrieved: ADR-002\n") && out.stdout.contains("14.235"), "{}", out.stdout);
+    assert!(out.stdout.contains("retrieved: ADR-002\n") && out.stdout.contains("35.586"), "{}", out.stdout);
 }
 
 #[test]
@@ -138,7 +138,7 @@ fn retrieve_reads_standard_input_and_honours_k() {
     let out = Run::new(["retrieve", "--memory", SMALL, "--queries", "-", "--k", "1"])
         .stdin("{\"id\": \"q\", \"task\": \"payments ledger refunds\"}\n")
         .code(0);
-    assert_eq!(out.stdout, "{\"id\":\"q\",\"retrieved\":[{\"id\":\"ADR-002\",\"score\":19.534}]}\n");
+    assert_eq!(out.stdout, "{\"id\":\"q\",\"retrieved\":[{\"id\":\"ADR-002\",\"score\":43.046}]}\n");
 }
 
 #[test]
@@ -605,4 +605,34 @@ fn run_profile_mneme_reports_benign_scenarios() {
     .run();
     assert!(!out.stdout.contains("FALSE_POSITIVE") && !out.stdout.contains("benign scenario"), "{}", out.stdout);
     assert!(out.stderr.contains("`scenario_type` is not supported by mneme-gate"), "{}", out.stderr);
+}
+
+#[test]
+fn a_chore_gets_nothing_unless_the_configuration_turns_the_rule_off() {
+    let chore = ["--task", "Fix a typo in the refund endpoint that reverses the payment"];
+    let out = Run::new(with(&["context", "--memory", SMALL], &chore)).code(0);
+    assert_eq!(out.stdout, "");
+    assert!(out.stderr.contains("the task is a typo fix"), "{}", out.stderr);
+    let out = Run::new(with(&["explain", "--memory", SMALL, "--json"], &chore)).code(0);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["retrieved"], serde_json::json!([]));
+    assert_eq!(v["profile"]["bm25f"]["skip_chores"], true);
+    let chored: Vec<&str> = v["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["reason"] == "chore")
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(chored.first(), Some(&"ADR-002"), "{}", out.stdout);
+    // `skip_chores: false` ranks it as any task.
+    let out = Run::new(with(&["--config", "tests/fixtures/config/chores_ranked.yaml", "context"], &chore)).code(0);
+    assert!(out.stdout.contains("[ADR-002]"), "{}", out.stdout);
+    // Only profile default has the rule: set under classic, it is an error at its line.
+    let out = Run::new(with(&["--config", "tests/fixtures/config/chores_classic.yaml", "context"], &chore)).code(2);
+    assert!(
+        out.stderr.contains("chores_classic.yaml:4:16") && out.stderr.contains("`retrieval.skip_chores`"),
+        "{}",
+        out.stderr
+    );
 }

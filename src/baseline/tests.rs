@@ -114,17 +114,17 @@ fn incompatible_settings_are_named() {
     let found = incompatibilities(&b, &now);
     assert_eq!(found.len(), 3, "{found:?}");
     assert!(found[0].starts_with("k: the baseline has 3, this run 5"));
-    assert!(found.iter().any(|f| f.contains("weights.title: the baseline used 3, this run 2")), "{found:?}");
+    assert!(found.iter().any(|f| f.contains("weights.title: the baseline used 5, this run 2")), "{found:?}");
 }
 
 #[test]
 fn bm25f_constants_are_part_of_the_settings() {
     let b = bundled();
     let constants = b.fingerprint.profile.bm25f.clone().expect("the bundled baseline is pinned under default");
-    assert_eq!(constants.get("k1"), Some(&1.2));
+    assert_eq!(constants.get("k1"), Some(&10.0));
     let mut now = b.clone();
     now.fingerprint.profile.bm25f.as_mut().unwrap().insert("k1".into(), 2.0);
-    assert_eq!(incompatibilities(&b, &now), ["profile bm25f.k1: the baseline used 1.2, this run 2"]);
+    assert_eq!(incompatibilities(&b, &now), ["profile bm25f.k1: the baseline used 10, this run 2"]);
     now.fingerprint.profile.bm25f = None;
     assert_eq!(incompatibilities(&b, &now).len(), constants.len(), "a classic run against a default baseline");
 }

@@ -59,8 +59,8 @@ pub fn text(e: &Explanation, width: Option<usize>) -> String {
         let sw = &b.sections;
         line(
             format!(
-                "         sections summary {} decision {} context {} options {} consequences {}; bm25f k1 {} b {}; path_weight {} path_max_df {}",
-                sw.summary, sw.decision, sw.context, sw.options, sw.consequences, b.k1, b.b, b.path_weight, b.path_max_df
+                "         sections summary {} decision {} context {} options {} consequences {}; bm25f k1 {} b {}; path_weight {} path_max_df {}; skip_chores {}",
+                sw.summary, sw.decision, sw.context, sw.options, sw.consequences, b.k1, b.b, b.path_weight, b.path_max_df, b.skip_chores
             ),
             0,
         );

@@ -159,7 +159,8 @@ pub struct ProfileFingerprint {
     pub k: usize,
     pub min_score: f64,
     /// Profile `default` (BM25F): its other constants (`k1`, `b`,
-    /// `path_weight`, `path_max_df`, `weights.summary`, ...); absent for
+    /// `path_weight`, `path_max_df`, `weights.summary`, ..., and
+    /// `skip_chores`, 1 when a chore retrieves nothing, else 0); absent for
     /// profiles `classic` and `mneme`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bm25f: Option<std::collections::BTreeMap<String, f64>>,
@@ -202,6 +203,7 @@ impl ProfileFingerprint {
                 for f in crate::profile::Field::SECTIONS {
                     m.insert(format!("weights.{}", f.name()), b.section(f).as_f64());
                 }
+                m.insert("skip_chores".to_string(), if b.skip_chores { 1.0 } else { 0.0 });
                 m
             }),
         }

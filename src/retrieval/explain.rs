@@ -136,7 +136,8 @@ impl Index {
             } else if scope == ScopeCheck::OutOfScope {
                 Some("out_of_scope")
             } else if let (Some(chore), Some(at)) = (retrieval.chore, within_k.get(&d)) {
-                detail = Some(format!("rank {at} of the ranking; the task is {}, so nothing is retrieved", chore.word()));
+                detail =
+                    Some(format!("rank {at} of the ranking; the task is {}, so nothing is retrieved", chore.word()));
                 Some("chore")
             } else if rank_of.contains_key(&d) || (retrieval.empty_query && self.profile.family == Family::Mneme) {
                 Some("beyond_k")

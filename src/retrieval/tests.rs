@@ -588,9 +588,15 @@ fn bm25_retrieves_nothing_for_a_chore() {
     assert!(p.score.unwrap() > ix.profile().min_score);
     // An edit of the root README is a documentation chore; a deeper one is not.
     assert!(ix.retrieve(Query { task: "payments ledger client", file: Some("README.md") }).hits.is_empty());
-    assert!(!ix.retrieve(Query { task: "payments ledger client", file: Some("docs/payments/README.md") }).hits.is_empty());
+    assert!(!ix
+        .retrieve(Query { task: "payments ledger client", file: Some("docs/payments/README.md") })
+        .hits
+        .is_empty());
     // Naming a decision's number makes it no chore.
-    assert!(!ix.retrieve(Query { task: "Fix a typo in the payments ledger client, ADR 12", file: None }).hits.is_empty());
+    assert!(!ix
+        .retrieve(Query { task: "Fix a typo in the payments ledger client, ADR 12", file: None })
+        .hits
+        .is_empty());
     // A team whose decision is about typos gets it.
     let decided = bm25_index(
         r#"[{"id": "t", "type": "rule", "title": "Every typo fix runs the spelling check"},

@@ -170,16 +170,17 @@ def saturate(x: int) -> int:
 
 CHORE_WORDS = {
     "typo": {"typo", "typos", "spelling", "misspelling", "misspellings", "misspelled", "misspelt"},
-    "dependency": {"bump", "bumps", "bumped", "dependabot"},
+    "dependency": {"dependabot"},
     "formatting": {"whitespace", "formatting", "formatted", "reformat", "reformats", "reformatted",
                    "reformatting", "prettier", "rustfmt", "gofmt", "indentation"},
     "changelog": {"changelog"},
 }
+BUMP = {"bump", "bumps", "bumped"}
 FORMATTING_FIRST = {"format", "fmt", "lint"}
 # What a decision's title says when the team decided about a kind of chore.
 TITLE_WORDS = {
     "typo": CHORE_WORDS["typo"],
-    "dependency": CHORE_WORDS["dependency"] | {"dependency", "dependencies", "renovate"},
+    "dependency": BUMP | CHORE_WORDS["dependency"] | {"dependency", "dependencies", "renovate"},
     "formatting": CHORE_WORDS["formatting"] | {"lint", "linting", "linter", "linters", "fmt"},
     "changelog": CHORE_WORDS["changelog"],
     "docs": {"docs", "documentation", "readme"},
@@ -190,25 +191,47 @@ CHANGELOG_FILES = {"CHANGELOG", "CHANGES", "NEWS", "HISTORY"}
 
 
 def _words(text: str) -> list[str]:
+    """Runs of letters, digits, '-' and '_', without '-' and '_' at their ends."""
     out, cur = [], []
     for c in text.lower() + " ":
-        if c.isalnum():
+        if c.isalnum() or c in "-_":
             cur.append(c)
         elif cur:
-            out.append("".join(cur))
+            w = "".join(cur).strip("-_")
+            if w:
+                out.append(w)
             cur = []
     return out
+
+
+def _digits(s: str) -> bool:
+    return bool(s) and s.isascii() and s.isdigit()
 
 
 def _names_a_decision(words: list[str]) -> bool:
     for i, w in enumerate(words):
         if w.startswith("adr"):
-            rest = w[3:]
-            if rest and rest.isascii() and rest.isdigit():
+            rest = w[3:].lstrip("-_")
+            if _digits(rest):
                 return True
-            if not rest and i + 1 < len(words) and words[i + 1].isascii() and words[i + 1].isdigit():
+            if not rest and i + 1 < len(words) and _digits(words[i + 1]):
                 return True
     return False
+
+
+def _is_version(piece: str) -> bool:
+    digits = piece[1:] if piece.startswith("v") else piece
+    return (bool(digits) and "0" <= digits[0] <= "9" and all(c in "0123456789." for c in digits)
+            and (piece.startswith("v") or "." in digits))
+
+
+def _strip_punct(piece: str) -> str:
+    a, b = 0, len(piece)
+    while a < b and not piece[a].isalnum():
+        a += 1
+    while b > a and not piece[b - 1].isalnum():
+        b -= 1
+    return piece[a:b]
 
 
 def _conventional(task: str):
@@ -240,9 +263,18 @@ def chore_of_task(task: str):
     kind = _conventional(task)
     if kind:
         return kind
-    for name in ("typo", "dependency"):
-        if any(w in CHORE_WORDS[name] for w in words):
-            return name
+    if any(w in CHORE_WORDS["typo"] for w in words):
+        return "typo"
+    for at, w in enumerate(words):
+        if w in BUMP:
+            after = words[at + 1:]
+            from_to = "from" in after and "to" in after[after.index("from"):]
+            version = any(_is_version(_strip_punct(p)) for p in task.lower().split())
+            if from_to or version:
+                return "dependency"
+            break
+    if any(w in CHORE_WORDS["dependency"] for w in words):
+        return "dependency"
     if any(w in CHORE_WORDS["formatting"] for w in words) or (words and words[0] in FORMATTING_FIRST):
         return "formatting"
     if any(w in CHORE_WORDS["changelog"] for w in words):
@@ -367,6 +399,10 @@ def self_test() -> int:
     eq(chore_of_query("Add a link", "docs/README.md", []), None, "a deeper README")
     eq(chore_of_query("chore(deps): pin x per ADR-7", None, []), None, "a task that names a decision")
     eq(chore_of_query("docs(api): describe refunds", None, []), "docs", "a conventional docs header")
+    eq(chore_of_query("Bump serde to 1.0.200", None, []), "dependency", "a bump with a version")
+    eq(chore_of_query("Bump x from 8 to 9", None, []), "dependency", "a bump from and to")
+    eq(chore_of_query("Bump the base image and deploy it", None, []), None, "a bump of no version")
+    eq(chore_of_query("Add typo-tolerant search", None, []), None, "a compound word")
     print(f"self-test: {checks} checks passed")
     return 0
 

@@ -77,6 +77,9 @@ fn queries(index: &Index) -> Vec<(String, Option<String>)> {
         out.push((d.title.clone(), file.clone()));
         out.push((d.tags.join(" "), file.clone()));
         out.push((format!("{} {}", d.title, d.constraint.join(" ")), None));
+        // Chores: by their words, and by the file they edit (docs/retrieval.md, Chores).
+        out.push((format!("Fix a typo in {}", d.title), file.clone()));
+        out.push((d.title.clone(), Some("README.md".into())));
     }
     out.extend([("do it".to_string(), None), ("".to_string(), Some("a/b.py".into())), ("the of and".into(), None)]);
     out
@@ -104,6 +107,34 @@ fn the_compiled_index_ranks_every_generated_query_as_the_index_does() {
             }
             assert!(retrieved > 100, "{profile:?}: the queries retrieve too little ({retrieved}) to compare");
         }
+    }
+}
+
+/// A chore retrieves nothing from the cache as from the index, and a kind of
+/// chore that a decision's title names is ranked as any task in both.
+#[test]
+fn the_compiled_index_skips_chores_as_the_index_does() {
+    let text = r#"[{"id": "t", "type": "rule", "title": "Every typo fix runs the spelling check"},
+                   {"id": "p", "type": "rule", "title": "Payments post to the ledger", "tags": ["payments"]},
+                   {"id": "o", "type": "rule", "title": "Orders live in Postgres"}]"#;
+    let profile = Profile::named(Family::Default);
+    let memory = || Memory::parse(Path::new("m.json"), text.to_string(), profile.family);
+    let index = Index::build(memory(), profile.clone());
+    let parts = compile(&memory(), &profile).unwrap();
+    let compiled = Compiled::open(&parts.directory, &parts.records).unwrap();
+    let tokenizer = Tokenizer::for_profile(&profile);
+    let cases = [
+        ("Fix a typo in the spelling check", None, true),
+        ("Bump payments ledger from 1.2 to 1.3", None, false),
+        ("payments ledger", Some("README.md"), false),
+        ("payments ledger", Some("docs/README.md"), true),
+        ("Fix the payments ledger per ADR-3", Some("README.md"), true),
+    ];
+    for (task, file, retrieves) in cases {
+        let q = Query { task, file };
+        let want = index.retrieve(q);
+        assert_eq!(compiled.retrieve(&profile, &tokenizer, q).unwrap(), want, "{q:?}");
+        assert_eq!(!want.hits.is_empty(), retrieves, "{q:?}: {want:?}");
     }
 }
 
