@@ -6,6 +6,11 @@ last). A module may import only modules before it; an upward import is a
 cycle waiting to happen. Comments are ignored, test code counts, and both
 `crate::x` and `crate::{x, y}` are read.
 
+It also fails on any file under src/ with more than MAX_LINES (800) lines
+before its first `#[cfg(test)]` line (the whole file when it has none),
+printing the file and the count: one concept per file, split into a folder
+module when a file grows past it.
+
     python3 .ci/layers.py [REPO_ROOT]
 """
 #!/usr/bin/env python3
@@ -58,4 +63,17 @@ for path in sorted(root.rglob("*.rs")):
         elif RANK[name] > RANK[module]:
             print(f"{rel}: imports crate::{name}, which comes after `{module}`"); bad += 1
 print(f"{bad} upward import(s) in {len(list(root.rglob('*.rs')))} files; order: {' -> '.join(ORDER)}")
-sys.exit(1 if bad else 0)
+
+# One concept per file: the lines before the tests stay under MAX_LINES.
+MAX_LINES = 800
+long = 0
+for path in sorted(root.rglob("*.rs")):
+    lines = path.read_text().split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    n = next((i for i, line in enumerate(lines) if line.strip() == "#[cfg(test)]"), len(lines))
+    if n > MAX_LINES:
+        print(f"{path.relative_to(root.parent)}: {n} lines before its tests; at most {MAX_LINES} (split it into a folder module)")
+        long += 1
+print(f"{long} file(s) over {MAX_LINES} lines before their tests")
+sys.exit(1 if bad or long else 0)

@@ -2,8 +2,13 @@
 //! own functions (`_canonical_json`, `content_digest_of`, `version_id_of`,
 //! `rule_id_of`) return for the same values, in Python 3.11.
 
+use super::canonical::{canonical, python_float_repr, sha256_hex, strs, J};
+use super::paths::resolve;
+use super::snapshot::{python_path_name, row_source_path};
 use super::*;
 use crate::memory::located_json;
+use crate::memory::located_json::Value;
+use std::path::PathBuf;
 
 fn node(json: &str) -> Node {
     let parsed = located_json::parse(json);
