@@ -13,16 +13,6 @@ module when a file grows past it.
 
     python3 .ci/layers.py [REPO_ROOT]
 """
-#!/usr/bin/env python3
-"""Checks that every `crate::X` a module names points down the pipeline.
-
-The order (src/lib.rs): leaves beside the pipeline first, then
-memory -> retrieval -> context -> scenarios -> model -> verdict -> metrics -> run ->
-gate -> report -> baseline -> coverage -> draft, then the modules beside it that gather stages
-(config, init, error) and finally cli. A module may name only modules
-strictly before it (or itself). Comments and doc comments are ignored;
-test code counts like any other code.
-"""
 import pathlib, re, sys
 
 ORDER = [
