@@ -619,7 +619,11 @@ impl Names {
         for c in commits {
             let mut seen: BTreeSet<&str> = BTreeSet::new();
             let message = words_of(&c.subject).chain(c.body.iter().flat_map(|b| words_of(b).collect::<Vec<_>>()));
-            let paths = c.files.iter().take(MAX_TOPIC_PATHS).flat_map(|f| words_of(&f.path).collect::<Vec<_>>());
+            let paths = c
+                .files
+                .iter()
+                .take(MAX_TOPIC_PATHS)
+                .flat_map(|f| words_of(without_extension(&f.path)).collect::<Vec<_>>());
             for w in message.chain(paths) {
                 if let Some((word, _)) = self.topic_of(&w) {
                     seen.insert(word);
@@ -660,7 +664,7 @@ impl Names {
             }
         }
         for path in paths.take(MAX_TOPIC_PATHS) {
-            for w in words_of(path) {
+            for w in words_of(without_extension(path)) {
                 if let Some((word, pool)) = self.topic_of(&w) {
                     out.entry(pool)
                         .or_insert_with(|| Evidence::Topic { word: word.to_string(), file: Some(path.to_string()) });
@@ -728,6 +732,16 @@ const SHORT: &[&str] = &[
     "they", "this", "two", "use", "used", "uses", "very", "via", "was", "way", "what", "when", "who", "why", "will",
     "with", "you", "your",
 ];
+
+/// A path without its file's extension: `.json` or `.cs` says what kind of
+/// file it is, not what it is about.
+fn without_extension(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    match name.rfind('.') {
+        Some(dot) if dot > 0 => &path[..path.len() - (name.len() - dot)],
+        _ => path,
+    }
+}
 
 /// Lowercase words of a text, a plural `s` dropped (not after `e` or `s`).
 fn words_of(text: &str) -> impl Iterator<Item = String> + '_ {

@@ -460,8 +460,11 @@ fn short_title_words_and_two_written_as_one_point_at_their_decision() {
             ("docs/adr/0001-epp.md", Some("# 1. Talk to the registry over EPP\n\n## Status\n\nAccepted\n")),
             ("docs/adr/0002-dev-containers.md", Some("# 2. Dev Containers\n\n## Status\n\nAccepted\n")),
             ("docs/adr/0003-maps.md", Some("# 3. Electricity Maps as the data source\n\n## Status\n\nAccepted\n")),
+            ("docs/adr/0004-logs.md", Some("# 4. Logs are JSON lines\n\n## Status\n\nAccepted\n")),
         ],
     );
+    // A file's extension says what kind of file it is, not what it is about.
+    let extension = r.commit("Describe the settings", &[("config/settings.json", Some("{}\n"))]);
     let epp = r.commit("Fix timeouts", &[("src/epp/client.py", Some("t = 5\n"))]);
     let dev = r.commit("Set up the workspace", &[(".devcontainer/devcontainer.json", Some("{}\n"))]);
     let maps = r.commit("Handle the free tier", &[("src/ElectricityMapsFree/Client.cs", Some("class C {}\n"))]);
@@ -482,4 +485,5 @@ fn short_title_words_and_two_written_as_one_point_at_their_decision() {
     assert_eq!(ids(s), [id_of("0003-maps.md").as_str()]);
     assert!(matches!(&s.expect[0].evidence[0], Evidence::Topic { word, .. } if word == "electricitymaps"));
     assert!(find(&d, &none).is_none(), "{:?}", find(&d, &none));
+    assert!(find(&d, &extension).is_none(), "{:?}", find(&d, &extension));
 }
