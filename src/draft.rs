@@ -210,10 +210,11 @@ pub fn decision_files(index: &Index, workdir: &Path, dir: &Path) -> BTreeMap<Str
 pub fn draft(history: &History, index: &Index, files: &BTreeMap<String, Vec<usize>>) -> Draft {
     let mut names = Names::of(index);
     names.drop_common(&history.commits);
+    let files = Files::of(files);
     let mut candidates = Vec::new();
     let mut controls = Vec::new();
     for (at, commit) in history.commits.iter().enumerate() {
-        let found = weigh(commit, index, files, &names);
+        let found = weigh(commit, index, &files, &names);
         if !found.expect.is_empty() {
             let best = found.expect.iter().flat_map(|p| p.evidence.iter()).map(Evidence::rank).min().unwrap_or(3);
             candidates.push((best, at, found));
@@ -247,6 +248,36 @@ pub fn draft(history: &History, index: &Index, files: &BTreeMap<String, Vec<usiz
     }
 }
 
+/// The decisions' files: by their path now, and by their file name for a
+/// file of a folder named for decisions that has since moved (a decision
+/// folder renamed keeps its files' names).
+struct Files<'a> {
+    now: &'a BTreeMap<String, Vec<usize>>,
+    by_name: BTreeMap<&'a str, Vec<usize>>,
+}
+
+impl<'a> Files<'a> {
+    fn of(now: &'a BTreeMap<String, Vec<usize>>) -> Files<'a> {
+        let mut by_name: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (path, pools) in now {
+            by_name.entry(path.rsplit('/').next().unwrap_or(path)).or_default().extend(pools);
+        }
+        Files { now, by_name }
+    }
+
+    /// The pool decisions read from the file at `path` (now, or before its
+    /// folder moved).
+    fn pools(&self, path: &str) -> Option<&[usize]> {
+        if let Some(p) = self.now.get(path) {
+            return Some(p);
+        }
+        if !is_decision_like(path) {
+            return None;
+        }
+        self.by_name.get(path.rsplit('/').next().unwrap_or(path)).map(Vec::as_slice)
+    }
+}
+
 /// The evidence of one commit.
 struct Found {
     expect: Vec<Proposed>,
@@ -255,14 +286,14 @@ struct Found {
     untouched: bool,
 }
 
-fn weigh(commit: &Commit, index: &Index, files: &BTreeMap<String, Vec<usize>>, names: &Names) -> Found {
+fn weigh(commit: &Commit, index: &Index, files: &Files, names: &Names) -> Found {
     let decisions = index.decisions();
     let mut by_pool: BTreeMap<usize, Vec<Evidence>> = BTreeMap::new();
     let mut notes = Vec::new();
     let edited: Vec<&Changed> =
-        commit.files.iter().filter(|f| f.status != Status::Deleted && files.contains_key(&f.path)).collect();
-    let touched_decisions = commit.files.iter().any(|f| files.contains_key(&f.path));
-    let others: Vec<&Changed> = commit.files.iter().filter(|f| !files.contains_key(&f.path)).collect();
+        commit.files.iter().filter(|f| f.status != Status::Deleted && files.pools(&f.path).is_some()).collect();
+    let touched_decisions = commit.files.iter().any(|f| files.pools(&f.path).is_some());
+    let others: Vec<&Changed> = commit.files.iter().filter(|f| files.pools(&f.path).is_none()).collect();
     if edited.len() > MAX_EDITED_DECISIONS {
         notes.push(format!(
             "the commit edits {} decision files at once (a bulk edit): none is proposed from it",
@@ -270,7 +301,7 @@ fn weigh(commit: &Commit, index: &Index, files: &BTreeMap<String, Vec<usize>>, n
         ));
     } else {
         for f in &edited {
-            for &pool in &files[&f.path] {
+            for &pool in files.pools(&f.path).unwrap_or_default() {
                 by_pool
                     .entry(pool)
                     .or_default()
@@ -496,6 +527,9 @@ struct Names {
     titles: Vec<(String, usize)>,
     /// Words of one decision's title that no other title has.
     topic: HashMap<String, usize>,
+    /// The topic words that are two title words written as one: a word
+    /// that begins with one points at it too (`ElectricityMapsFree`).
+    compounds: BTreeSet<String>,
     number: Regex,
 }
 
@@ -520,9 +554,21 @@ impl Names {
             }
         }
         let mut seen: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut compounds = BTreeSet::new();
         for (pool, d) in index.decisions().iter().enumerate() {
-            let words: BTreeSet<String> =
-                words_of(&d.title).filter(|w| w.len() >= 5 && !GENERIC.contains(&w.as_str())).collect();
+            let mut words: BTreeSet<String> = words_of(&d.title).filter(|w| is_topic_word(w)).collect();
+            // Two adjacent words of the title written as one, as paths and
+            // identifiers often do ("Dev Containers": `.devcontainer/`).
+            let all: Vec<String> = words_of(&d.title).collect();
+            for pair in all.windows(2) {
+                let joined = format!("{}{}", pair[0], pair[1]);
+                if pair.iter().all(|w| w.len() >= 3 && !w.chars().all(|c| c.is_ascii_digit()))
+                    && joined.len() >= COMPOUND_MIN
+                {
+                    compounds.insert(joined.clone());
+                    words.insert(joined);
+                }
+            }
             for w in words {
                 let owners = seen.entry(w).or_default();
                 if !owners.iter().any(|&p| index.decision(p).id == d.id) {
@@ -530,9 +576,11 @@ impl Names {
                 }
             }
         }
-        let topic = seen.into_iter().filter(|(_, o)| o.len() == 1).map(|(w, o)| (w, o[0])).collect();
+        let topic: HashMap<String, usize> =
+            seen.into_iter().filter(|(_, o)| o.len() == 1).map(|(w, o)| (w, o[0])).collect();
+        compounds.retain(|c| topic.contains_key(c));
         let number = Regex::new(r"(?i)\badr[\s_#:-]{0,3}0*([0-9]{1,6})\b").expect("a valid regex");
-        Names { numbers, ids, titles, topic, number }
+        Names { numbers, ids, titles, topic, compounds, number }
     }
 
     /// The pool decisions a message names, each with the words that named
@@ -571,10 +619,14 @@ impl Names {
         for c in commits {
             let mut seen: BTreeSet<&str> = BTreeSet::new();
             let message = words_of(&c.subject).chain(c.body.iter().flat_map(|b| words_of(b).collect::<Vec<_>>()));
-            let paths = c.files.iter().take(MAX_TOPIC_PATHS).flat_map(|f| words_of(&f.path).collect::<Vec<_>>());
+            let paths = c
+                .files
+                .iter()
+                .take(MAX_TOPIC_PATHS)
+                .flat_map(|f| words_of(without_extension(&f.path)).collect::<Vec<_>>());
             for w in message.chain(paths) {
-                if let Some((word, _)) = self.topic.get_key_value(&w) {
-                    seen.insert(word.as_str());
+                if let Some((word, _)) = self.topic_of(&w) {
+                    seen.insert(word);
                 }
             }
             for w in seen {
@@ -585,7 +637,20 @@ impl Names {
         let common: Vec<String> = count.into_iter().filter(|(_, n)| *n > limit).map(|(w, _)| w.to_string()).collect();
         for w in common {
             self.topic.remove(&w);
+            self.compounds.remove(&w);
         }
+    }
+
+    /// The topic word a word is, or begins with when that is a compound,
+    /// and its decision.
+    fn topic_of(&self, w: &str) -> Option<(&str, usize)> {
+        if let Some((word, &pool)) = self.topic.get_key_value(w) {
+            return Some((word.as_str(), pool));
+        }
+        (COMPOUND_MIN..w.len()).rev().filter(|&n| w.is_char_boundary(n)).find_map(|n| {
+            let word = self.compounds.get(&w[..n])?;
+            Some((word.as_str(), *self.topic.get(word)?))
+        })
     }
 
     /// The decisions whose distinctive title words the message or a
@@ -594,14 +659,15 @@ impl Names {
     fn topics<'a>(&self, message: &str, paths: impl Iterator<Item = &'a str>) -> Vec<(usize, Evidence)> {
         let mut out: BTreeMap<usize, Evidence> = BTreeMap::new();
         for w in words_of(message).take(512) {
-            if let Some(&pool) = self.topic.get(&w) {
-                out.entry(pool).or_insert(Evidence::Topic { word: w, file: None });
+            if let Some((word, pool)) = self.topic_of(&w) {
+                out.entry(pool).or_insert_with(|| Evidence::Topic { word: word.to_string(), file: None });
             }
         }
         for path in paths.take(MAX_TOPIC_PATHS) {
-            for w in words_of(path) {
-                if let Some(&pool) = self.topic.get(&w) {
-                    out.entry(pool).or_insert_with(|| Evidence::Topic { word: w, file: Some(path.to_string()) });
+            for w in words_of(without_extension(path)) {
+                if let Some((word, pool)) = self.topic_of(&w) {
+                    out.entry(pool)
+                        .or_insert_with(|| Evidence::Topic { word: word.to_string(), file: Some(path.to_string()) });
                 }
             }
         }
@@ -612,6 +678,9 @@ impl Names {
 /// A title word in more than one commit in this many is too common to
 /// point at a decision.
 const COMMON_SHARE: usize = 20;
+
+/// The shortest two title words written as one that count as a word.
+const COMPOUND_MIN: usize = 8;
 
 /// The most changed paths looked at for title words.
 const MAX_TOPIC_PATHS: usize = 200;
@@ -644,6 +713,35 @@ const GENERIC: &[&str] = &[
     "within",
     "without",
 ];
+
+/// A word of a title that may point at its decision: three letters or more
+/// (acronyms such as `epp` or `csv` are the most telling), not a number,
+/// not a generic word of decisions nor a short English one.
+fn is_topic_word(w: &str) -> bool {
+    w.len() >= 3
+        && !w.chars().all(|c| c.is_ascii_digit())
+        && !GENERIC.contains(&w)
+        && (w.len() >= 5 || !SHORT.contains(&w))
+}
+
+/// Short English words that point at nothing.
+const SHORT: &[&str] = &[
+    "add", "adds", "all", "also", "and", "any", "are", "back", "been", "both", "but", "can", "does", "done", "each",
+    "for", "from", "has", "have", "how", "into", "its", "just", "make", "more", "most", "new", "not", "off", "once",
+    "one", "only", "our", "out", "over", "own", "per", "same", "some", "such", "than", "that", "the", "them", "then",
+    "they", "this", "two", "use", "used", "uses", "very", "via", "was", "way", "what", "when", "who", "why", "will",
+    "with", "you", "your",
+];
+
+/// A path without its file's extension: `.json` or `.cs` says what kind of
+/// file it is, not what it is about.
+fn without_extension(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    match name.rfind('.') {
+        Some(dot) if dot > 0 => &path[..path.len() - (name.len() - dot)],
+        _ => path,
+    }
+}
 
 /// Lowercase words of a text, a plural `s` dropped (not after `e` or `s`).
 fn words_of(text: &str) -> impl Iterator<Item = String> + '_ {

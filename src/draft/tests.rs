@@ -176,7 +176,11 @@ fn every_kind_of_evidence_proposes_its_decision() {
     assert_eq!(ids(scoped), [web.as_str()]);
     assert_eq!(
         scoped.expect[0].evidence,
-        [Evidence::Scope { file: "web/checkout/Button.tsx".into(), glob: "web/**".into() }]
+        [
+            Evidence::Scope { file: "web/checkout/Button.tsx".into(), glob: "web/**".into() },
+            // A short title word no other title has, in the path.
+            Evidence::Topic { word: "web".into(), file: Some("web/checkout/Button.tsx".into()) }
+        ]
     );
     assert_eq!(scoped.file.as_deref(), Some("web/checkout/Button.tsx"));
 
@@ -422,4 +426,64 @@ fn strings_from_the_repository_are_escaped_in_both_writers() {
 fn quoting_covers_what_yaml_does_not_print() {
     assert_eq!(yaml::quote("a\"b\\c"), "\"a\\\"b\\\\c\"");
     assert_eq!(yaml::quote("\u{7f}\u{85}\u{feff}é"), "\"\\u007f\\u0085\\ufeffé\"");
+}
+
+#[test]
+fn a_decision_edited_before_its_folder_moved_is_strong_evidence() {
+    let mut r = Repo::new();
+    let old = "doc/architecture/decisions/0001-use-widgets.md";
+    let text = "# 1. Render every page with widgets\n\n## Status\n\nAccepted\n";
+    r.commit("Add the decision", &[(old, Some(text)), ("src/page.py", Some("a = 1\n"))]);
+    let edit = r.commit(
+        "Render the footer",
+        &[(old, Some(&format!("{text}\nThe footer too.\n"))), ("src/footer.py", Some("b = 1\n"))],
+    );
+    // The folder moves: the decision is read from its new path.
+    r.commit("Move the decisions", &[(old, None), ("docs/adr/0001-use-widgets.md", Some(text))]);
+    // A numbered file of the same name outside a decisions folder is no decision.
+    let other =
+        r.commit("Add notes", &[("notes/0001-use-widgets.md", Some("notes\n")), ("src/notes.py", Some("c = 1\n"))]);
+    let d = draft_of(&r, whole());
+    let s = find(&d, &edit).expect("the edit before the move");
+    assert_eq!(s.expect.len(), 1, "{s:?}");
+    assert_eq!(s.expect[0].evidence[0], Evidence::Edits { file: old.into(), added: false });
+    assert_eq!(s.file.as_deref(), Some("src/footer.py"));
+    assert!(find(&d, &other).is_none_or(|s| !s.expect.iter().any(Proposed::is_strong)), "{:?}", find(&d, &other));
+}
+
+#[test]
+fn short_title_words_and_two_written_as_one_point_at_their_decision() {
+    let mut r = Repo::new();
+    r.commit(
+        "Add the decisions",
+        &[
+            ("docs/adr/0001-epp.md", Some("# 1. Talk to the registry over EPP\n\n## Status\n\nAccepted\n")),
+            ("docs/adr/0002-dev-containers.md", Some("# 2. Dev Containers\n\n## Status\n\nAccepted\n")),
+            ("docs/adr/0003-maps.md", Some("# 3. Electricity Maps as the data source\n\n## Status\n\nAccepted\n")),
+            ("docs/adr/0004-logs.md", Some("# 4. Logs are JSON lines\n\n## Status\n\nAccepted\n")),
+        ],
+    );
+    // A file's extension says what kind of file it is, not what it is about.
+    let extension = r.commit("Describe the settings", &[("config/settings.json", Some("{}\n"))]);
+    let epp = r.commit("Fix timeouts", &[("src/epp/client.py", Some("t = 5\n"))]);
+    let dev = r.commit("Set up the workspace", &[(".devcontainer/devcontainer.json", Some("{}\n"))]);
+    let maps = r.commit("Handle the free tier", &[("src/ElectricityMapsFree/Client.cs", Some("class C {}\n"))]);
+    // Short English words of a title point at nothing.
+    let none = r.commit("Tidy up", &[("src/for/the/x.py", Some("x = 1\n"))]);
+    let d = draft_of(&r, whole());
+    let index = index_of(&r);
+    let id_of = |file: &str| {
+        index.decisions().iter().find(|d| d.origin.as_ref().unwrap().file.ends_with(file)).unwrap().id.clone()
+    };
+    let s = find(&d, &epp).expect("epp");
+    assert_eq!(ids(s), [id_of("0001-epp.md").as_str()]);
+    assert_eq!(s.expect[0].evidence, [Evidence::Topic { word: "epp".into(), file: Some("src/epp/client.py".into()) }]);
+    let s = find(&d, &dev).expect("devcontainer");
+    assert_eq!(ids(s), [id_of("0002-dev-containers.md").as_str()]);
+    assert!(matches!(&s.expect[0].evidence[0], Evidence::Topic { word, .. } if word == "devcontainer"));
+    let s = find(&d, &maps).expect("ElectricityMapsFree");
+    assert_eq!(ids(s), [id_of("0003-maps.md").as_str()]);
+    assert!(matches!(&s.expect[0].evidence[0], Evidence::Topic { word, .. } if word == "electricitymaps"));
+    assert!(find(&d, &none).is_none(), "{:?}", find(&d, &none));
+    assert!(find(&d, &extension).is_none(), "{:?}", find(&d, &extension));
 }
