@@ -85,6 +85,27 @@ enum Part {
     Status,
 }
 
+/// Adds `text` to the section of the innermost heading of `stack` that
+/// names a part (nothing under Status). Anything else (`## Metadata`, `##
+/// More Information`, text before the sections) says more about the
+/// problem; in an ADR without Context and Decision, the body is the
+/// decision.
+fn add_to_part(sections: &mut Sections, stack: &[(u8, Option<Part>)], has_sections: bool, text: &str) {
+    let into = match stack.iter().rev().find_map(|&(_, p)| p) {
+        Some(Part::Status) => return,
+        Some(Part::Context) => &mut sections.context,
+        Some(Part::Decision) => &mut sections.decision,
+        Some(Part::Options) => &mut sections.options,
+        Some(Part::Consequences) => &mut sections.consequences,
+        None if has_sections => &mut sections.context,
+        None => &mut sections.decision,
+    };
+    if !into.is_empty() {
+        into.push('\n');
+    }
+    into.push_str(text);
+}
+
 /// The part a heading names, if any: context first, so that `Decision
 /// Drivers` is context and `Decision Outcome` decision.
 fn part(w: &str) -> Option<Part> {
@@ -287,19 +308,7 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
             // heading that is only a part's name (`## Context`, `###
             // Consequences`), are not.
             if Some(i) != title_heading && !only_a_part_name(&heading_words(&b.text)) {
-                let into = match stack.iter().rev().find_map(|&(_, p)| p) {
-                    Some(Part::Status) => continue,
-                    Some(Part::Context) => &mut sections.context,
-                    Some(Part::Decision) => &mut sections.decision,
-                    Some(Part::Options) => &mut sections.options,
-                    Some(Part::Consequences) => &mut sections.consequences,
-                    None if has_sections => &mut sections.context,
-                    None => &mut sections.decision,
-                };
-                if !into.is_empty() {
-                    into.push('\n');
-                }
-                into.push_str(&b.text);
+                add_to_part(&mut sections, &stack, has_sections, &b.text);
             }
             continue;
         }
@@ -331,22 +340,7 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
         if before_sections && metadata_line(&b.text) {
             continue;
         }
-        let into = match stack.iter().rev().find_map(|&(_, p)| p) {
-            Some(Part::Status) => continue,
-            Some(Part::Context) => &mut sections.context,
-            Some(Part::Decision) => &mut sections.decision,
-            Some(Part::Options) => &mut sections.options,
-            Some(Part::Consequences) => &mut sections.consequences,
-            // Anything else (`## Metadata`, `## More Information`, text
-            // before the sections) says more about the problem; in an ADR
-            // without Context and Decision, the body is the decision.
-            None if has_sections => &mut sections.context,
-            None => &mut sections.decision,
-        };
-        if !into.is_empty() {
-            into.push('\n');
-        }
-        into.push_str(&b.text);
+        add_to_part(&mut sections, &stack, has_sections, &b.text);
     }
     if let Some(s) =
         out.text_field(&fm.summary, "summary", &id).or_else(|| out.text_field(&fm.description, "description", &id))
