@@ -42,6 +42,9 @@ changelog`), tasks of that kind are retrieved for as any other
 
 use serde::Serialize;
 
+use crate::profile::Profile;
+use crate::tokenize::normalise_path;
+
 /// The kind of maintenance a task is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -102,13 +105,21 @@ const DOCS_SUBJECT: &[&str] = &["docs", "documentation", "readme"];
 /// ([`of_file`], a path as the retriever normalises it); never when the
 /// task names a decision.
 pub fn of_query(task: &str, file: Option<&str>) -> Option<Chore> {
-    of(task).or_else(|| {
-        let lower = task.to_lowercase();
-        if names_a_decision(&words_of(&lower)) {
-            return None;
-        }
-        file.and_then(of_file)
-    })
+    let lower = task.to_lowercase();
+    let words = words_of(&lower);
+    if names_a_decision(&words) {
+        return None;
+    }
+    of_words(&lower, &words).or_else(|| file.and_then(of_file))
+}
+
+/// The chore a query is when `profile` skips chores (profile `default`
+/// unless `retrieval.skip_chores: false`): [`of_query`] of the task and
+/// the edited file, as the retriever normalises its path. The caller still
+/// leaves out the kinds a decision's title names ([`named_by`]).
+pub fn skipped_by(profile: &Profile, task: &str, file: Option<&str>) -> Option<Chore> {
+    profile.bm25f.filter(|b| b.skip_chores)?;
+    of_query(task, file.map(normalise_path).as_deref())
 }
 
 /// The chore an edit of `path` is when the file is one of a project's
@@ -153,12 +164,13 @@ fn is_version(piece: &str) -> bool {
 
 /// The chore `task` is, if it is one.
 pub fn of(task: &str) -> Option<Chore> {
-    let lower = task.to_lowercase();
-    let words = words_of(&lower);
-    if names_a_decision(&words) {
-        return None;
-    }
-    if let Some(chore) = conventional_header(&lower) {
+    of_query(task, None)
+}
+
+/// The chore of a task that names no decision, from its lower-cased text
+/// and its [`words_of`].
+fn of_words(lower: &str, words: &[&str]) -> Option<Chore> {
+    if let Some(chore) = conventional_header(lower) {
         return Some(chore);
     }
     let has = |list: &[&str]| words.iter().any(|w| list.contains(w));

@@ -530,10 +530,7 @@ impl<'a> Compiled<'a> {
     /// The top `profile.k` for `query`, exactly as `Index::retrieve` of the
     /// same memory and profile ranks it. `tokenizer` is `profile`'s.
     pub fn retrieve(&self, profile: &Profile, tokenizer: &Tokenizer, query: Query<'_>) -> Result<Retrieval, Corrupt> {
-        let mut chore = profile
-            .bm25f
-            .filter(|b| b.skip_chores)
-            .and_then(|_| crate::chore::of_query(query.task, query.file.map(normalise_path).as_deref()));
+        let mut chore = crate::chore::skipped_by(profile, query.task, query.file);
         if let Some(c) = chore {
             // No chore when a decision's title names its kind (as `Index` decides).
             for pool in 0..self.n {

@@ -48,11 +48,7 @@ impl Index {
     /// The chore `query` is, when the profile skips chores and no decision's
     /// title names that kind of chore.
     pub fn chore_of(&self, query: Query<'_>) -> Option<Chore> {
-        self.profile
-            .bm25f
-            .filter(|b| b.skip_chores)
-            .and_then(|_| chore::of_query(query.task, query.file.map(normalise_path).as_deref()))
-            .filter(|c| self.chores_decided & c.bit() == 0)
+        chore::skipped_by(&self.profile, query.task, query.file).filter(|c| self.chores_decided & c.bit() == 0)
     }
 
     pub(super) fn rank_query(
