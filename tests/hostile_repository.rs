@@ -105,6 +105,11 @@ fn walk(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
 /// Runs the binary in `dir`; a run that does not end within two minutes
 /// (a named pipe waited on, a quadratic input) is killed and fails.
 fn run_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
+    run_in_with_input(dir, args, env, None)
+}
+
+/// [`run_in`] with `input` on standard input.
+fn run_in_with_input(dir: &Path, args: &[&str], env: &[(&str, &str)], input: Option<&str>) -> Out {
     let mut command = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
     command
         .args(args)
@@ -119,7 +124,7 @@ fn run_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
     for (k, v) in env {
         command.env(k, v);
     }
-    let out = common::output_within(command, Duration::from_secs(120));
+    let out = common::output_within_input(command, input.map(str::as_bytes), Duration::from_secs(120));
     Out {
         code: out.status.code().expect("exited"),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -141,8 +146,9 @@ const TASK: &str = "--task=Rotate the canarybird ledger secret";
 
 // --- 1. Reads through a source folder, a memory file, a baseline -------------
 
-#[test]
-fn copilot_dot_does_not_follow_a_github_link_out_of_the_repository() {
+/// `copilot: .` in a repository whose `.github` is a link to a folder
+/// outside it holding Copilot instructions with a canary.
+fn github_linked_out() -> World {
     let w = world();
     w.canary(
         "gh/copilot-instructions.md",
@@ -150,6 +156,12 @@ fn copilot_dot_does_not_follow_a_github_link_out_of_the_repository() {
     );
     w.link(".github", w.outside.join("gh"));
     w.write("mneme-gate.yaml", "memory:\n  - project_memory.json\n  - copilot: .\n");
+    w
+}
+
+#[test]
+fn copilot_dot_does_not_follow_a_github_link_out_of_the_repository() {
+    let w = github_linked_out();
     let out = w.run(&["context", TASK]);
     assert!(!out.all().contains("CANARY-COPILOT"), "read outside the repository:\n{}", out.all());
     assert!(out.stderr.contains("leads out of the source folder"), "{}", out.stderr);
@@ -159,41 +171,15 @@ fn copilot_dot_does_not_follow_a_github_link_out_of_the_repository() {
     assert!(!imported.contains("CANARY-COPILOT"), "{imported}");
 }
 
-/// Runs `mneme-gate ARGS` in `dir` with `input` on standard input (closed
-/// after it); its standard output and error.
-fn run_with_input(dir: &Path, args: &[&str], input: &str) -> (i32, String, String) {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
-        .args(args)
-        .current_dir(dir)
-        .env("MNEME_GATE_CACHE", "off")
-        .env("MNEME_GATE_GIT", "off")
-        .env("HOME", dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out.status.code().expect("exited"), text(&out.stdout), text(&out.stderr))
-}
-
 #[test]
 fn the_hook_and_the_mcp_server_do_not_follow_a_github_link_out_of_the_repository() {
-    let w = world();
-    w.canary(
-        "gh/copilot-instructions.md",
-        "# Copilot\n\n- Always rotate the canarybird ledger secret CANARY-COPILOT\n",
-    );
-    w.link(".github", w.outside.join("gh"));
-    w.write("mneme-gate.yaml", "memory:\n  - project_memory.json\n  - copilot: .\n");
+    let w = github_linked_out();
     let prompt = format!(
         "{{\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"Rotate the canarybird ledger secret\",\"cwd\":{:?},\"session_id\":\"s\"}}",
         w.repo.display().to_string()
     );
-    let (code, stdout, stderr) = run_with_input(&w.repo, &["hook", "claude"], &prompt);
+    let no_cache = [("MNEME_GATE_CACHE", "off")];
+    let Out { code, stdout, stderr } = run_in_with_input(&w.repo, &["hook", "claude"], &no_cache, Some(&prompt));
     assert_eq!(code, 0, "the hook fails open: {stderr}");
     assert!(!stdout.contains("CANARY") && !stderr.contains("CANARY"), "read outside:\n{stdout}\n{stderr}");
     assert!(stderr.contains("leads out of the source folder"), "{stderr}");
@@ -206,7 +192,8 @@ fn the_hook_and_the_mcp_server_do_not_follow_a_github_link_out_of_the_repository
         format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"memory_search","arguments":{{"task":"{task}","k":5}}}}}}"#),
         r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"memory_health","arguments":{}}}"#.to_string(),
     ];
-    let (code, stdout, stderr) = run_with_input(&w.repo, &["mcp"], &(lines.join("\n") + "\n"));
+    let input = lines.join("\n") + "\n";
+    let Out { code, stdout, stderr } = run_in_with_input(&w.repo, &["mcp"], &no_cache, Some(&input));
     assert_eq!(code, 0, "{stderr}");
     assert!(!stdout.contains("CANARY") && !stderr.contains("CANARY"), "read outside:\n{stdout}\n{stderr}");
     for id in 2..=4 {
@@ -639,21 +626,9 @@ fn a_memory_file_that_is_a_named_pipe_is_named_as_one() {
         "{{\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"refund ledger\",\"cwd\":{:?},\"session_id\":\"s\"}}",
         w.repo.display().to_string()
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
-        .args(["hook", "claude"])
-        .current_dir(&w.repo)
-        .env("MNEME_GATE_CACHE", "off")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("is a named pipe (FIFO)"), "{stderr}");
+    let out = run_in_with_input(&w.repo, &["hook", "claude"], &[("MNEME_GATE_CACHE", "off")], Some(&input));
+    assert_eq!(out.code, 0);
+    assert!(out.stderr.contains("is a named pipe (FIFO)"), "{}", out.stderr);
 }
 
 // --- 8. Smaller ----------------------------------------------------------------

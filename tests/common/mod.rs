@@ -67,9 +67,23 @@ pub fn git_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
 /// and kills it if it has not ended after `limit`: what a test of a
 /// special file (a named pipe, `/dev/zero`) needs, where a hang is the bug.
 /// `limit` is a safety net, not a measure: make it minutes.
-pub fn output_within(mut command: Command, limit: Duration) -> Output {
+pub fn output_within(command: Command, limit: Duration) -> Output {
+    output_within_input(command, None, limit)
+}
+
+/// [`output_within`] with `input` on standard input (written on a thread,
+/// then closed; a child that exits without reading it is no failure).
+pub fn output_within_input(mut command: Command, input: Option<&[u8]>, limit: Duration) -> Output {
+    let stdin = if input.is_some() { Stdio::piped() } else { Stdio::null() };
     let mut child =
-        command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("the binary runs");
+        command.stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("the binary runs");
+    let writer = input.map(|bytes| {
+        let (mut pipe, bytes) = (child.stdin.take().expect("piped"), bytes.to_vec());
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = pipe.write_all(&bytes);
+        })
+    });
     let drain = |mut pipe: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
@@ -91,5 +105,8 @@ pub fn output_within(mut command: Command, limit: Duration) -> Output {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
+    if let Some(writer) = writer {
+        writer.join().expect("the writer ends");
+    }
     Output { status, stdout: stdout.join().expect("the reader ends"), stderr: stderr.join().expect("the reader ends") }
 }
