@@ -25,7 +25,8 @@ sets, record by record, so that an explanation can never disagree with a
 ranking.
 
 The code follows those steps: `build` makes the index, `rank` answers a
-query, `scope` matches a path to the scope globs, and `explain` answers why.
+query, `scope` matches a path to the scope globs, `explain` answers why, and
+`why_not` answers why not one decision.
 */
 
 use rustc_hash::FxHashMap;
@@ -43,11 +44,13 @@ mod scope;
 mod scope_text;
 #[cfg(test)]
 mod tests;
+mod why_not;
 
 pub use explain::{ExplainedRecord, Explanation, FieldMatch, ScopeCheck};
 pub use rank::rank;
 use scope::Scopes;
 pub use scope_text::scope_matches;
+pub use why_not::{Cause, Competitor, Fate, Gain, QueryWord, SharedGain, WhyNot, WordFrom};
 
 /// What the agent is doing: the task text and, optionally, the file it edits.
 #[derive(Debug, Clone, Copy)]

@@ -115,6 +115,51 @@ fn explain_table_and_json() {
 }
 
 #[test]
+fn explain_why_not_in_sentences_and_json() {
+    let out = Run::new(with(&["explain", "--memory", SMALL, "--why-not", "SEC-001"], &REFUND)).code(0);
+    insta::assert_snapshot!("explain_why_not_text", out.stdout);
+    assert!(out.stdout.lines().all(|l| l.chars().count() <= 80), "{}", out.stdout);
+    let out = Run::new(with(&["explain", "--memory", SMALL, "--why-not", "WEB-001", "--json"], &REFUND)).code(0);
+    insta::assert_snapshot!("explain_why_not_json", out.stdout);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["schema"], "mneme-gate.why-not/v1");
+    assert_eq!(v["causes"][0], "out_of_scope");
+    let out = Run::new(with(&["explain", "--memory", SMALL, "--why-not", "ADR-000"], &REFUND)).code(0);
+    assert!(out.stdout.contains("ADR-000 is not a candidate (inactive_status)"), "{}", out.stdout);
+    let out = Run::new(with(&["explain", "--memory", SMALL, "--why-not", "NOPE-\u{1b}[31m"], &REFUND)).code(2);
+    assert!(out.stderr.contains("--why-not NOPE-") && !out.stderr.contains('\u{1b}'), "{}", out.stderr);
+}
+
+/// On a real corpus (kuma's ADRs and a change from its history), the
+/// answer names the decisions retrieved ahead and the words they won on.
+#[test]
+fn explain_why_not_on_a_real_miss() {
+    let out = Run::new([
+        "explain",
+        "--task",
+        "feat(hostnamegenerator): validate rendered template at creation (#16679)",
+        "--file",
+        "pkg/core/resources/apis/hostnamegenerator/api/v1alpha1/validate.go",
+        "--why-not",
+        "ADR-047",
+        "--json",
+    ])
+    .dir("tests/realrepos/kuma")
+    .code(0);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!((v["outcome"].as_str(), v["retrieved"].as_bool()), (Some("beyond_k"), Some(false)), "{v}");
+    let ahead: Vec<&str> = v["ahead"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert_eq!(ahead.len(), 3, "{v}");
+    let fate = |word: &str| {
+        let w = v["words"].as_array().unwrap().iter().find(|w| w["word"] == word).unwrap();
+        w["fate"].as_str().unwrap().to_string()
+    };
+    assert_eq!(fate("hostnamegenerator"), "scored");
+    assert_eq!(fate("resources"), "path_too_common");
+    assert_eq!(fate("at"), "too_short");
+}
+
+#[test]
 fn explain_prints_the_effective_profile_from_the_config() {
     let out = Run::new(with(&["--config", "tests/fixtures/config/tuned.yaml", "explain"], &REFUND)).code(0);
     assert!(out.stdout.contains("profile: default (k=1, weights.content=10.0)"), "{}", out.stdout);

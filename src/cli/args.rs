@@ -32,8 +32,9 @@ pub(crate) struct Cli {
 pub(crate) enum Command {
     /// Print the context block an agent receives for a task (editor hook).
     Context(QueryArgs),
-    /// Explain a ranking: every record, its matches, its score and why it is or is not retrieved.
-    Explain(QueryArgs),
+    /// Explain a ranking: every record, its matches, its score and why it is or is not retrieved (with
+    /// --why-not ID: why one decision is not, in sentences).
+    Explain(ExplainArgs),
     /// Batch retrieval: JSONL queries in, JSONL rankings out, in input order.
     Retrieve(RetrieveArgs),
     /// Check a memory file and report every problem at once.
@@ -117,6 +118,16 @@ pub(crate) struct QueryArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ExplainArgs {
+    #[command(flatten)]
+    pub query: QueryArgs,
+    /// Why the decision with this id is not retrieved: where it ranked, what the decisions retrieved ahead
+    /// of it matched that it does not, and what became of each word of the query in it.
+    #[arg(long, value_name = "ID")]
+    pub why_not: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -33,7 +33,7 @@ pub(crate) use agent::{hook_memory, index_dir, sessions_dir, HookSettings, McpSe
 #[derive(Debug)]
 pub(crate) enum Settings {
     Context(QuerySettings),
-    Explain(QuerySettings),
+    Explain(ExplainSettings),
     Retrieve(RetrieveSettings),
     Validate(ValidateSettings),
     Import(ImportSettings),
@@ -83,6 +83,13 @@ pub(crate) struct QuerySettings {
     pub width: Option<usize>,
     /// The folder of the caches (`None`: nothing is cached).
     pub cache: Option<PathBuf>,
+}
+
+#[derive(Debug)]
+pub(crate) struct ExplainSettings {
+    pub query: QuerySettings,
+    /// The id of the decision to say why not (`--why-not`).
+    pub why_not: Option<String>,
 }
 
 /// Where a file's text comes from.
@@ -296,7 +303,9 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
     let colour = colour_stdout();
     Ok(match command {
         Command::Context(args) => Settings::Context(query(&config, args)?),
-        Command::Explain(args) => Settings::Explain(query(&config, args)?),
+        Command::Explain(args) => {
+            Settings::Explain(ExplainSettings { query: query(&config, args.query)?, why_not: args.why_not })
+        }
         Command::Retrieve(args) => Settings::Retrieve(retrieve(&config, args)?),
         Command::Validate(args) => Settings::Validate(validate(&config, args)?),
         Command::Import(args) => Settings::Import(import(&config, args)?),

@@ -28,6 +28,7 @@ pub(crate) mod statistics;
 pub mod terminal;
 pub mod trec;
 pub mod validate;
+pub mod why_not;
 
 use std::path::{Component, Path, PathBuf};
 

@@ -1,0 +1,662 @@
+//! Why one decision was not retrieved for a query: where it ranked, what
+//! the decisions retrieved ahead of it matched that it did not, and what
+//! became of each of the query's words in it. Built from
+//! [`Index::explain`], so it never disagrees with the ranking or with
+//! `explain`'s table.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{ExplainedRecord, Explanation, Index, Query, ScopeCheck};
+use crate::profile::{Field, Milli};
+
+/// A decision counts as everywhere, and its words as weighing little, when
+/// more than this share of the pool holds them (thousandths).
+const COMMON_SHARE: u64 = 500;
+
+/// Competitors' words listed per decision ahead, at most.
+const WORDS_PER_COMPETITOR: usize = 6;
+
+/// The answer to "why not this decision?" for one query.
+#[derive(Debug, Clone, Serialize)]
+pub struct WhyNot {
+    pub id: String,
+    pub title: String,
+    /// Where it was read (`file:line`), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    pub task: String,
+    pub file: Option<String>,
+    pub profile: String,
+    pub k: usize,
+    pub min_score: Milli,
+    /// How many decisions the pool holds.
+    pub pool: u64,
+    /// Its place in the ranking of every candidate above `min_score` (1 is
+    /// the best), when it is in that ranking.
+    pub rank: Option<usize>,
+    /// Its score, when it is in the pool.
+    pub score: Option<Milli>,
+    /// It is retrieved (rank ≤ k, and the task is no chore).
+    pub retrieved: bool,
+    /// The outcome code `explain` gives it (`beyond_k`, `below_min_score`,
+    /// `out_of_scope`, `chore`, `duplicate_id`, `inactive_status`,
+    /// `not_eligible_type`), none when retrieved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// Its scope globs, when the scope kept it out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scope_globs: Vec<String>,
+    /// The score of the last retrieved decision: what it had to beat.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bar: Option<Milli>,
+    /// The retrieved decisions ranked ahead of it, best first.
+    pub ahead: Vec<Competitor>,
+    /// Each word of the query and what became of it in this decision, in
+    /// query order (the task's tokens, then the path's; each text's dropped
+    /// words after its tokens).
+    pub words: Vec<QueryWord>,
+    /// The causes, most decisive first.
+    pub causes: Vec<Cause>,
+}
+
+/// A retrieved decision ranked ahead of the one asked about.
+#[derive(Debug, Clone, Serialize)]
+pub struct Competitor {
+    pub id: String,
+    pub title: String,
+    pub rank: usize,
+    pub score: Milli,
+    /// Query tokens it scored on that the decision asked about does not
+    /// score on, largest first.
+    pub only_theirs: Vec<Gain>,
+    /// Query tokens both score on, where it earns more, largest gap first.
+    pub shared_more: Vec<SharedGain>,
+    /// It holds at least one of its winning tokens in more than half of
+    /// the pool's decisions.
+    pub wins_on_common_words: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Gain {
+    /// A query token, or `tag <tag>` for the boost of a complete tag.
+    pub token: String,
+    pub contribution: Milli,
+    /// How many decisions of the pool hold the token (none for a tag).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub df: Option<u64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SharedGain {
+    pub token: String,
+    pub theirs: Milli,
+    pub ours: Milli,
+}
+
+/// Where a query word came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WordFrom {
+    Task,
+    Path,
+}
+
+/// One word of the query, as the decision asked about took it.
+#[derive(Debug, Clone, Serialize)]
+pub struct QueryWord {
+    pub word: String,
+    pub from: WordFrom,
+    #[serde(flatten)]
+    pub fate: Fate,
+}
+
+/// What became of a query word in the decision asked about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "fate", rename_all = "snake_case")]
+pub enum Fate {
+    /// It scored: `contribution` to the decision's score, from `fields`;
+    /// `common` when more than half of the pool holds it and the profile
+    /// weighs words by an idf (it then weighs little).
+    Scored { contribution: Milli, fields: Vec<Field>, df: u64, n: u64, common: bool },
+    /// A stopword: never a token.
+    Stopword,
+    /// Shorter than `min_token_len`: never a token.
+    TooShort { min_token_len: usize },
+    /// A path word in more than `path_max_df` of the decisions: the path
+    /// does not score it.
+    PathTooCommon { df: u64, n: u64, path_max_df: Milli },
+    /// The decision holds it only in fields the profile does not score.
+    Unscored { fields: Vec<Field> },
+    /// The decision holds it only inside other words (`forms`): an
+    /// identifier the profile does not split (`identifier`), or another
+    /// form of the word.
+    OtherForm { forms: Vec<String>, identifier: bool },
+    /// The decision does not hold it; `df` other decisions do.
+    Absent { df: u64 },
+    /// No decision of the pool holds it (in a field the profile scores, or
+    /// in any form).
+    NotInMemory,
+}
+
+/// A cause of the miss, for people and for tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cause {
+    /// Not a candidate: kept out of the pool (status, type, duplicate id).
+    NotInPool,
+    /// The edited file is outside its scope globs.
+    OutOfScope,
+    /// The task is a chore; nothing is retrieved.
+    Chore,
+    /// It scored no more than `min_score`.
+    BelowMinScore,
+    /// It ranked below `k` others.
+    BeyondK,
+    /// A decision ahead won on words held by more than half of the pool.
+    CommonWordsWin,
+    /// Query words sit in its text the profile does not score.
+    UnscoredField,
+    /// Query words sit in it only inside identifiers the profile does not split.
+    UnsplitIdentifier,
+    /// Query words sit in it only in another form (plural, compound).
+    OtherForm,
+    /// Path words it holds are too common for the path to score.
+    PathTooCommon,
+    /// Query words are stopwords or too short to be tokens.
+    NotTokens,
+    /// It shares no scored word with the query.
+    NoSharedWords,
+}
+
+impl Cause {
+    /// The stable code of the cause, as JSON writes it.
+    pub fn code(self) -> &'static str {
+        match self {
+            Cause::NotInPool => "not_in_pool",
+            Cause::OutOfScope => "out_of_scope",
+            Cause::Chore => "chore",
+            Cause::BelowMinScore => "below_min_score",
+            Cause::BeyondK => "beyond_k",
+            Cause::CommonWordsWin => "common_words_win",
+            Cause::UnscoredField => "unscored_field",
+            Cause::UnsplitIdentifier => "unsplit_identifier",
+            Cause::OtherForm => "other_form",
+            Cause::PathTooCommon => "path_too_common",
+            Cause::NotTokens => "not_tokens",
+            Cause::NoSharedWords => "no_shared_words",
+        }
+    }
+}
+
+impl Index {
+    /// Why the decision `id` is, or is not, retrieved for `query`; `None`
+    /// when no record of the memory has that id.
+    pub fn why_not(&self, query: Query<'_>, id: &str) -> Option<WhyNot> {
+        let e = self.explain(query);
+        self.why_not_in(&e, id)
+    }
+
+    /// [`Index::why_not`] from an explanation of the query already made.
+    pub fn why_not_in(&self, e: &Explanation, id: &str) -> Option<WhyNot> {
+        // A repeated id (profile `mneme`): the copy that ranks, else the first.
+        let at = e
+            .records
+            .iter()
+            .position(|r| r.id == id && r.rank.is_some())
+            .or_else(|| e.records.iter().position(|r| r.id == id && r.reason.as_deref() != Some("duplicate_id")))
+            .or_else(|| e.records.iter().position(|r| r.id == id))?;
+        let me = &e.records[at];
+        let n = self.decisions.len() as u64;
+        let df = |token: &str| self.vocab.get(token).map(|&t| self.posting(t).len() as u64);
+        let common = |df: u64| n > 0 && df * 1000 > n * COMMON_SHARE;
+        let mine = contributions(me);
+
+        // Its place among every candidate above min_score.
+        let ranked = |r: &ExplainedRecord| r.rank.is_some() || r.reason.as_deref() == Some("beyond_k");
+        let in_ranking = ranked(me) || me.reason.as_deref() == Some("chore");
+        let rank = match (in_ranking, me.score, me.pool_order) {
+            (true, Some(s), Some(p)) => Some(
+                1 + e
+                    .records
+                    .iter()
+                    .filter(|r| {
+                        (ranked(r) || r.reason.as_deref() == Some("chore"))
+                            && r.pool_order != Some(p)
+                            && match (r.score, r.pool_order) {
+                                (Some(rs), Some(rp)) => rs > s || (rs == s && rp < p),
+                                _ => false,
+                            }
+                    })
+                    .count(),
+            ),
+            _ => None,
+        };
+
+        let mut retrieved: Vec<&ExplainedRecord> = e.records.iter().filter(|r| r.rank.is_some()).collect();
+        retrieved.sort_by_key(|r| r.rank);
+        let bar = retrieved.last().and_then(|r| r.score).filter(|_| retrieved.len() >= self.profile.k);
+        let ahead: Vec<Competitor> = retrieved
+            .iter()
+            .filter(|r| me.rank.is_none_or(|mine| r.rank.is_some_and(|theirs| theirs < mine)))
+            .map(|r| {
+                let theirs = contributions(r);
+                let mut only: Vec<Gain> = theirs
+                    .iter()
+                    .filter(|(t, c)| c.0 > 0 && mine.get(*t).is_none_or(|m| m.0 <= 0))
+                    .map(|(t, c)| Gain { token: t.clone(), contribution: *c, df: df(t) })
+                    .collect();
+                only.sort_by(|a, b| b.contribution.cmp(&a.contribution).then_with(|| a.token.cmp(&b.token)));
+                let mut shared: Vec<SharedGain> = theirs
+                    .iter()
+                    .filter_map(|(t, c)| {
+                        let m = mine.get(t).copied().filter(|m| m.0 > 0)?;
+                        (c.0 > m.0).then(|| SharedGain { token: t.clone(), theirs: *c, ours: m })
+                    })
+                    .collect();
+                shared.sort_by(|a, b| {
+                    (b.theirs.0 - b.ours.0).cmp(&(a.theirs.0 - a.ours.0)).then_with(|| a.token.cmp(&b.token))
+                });
+                let wins_on_common_words = only.iter().any(|g| g.df.is_some_and(common));
+                only.truncate(WORDS_PER_COMPETITOR);
+                shared.truncate(WORDS_PER_COMPETITOR);
+                Competitor {
+                    id: r.id.clone(),
+                    title: r.title.clone(),
+                    rank: r.rank.unwrap_or_default(),
+                    score: r.score.unwrap_or_default(),
+                    only_theirs: only,
+                    shared_more: shared,
+                    wins_on_common_words,
+                }
+            })
+            .collect();
+
+        let decision = me.pool_order.map(|p| &self.decisions[p]);
+        let words = self.query_words(e, me, decision, &mine);
+
+        let mut causes = Vec::new();
+        match (me.reason.as_deref(), &me.scope) {
+            (None, _) => {}
+            (_, ScopeCheck::NotInPool) | (Some("duplicate_id"), _) => causes.push(Cause::NotInPool),
+            (Some("out_of_scope"), _) => causes.push(Cause::OutOfScope),
+            (Some("chore"), _) => causes.push(Cause::Chore),
+            (Some("below_min_score"), _) => causes.push(Cause::BelowMinScore),
+            (Some(_), _) => causes.push(Cause::BeyondK),
+        }
+        if me.rank.is_none() && decision.is_some() {
+            if ahead.iter().any(|c| c.wins_on_common_words) {
+                causes.push(Cause::CommonWordsWin);
+            }
+            let any = |f: &dyn Fn(&Fate) -> bool| words.iter().any(|w| f(&w.fate));
+            if any(&|f| matches!(f, Fate::Unscored { .. })) {
+                causes.push(Cause::UnscoredField);
+            }
+            if any(&|f| matches!(f, Fate::OtherForm { identifier: true, .. })) {
+                causes.push(Cause::UnsplitIdentifier);
+            }
+            if any(&|f| matches!(f, Fate::OtherForm { identifier: false, .. })) {
+                causes.push(Cause::OtherForm);
+            }
+            if any(&|f| matches!(f, Fate::PathTooCommon { .. })) {
+                causes.push(Cause::PathTooCommon);
+            }
+            if any(&|f| matches!(f, Fate::Stopword | Fate::TooShort { .. })) {
+                causes.push(Cause::NotTokens);
+            }
+            if !any(&|f| matches!(f, Fate::Scored { .. })) {
+                causes.push(Cause::NoSharedWords);
+            }
+        }
+
+        Some(WhyNot {
+            id: me.id.clone(),
+            title: me.title.clone(),
+            source: me.source.clone(),
+            task: e.task.clone(),
+            file: e.file.clone(),
+            profile: e.profile.name.to_string(),
+            k: self.profile.k,
+            min_score: self.profile.min_score,
+            pool: n,
+            rank,
+            score: me.score,
+            retrieved: me.rank.is_some(),
+            outcome: me.reason.clone(),
+            detail: me.detail.clone(),
+            scope_globs: match (&me.scope, decision) {
+                (ScopeCheck::OutOfScope, Some(d)) => d.paths.clone(),
+                _ => Vec::new(),
+            },
+            bar,
+            ahead,
+            words,
+            causes,
+        })
+    }
+
+    /// Each distinct word of the task, then of the path, with what became
+    /// of it in `decision` (none: the record is not in the pool).
+    fn query_words(
+        &self,
+        e: &Explanation,
+        me: &ExplainedRecord,
+        decision: Option<&crate::memory::Decision>,
+        mine: &BTreeMap<String, Milli>,
+    ) -> Vec<QueryWord> {
+        let n = self.decisions.len() as u64;
+        let profile = &self.profile;
+        let mut seen = std::collections::BTreeSet::new();
+        let mut words = Vec::new();
+        let sources = [(e.task.as_str(), WordFrom::Task), (e.file.as_deref().unwrap_or(""), WordFrom::Path)];
+        for (text, from) in sources {
+            // The tokens, in text order, then the runs the tokenizer drops.
+            let mut items: Vec<(String, Option<Fate>)> = Vec::new();
+            self.tokenizer.each_token(text, &mut |t| items.push((t.to_string(), None)));
+            self.tokenizer.each_run(text, &mut |run| {
+                if !self.tokenizer.keeps(run) {
+                    let fate = if run.chars().count() < profile.min_token_len {
+                        Fate::TooShort { min_token_len: profile.min_token_len }
+                    } else {
+                        Fate::Stopword
+                    };
+                    items.push((run.to_string(), Some(fate)));
+                }
+            });
+            for (word, dropped) in items {
+                if !seen.insert(word.clone()) {
+                    continue;
+                }
+                let fate = match dropped {
+                    Some(f) => f,
+                    None => self.fate(&word, from, decision, me, mine, n),
+                };
+                words.push(QueryWord { word, from, fate });
+            }
+        }
+        words
+    }
+
+    /// What became of the query token `token` in `decision`.
+    fn fate(
+        &self,
+        token: &str,
+        from: WordFrom,
+        decision: Option<&crate::memory::Decision>,
+        me: &ExplainedRecord,
+        mine: &BTreeMap<String, Milli>,
+        n: u64,
+    ) -> Fate {
+        let t = self.vocab.get(token).copied();
+        let df = t.map_or(0, |t| self.posting(t).len() as u64);
+        let absent = if df == 0 { Fate::NotInMemory } else { Fate::Absent { df } };
+        let Some(decision) = decision else { return absent };
+        let d = me.pool_order.unwrap_or_default();
+        let holding: Vec<Field> = match t {
+            Some(t) => (0..self.nf)
+                .filter(|&f| self.field(d, f).binary_search(&t).is_ok())
+                .map(|f| self.profile.fields()[f])
+                .collect(),
+            None => Vec::new(),
+        };
+        if !holding.is_empty() {
+            if let Some(c) = mine.get(token) {
+                let scored: Vec<Field> =
+                    holding.iter().copied().filter(|&f| self.profile.weight(f) != Milli::ZERO).collect();
+                if !scored.is_empty() {
+                    // Only an idf weighs a word by how many decisions hold it.
+                    let common = self.profile.bm25f.is_some() && df * 1000 > n * COMMON_SHARE;
+                    return Fate::Scored { contribution: *c, fields: scored, df, n, common };
+                }
+            } else if from == WordFrom::Path {
+                if let Some(b) = &self.profile.bm25f {
+                    return Fate::PathTooCommon { df, n, path_max_df: b.path_max_df };
+                }
+            }
+            let zero: Vec<Field> = holding.iter().copied().filter(|&f| self.profile.weight(f) == Milli::ZERO).collect();
+            if !zero.is_empty() {
+                return Fate::Unscored { fields: zero };
+            }
+        }
+        // Fields the profile does not index at all (sections under `classic`).
+        let unindexed: Vec<Field> = Field::EVERY
+            .iter()
+            .copied()
+            .filter(|f| !self.profile.fields().contains(f))
+            .filter(|&f| super::field_texts(decision, f).iter().any(|text| self.holds(text, token)))
+            .collect();
+        if !unindexed.is_empty() {
+            return Fate::Unscored { fields: unindexed };
+        }
+        let (forms, identifier) = other_forms(decision, token);
+        if !forms.is_empty() {
+            return Fate::OtherForm { forms, identifier };
+        }
+        absent
+    }
+
+    fn holds(&self, text: &str, token: &str) -> bool {
+        let mut found = false;
+        self.tokenizer.each_token(text, &mut |t| found |= t == token);
+        found
+    }
+}
+
+/// Each query token a record scores on, with what it adds: its term's
+/// contribution under BM25F, else the weights of the fields holding it
+/// plus the boost of each complete tag (as `tag <tag>`).
+fn contributions(r: &ExplainedRecord) -> BTreeMap<String, Milli> {
+    let mut out: BTreeMap<String, Milli> = BTreeMap::new();
+    for t in &r.terms {
+        out.entry(t.token.clone()).or_default().0 += t.contribution.0;
+    }
+    for f in &r.fields {
+        for token in &f.tokens {
+            out.entry(token.clone()).or_default().0 += f.weight.0;
+        }
+    }
+    if !r.tag_hits.is_empty() {
+        let each = r.tag_boost.0 / r.tag_hits.len() as i64;
+        for tag in &r.tag_hits {
+            out.entry(format!("tag {tag}")).or_default().0 += each;
+        }
+    }
+    out
+}
+
+/// The words of a decision's text that hold `token` inside them without
+/// being it (at most three, sorted), and whether one of them is an
+/// identifier (CamelCase, snake_case, kebab-case or dotted).
+fn other_forms(decision: &crate::memory::Decision, token: &str) -> (Vec<String>, bool) {
+    if token.chars().count() < 3 {
+        return (Vec::new(), false);
+    }
+    let mut forms = std::collections::BTreeSet::new();
+    let mut identifier = false;
+    for field in Field::EVERY {
+        for text in super::field_texts(decision, field) {
+            for word in text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
+                let word = word.trim_matches(|c| matches!(c, '_' | '-' | '.'));
+                let lower = word.to_lowercase();
+                if lower == token || !lower.contains(token) {
+                    continue;
+                }
+                let joined = word.contains(['_', '-', '.']);
+                let cased = word.chars().zip(word.chars().skip(1)).any(|(a, b)| a.is_lowercase() && b.is_uppercase());
+                identifier |= joined || cased;
+                forms.insert(word.to_string());
+            }
+        }
+    }
+    (forms.into_iter().take(3).collect(), identifier)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::memory::Memory;
+    use crate::profile::{Named, Profile};
+
+    fn index(text: &str, profile: Profile) -> Index {
+        let memory = Memory::parse(Path::new("m.json"), text.to_string(), profile.family);
+        assert!(!memory.has_errors(), "{:?}", memory.diagnostics);
+        Index::build(memory, profile)
+    }
+
+    fn why(ix: &Index, task: &str, file: Option<&str>, id: &str) -> WhyNot {
+        ix.why_not(Query { task, file }, id).expect("the id is in the memory")
+    }
+
+    fn fate<'a>(w: &'a WhyNot, word: &str) -> &'a Fate {
+        &w.words.iter().find(|x| x.word == word).unwrap_or_else(|| panic!("no word {word} in {w:#?}")).fate
+    }
+
+    /// Twenty filler decisions (`filler0` … `filler19`) that share `service`.
+    fn fillers() -> String {
+        (0..20)
+            .map(|i| format!(r#"{{"id": "f{i}", "type": "rule", "title": "service filler{i}"}}"#))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    #[test]
+    fn an_unknown_id_has_no_answer_and_a_retrieved_one_no_cause() {
+        let ix = index(
+            &format!(r#"[{{"id": "a", "type": "rule", "title": "cache eviction policy"}}, {}]"#, fillers()),
+            Profile::of(Named::Default),
+        );
+        assert!(ix.why_not(Query { task: "cache eviction", file: None }, "nope").is_none());
+        let w = why(&ix, "cache eviction", None, "a");
+        assert!(w.retrieved && w.causes.is_empty() && w.ahead.is_empty(), "{w:#?}");
+        assert_eq!(w.rank, Some(1));
+        assert!(matches!(fate(&w, "cache"), Fate::Scored { fields, .. } if fields == &[Field::Title]));
+    }
+
+    #[test]
+    fn beyond_k_names_the_decisions_ahead_and_the_words_they_won_on() {
+        let ix = index(
+            &format!(
+                r#"[{{"id": "want", "type": "rule", "title": "retry budget"}},
+                    {{"id": "b1", "type": "rule", "title": "retry backoff jitter"}},
+                    {{"id": "b2", "type": "rule", "title": "retry backoff ceiling"}},
+                    {{"id": "b3", "type": "rule", "title": "retry backoff logging"}}, {}]"#,
+                fillers()
+            ),
+            Profile::of(Named::Default),
+        );
+        let w = why(&ix, "retry with backoff", None, "want");
+        assert_eq!((w.outcome.as_deref(), w.rank, w.retrieved), (Some("beyond_k"), Some(4), false), "{w:#?}");
+        assert_eq!(w.causes[0], Cause::BeyondK);
+        let ids: Vec<&str> = w.ahead.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["b1", "b2", "b3"]);
+        assert!(w.ahead.iter().all(|c| c.only_theirs.iter().any(|g| g.token == "backoff")), "{w:#?}");
+        assert_eq!(w.bar, w.ahead.last().map(|c| c.score));
+        assert!(matches!(fate(&w, "backoff"), Fate::Absent { df: 3 }));
+        assert!(matches!(fate(&w, "with"), Fate::Stopword));
+    }
+
+    #[test]
+    fn below_min_score_out_of_scope_chore_and_not_in_pool() {
+        let ix = index(
+            &format!(
+                r#"[{{"id": "weak", "type": "rule", "title": "service mention", "content": "nothing else"}},
+                    {{"id": "web", "type": "rule", "title": "refund flow", "scope": "web/**"}},
+                    {{"id": "old", "type": "rule", "title": "refund flow legacy", "status": "superseded"}}, {}]"#,
+                fillers()
+            ),
+            Profile::of(Named::Default),
+        );
+        let w = why(&ix, "service", None, "weak");
+        assert_eq!((w.outcome.as_deref(), w.causes[0]), (Some("below_min_score"), Cause::BelowMinScore), "{w:#?}");
+        assert!(matches!(fate(&w, "service"), Fate::Scored { common: true, .. }), "{w:#?}");
+        let w = why(&ix, "refund flow", Some("api/refunds.py"), "web");
+        assert_eq!(w.causes[0], Cause::OutOfScope);
+        assert_eq!(w.scope_globs, ["web/**"]);
+        let w = why(&ix, "fix typo in the refund flow", None, "web");
+        assert_eq!(w.causes[0], Cause::Chore, "{w:#?}");
+        let w = why(&ix, "refund flow", None, "old");
+        assert_eq!((w.causes.as_slice(), w.score), (&[Cause::NotInPool][..], None), "{w:#?}");
+    }
+
+    #[test]
+    fn unscored_fields_other_forms_and_unsplit_identifiers() {
+        // Profile `classic` splits no identifier; a zero weight turns a field off.
+        let mut classic = Profile::of(Named::Classic);
+        classic.weights.content = Milli::ZERO;
+        classic.k = 1;
+        let ix = index(
+            r#"[{"id": "want", "type": "rule", "title": "mesh policy", "content": "ledger notes",
+                 "constraint": ["set MeshTimeout on every route", "retries stay bounded"]},
+                {"id": "other", "type": "rule", "title": "route ledger retry timeout"}]"#,
+            classic,
+        );
+        let w = why(&ix, "timeout route ledger retry", None, "want");
+        assert!(matches!(fate(&w, "ledger"), Fate::Unscored { fields } if fields == &[Field::Content]), "{w:#?}");
+        assert!(
+            matches!(fate(&w, "timeout"), Fate::OtherForm { forms, identifier: true } if forms == &["MeshTimeout"]),
+            "{w:#?}"
+        );
+        // `retries` does not hold `retry`: no form of it, the word is absent.
+        assert!(matches!(fate(&w, "retry"), Fate::Absent { df: 1 }), "{w:#?}");
+        assert!(matches!(fate(&w, "route"), Fate::Scored { .. }));
+        for cause in [Cause::BeyondK, Cause::UnscoredField, Cause::UnsplitIdentifier] {
+            assert!(w.causes.contains(&cause), "{cause:?} in {:?}", w.causes);
+        }
+        // Profile `default` splits the identifier: the same word scores.
+        let ix = index(
+            r#"[{"id": "want", "type": "rule", "title": "mesh policy", "constraint": ["set MeshTimeout; timeouts vary"]}]"#,
+            Profile::of(Named::Default),
+        );
+        let w = why(&ix, "timeout mesh", None, "want");
+        assert!(matches!(fate(&w, "timeout"), Fate::Scored { .. }), "{w:#?}");
+        let w = why(&ix, "timeout meshtimeouts", None, "want");
+        assert!(matches!(fate(&w, "meshtimeouts"), Fate::NotInMemory), "{w:#?}");
+    }
+
+    #[test]
+    fn other_form_and_too_common_path_words_and_words_nobody_holds() {
+        let ix = index(
+            &format!(
+                r#"[{{"id": "want", "type": "rule", "title": "timeouts for outbound calls", "content": "handler code"}},
+                    {}]"#,
+                (0..12)
+                    .map(|i| format!(r#"{{"id": "h{i}", "type": "rule", "title": "handler topic{i}"}}"#))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Profile::of(Named::Default),
+        );
+        let w = why(&ix, "timeout zyzzyva", Some("src/handler.py"), "want");
+        assert!(
+            matches!(fate(&w, "timeout"), Fate::OtherForm { forms, identifier: false } if forms == &["timeouts"]),
+            "{w:#?}"
+        );
+        assert!(matches!(fate(&w, "zyzzyva"), Fate::NotInMemory));
+        assert!(matches!(fate(&w, "handler"), Fate::PathTooCommon { df: 13, n: 13, .. }), "{w:#?}");
+        assert!(w.causes.contains(&Cause::OtherForm) && w.causes.contains(&Cause::PathTooCommon), "{:?}", w.causes);
+        assert!(w.causes.contains(&Cause::NoSharedWords), "{:?}", w.causes);
+    }
+
+    #[test]
+    fn a_competitor_winning_on_a_word_most_decisions_hold_is_named() {
+        let mut profile = Profile::of(Named::Default);
+        profile.k = 1;
+        let ix = index(
+            &format!(
+                r#"[{{"id": "want", "type": "rule", "title": "ledger reconciliation"}},
+                    {{"id": "hub", "type": "rule", "title": "service ledger service", "tags": ["service"]}}, {}]"#,
+                fillers()
+            ),
+            profile,
+        );
+        let w = why(&ix, "ledger service", None, "want");
+        assert_eq!(w.ahead.len(), 1, "{w:#?}");
+        assert!(w.ahead[0].wins_on_common_words, "{w:#?}");
+        assert!(w.causes.contains(&Cause::CommonWordsWin), "{:?}", w.causes);
+    }
+}
