@@ -617,6 +617,7 @@ mod tests {
             metrics,
             layer2,
             warnings: vec![],
+            why_not: vec![],
         }
     }
 

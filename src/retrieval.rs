@@ -50,7 +50,7 @@ pub use explain::{ExplainedRecord, Explanation, FieldMatch, ScopeCheck};
 pub use rank::rank;
 use scope::Scopes;
 pub use scope_text::scope_matches;
-pub use why_not::{Cause, Competitor, Fate, Gain, QueryWord, SharedGain, WhyNot, WordFrom};
+pub use why_not::{Ahead, Cause, Competitor, Fate, Gain, Miss, QueryWord, SharedGain, UnscoredWord, WhyNot, WordFrom};
 
 /// What the agent is doing: the task text and, optionally, the file it edits.
 #[derive(Debug, Clone, Copy)]

@@ -21,7 +21,7 @@ use serde::Serialize;
 use crate::memory::Decision;
 use crate::metrics::{Outcome, ScenarioMetrics, SuiteMetrics};
 use crate::profile::{Family, Milli};
-use crate::retrieval::{Hit, Index, Query, RunnerUp, Scratch};
+use crate::retrieval::{Hit, Index, Miss, Query, RunnerUp, Scratch};
 use crate::scenarios::{ResponseFormat, ResponseRef, Scenario, ScenarioType};
 use crate::verdict::{judge_with, Checks, Judging, Scoped, Verdict, VerdictResult};
 
@@ -53,6 +53,9 @@ pub struct ScenarioRun {
     /// What the user should know about this scenario: expected ids that are
     /// not in the retrieval pool, Mneme `.txt` sides, ...
     pub warnings: Vec<String>,
+    /// Why each expected decision of the pool that was not retrieved was
+    /// not ([`Index::why_not`]), in expected order.
+    pub why_not: Vec<Miss>,
 }
 
 impl Outcome for ScenarioRun {
@@ -152,10 +155,11 @@ pub fn run_one(
     let layer2 = scenario.governed.is_some() && verdict.verdict != crate::verdict::Verdict::Malformed;
     let mut warnings = known.check(&scenario);
     warnings.extend(verdict.warnings.iter().cloned());
+    let why_not = metrics.missed.iter().filter_map(|id| index.why_not(query, id)).map(|w| w.brief()).collect();
     // Judged: the compiled assertions (and their regex caches, the largest
     // part of a scenario in memory) are not needed by any later stage.
     scenario.assertions = Vec::new();
-    ScenarioRun { scenario, retrieved, metrics, verdict, layer2, warnings }
+    ScenarioRun { scenario, retrieved, metrics, verdict, layer2, warnings, why_not }
 }
 
 /// The retrieved decisions of a ranking, best first.

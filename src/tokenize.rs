@@ -78,7 +78,7 @@ impl Tokenizer {
         self.split
     }
 
-    fn is_stopword(&self, token: &str) -> bool {
+    pub(crate) fn is_stopword(&self, token: &str) -> bool {
         match self.family {
             Family::Default => default_stopwords().contains(token),
             Family::Mneme => MNEME_STOPWORDS.contains(&token),

@@ -37,6 +37,7 @@
 mod budget;
 mod escape;
 mod links;
+mod misses;
 mod sections;
 
 pub use budget::BUDGET;

@@ -269,6 +269,11 @@ pub struct ScenarioReport {
     pub violations: Violations,
     /// Expected ids that were not retrieved.
     pub missing: Vec<String>,
+    /// Why each expected decision of the pool was not retrieved, in brief
+    /// (`explain --why-not` gives the whole answer); absent when none was
+    /// missed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub why_not: Vec<crate::retrieval::Miss>,
     /// Whether the governed answer was checked.
     pub layer2: bool,
     pub warnings: Vec<String>,
@@ -465,6 +470,7 @@ fn scenario_report(run: ScenarioRun) -> ScenarioReport {
         triggers,
         violations: Violations { control: v.control_violations, governed: v.governed_violations },
         missing: v.missing,
+        why_not: run.why_not,
         layer2: run.layer2,
         warnings: run.warnings,
         model: None,

@@ -150,8 +150,13 @@ fn word_line(word: &QueryWord, w: &WhyNot, id: &str) -> String {
             let common = if *common { format!("; it is in {df} of {n} decisions, so it weighs little") } else { String::new() };
             format!("scores {contribution} in its {}{common}.", fields_list(fields))
         }
-        Fate::Stopword => "a stopword, never scored.".to_string(),
-        Fate::TooShort { min_token_len } => format!("shorter than min_token_len {min_token_len}, never scored."),
+        Fate::Stopword { .. } => "a stopword, never scored.".to_string(),
+        Fate::TooShort { min_token_len, held: false } => {
+            format!("shorter than min_token_len {min_token_len}, never scored.")
+        }
+        Fate::TooShort { min_token_len, held: true } => {
+            format!("shorter than min_token_len {min_token_len}, never scored, though {id} has it.")
+        }
         Fate::PathTooCommon { df, n, path_max_df } => format!(
             "{id} holds it, but it is in {df} of {n} decisions, more than path_max_df {path_max_df} of them, so the path does not score it."
         ),
@@ -188,7 +193,7 @@ fn fields_list(fields: &[Field]) -> String {
     }
 }
 
-fn ordinal(n: usize) -> String {
+pub(crate) fn ordinal(n: usize) -> String {
     let suffix = match (n % 10, n % 100) {
         (_, 11..=13) => "th",
         (1, _) => "st",
@@ -200,7 +205,7 @@ fn ordinal(n: usize) -> String {
 }
 
 /// A cause in a few words.
-fn cause_words(c: Cause) -> &'static str {
+pub(crate) fn cause_words(c: Cause) -> &'static str {
     match c {
         Cause::NotInPool => "it is kept out of the pool",
         Cause::OutOfScope => "the file is outside its scope",
@@ -212,7 +217,7 @@ fn cause_words(c: Cause) -> &'static str {
         Cause::UnsplitIdentifier => "query words sit inside identifiers the profile does not split",
         Cause::OtherForm => "query words sit in it only in another form",
         Cause::PathTooCommon => "path words it holds are too common to score",
-        Cause::NotTokens => "some query words are stopwords or too short",
+        Cause::NotTokens => "query words it has are too short to score",
         Cause::NoSharedWords => "it shares no scored word with the query",
     }
 }

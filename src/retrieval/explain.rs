@@ -14,6 +14,13 @@ use crate::tokenize::normalise_path;
 impl Index {
     /// Explains one query record by record (spec §7).
     pub fn explain(&self, query: Query<'_>) -> Explanation {
+        self.explain_some(query, None)
+    }
+
+    /// [`Index::explain`], with records only for the decisions retrieved
+    /// and those with the id `only` (when given): what [`Index::why_not`]
+    /// needs, at the cost of the ranking and a few records.
+    pub(super) fn explain_some(&self, query: Query<'_>, only: Option<&str>) -> Explanation {
         assert!(self.only.is_none(), "an index built for one query cannot explain");
         let path = query.file.map(normalise_path).filter(|p| !p.is_empty());
         // The globs that match, from the same set retrieval uses.
@@ -60,6 +67,9 @@ impl Index {
 
         let mut records = Vec::with_capacity(self.decisions.len() + self.excluded.len());
         for (d, decision) in self.decisions.iter().enumerate() {
+            if only.is_some_and(|id| decision.id != id && !retrieved.contains_key(&d)) {
+                continue;
+            }
             let scope = match &path {
                 _ if !self.has_scope[d] => ScopeCheck::Unscoped,
                 None => ScopeCheck::NoPath,
@@ -166,7 +176,7 @@ impl Index {
                 detail,
             });
         }
-        for ex in &self.excluded {
+        for ex in self.excluded.iter().filter(|ex| only.is_none_or(|id| ex.id == id)) {
             let place = match &ex.file {
                 Some(file) => format!("{file}:{}", ex.line),
                 None => format!("line {}", ex.line),
@@ -201,6 +211,7 @@ impl Index {
             retrieved: retrieval.hits.iter().map(|h| self.decisions[h.pool].id.clone()).collect(),
             note,
             records,
+            ranking: full.hits.iter().map(|h| h.pool).collect(),
         }
     }
 }
@@ -276,4 +287,8 @@ pub struct Explanation {
     pub retrieved: Vec<String>,
     pub note: Option<String>,
     pub records: Vec<ExplainedRecord>,
+    /// The pool positions of every candidate above `min_score`, best
+    /// first (the ranking before `k` and the chore rule cut it).
+    #[serde(skip)]
+    pub ranking: Vec<usize>,
 }

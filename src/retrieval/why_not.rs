@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{ExplainedRecord, Explanation, Index, Query, ScopeCheck};
 use crate::profile::{Field, Milli};
@@ -122,10 +122,11 @@ pub enum Fate {
     /// `common` when more than half of the pool holds it and the profile
     /// weighs words by an idf (it then weighs little).
     Scored { contribution: Milli, fields: Vec<Field>, df: u64, n: u64, common: bool },
-    /// A stopword: never a token.
-    Stopword,
-    /// Shorter than `min_token_len`: never a token.
-    TooShort { min_token_len: usize },
+    /// A stopword: never a token; `held` when the decision's text has it.
+    Stopword { held: bool },
+    /// Shorter than `min_token_len`: never a token; `held` when the
+    /// decision's text has it.
+    TooShort { min_token_len: usize, held: bool },
     /// A path word in more than `path_max_df` of the decisions: the path
     /// does not score it.
     PathTooCommon { df: u64, n: u64, path_max_df: Milli },
@@ -143,7 +144,8 @@ pub enum Fate {
 }
 
 /// A cause of the miss, for people and for tools.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Cause {
     /// Not a candidate: kept out of the pool (status, type, duplicate id).
@@ -166,7 +168,7 @@ pub enum Cause {
     OtherForm,
     /// Path words it holds are too common for the path to score.
     PathTooCommon,
-    /// Query words are stopwords or too short to be tokens.
+    /// Query words it holds are too short to be tokens (not stopwords).
     NotTokens,
     /// It shares no scored word with the query.
     NoSharedWords,
@@ -192,16 +194,98 @@ impl Cause {
     }
 }
 
+/// A missing expected decision in brief, as a run's report carries it for
+/// each scenario (`explain --why-not` gives the whole answer).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Miss {
+    pub id: String,
+    /// Its rank among every candidate above `min_score`, when it is in
+    /// that ranking.
+    pub rank: Option<usize>,
+    /// Its score, when it is in the pool.
+    pub score: Option<f64>,
+    /// The score of the last retrieved decision, when `k` were retrieved.
+    pub bar: Option<f64>,
+    /// The causes, most decisive first.
+    pub causes: Vec<Cause>,
+    /// The decisions retrieved ahead of it, best first.
+    pub ahead: Vec<Ahead>,
+    /// Query words it holds that were not scored, each with the cause.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unscored: Vec<UnscoredWord>,
+}
+
+/// A decision retrieved ahead of a missing one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Ahead {
+    pub id: String,
+    /// The query words (or `tag <tag>`) it scored on that the missing
+    /// decision does not, at most three, largest first.
+    pub words: Vec<String>,
+}
+
+/// A query word a missing decision holds without scoring on it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct UnscoredWord {
+    pub word: String,
+    /// `unscored_field`, `unsplit_identifier`, `other_form`,
+    /// `path_too_common` or `not_tokens`.
+    pub cause: Cause,
+}
+
+/// Words per decision ahead that a [`Miss`] keeps.
+const MISS_WORDS: usize = 3;
+
+impl WhyNot {
+    /// The answer in brief, for a run's report.
+    pub fn brief(&self) -> Miss {
+        Miss {
+            id: self.id.clone(),
+            rank: self.rank,
+            score: self.score.map(Milli::as_f64),
+            bar: self.bar.map(Milli::as_f64),
+            causes: self.causes.clone(),
+            ahead: self
+                .ahead
+                .iter()
+                .map(|c| Ahead {
+                    id: c.id.clone(),
+                    words: c.only_theirs.iter().take(MISS_WORDS).map(|g| g.token.clone()).collect(),
+                })
+                .collect(),
+            unscored: self
+                .words
+                .iter()
+                .filter_map(|w| {
+                    let cause = match &w.fate {
+                        Fate::Unscored { .. } => Cause::UnscoredField,
+                        Fate::OtherForm { identifier: true, .. } => Cause::UnsplitIdentifier,
+                        Fate::OtherForm { identifier: false, .. } => Cause::OtherForm,
+                        Fate::PathTooCommon { .. } => Cause::PathTooCommon,
+                        Fate::TooShort { held: true, .. } => Cause::NotTokens,
+                        _ => return None,
+                    };
+                    Some(UnscoredWord { word: w.word.clone(), cause })
+                })
+                .collect(),
+        }
+    }
+}
+
 impl Index {
     /// Why the decision `id` is, or is not, retrieved for `query`; `None`
     /// when no record of the memory has that id.
     pub fn why_not(&self, query: Query<'_>, id: &str) -> Option<WhyNot> {
-        let e = self.explain(query);
+        let e = self.explain_some(query, Some(id));
         self.why_not_in(&e, id)
     }
 
-    /// [`Index::why_not`] from an explanation of the query already made.
-    pub fn why_not_in(&self, e: &Explanation, id: &str) -> Option<WhyNot> {
+    /// [`Index::why_not`] from an explanation of the query that holds the
+    /// record `id` and the retrieved ones.
+    fn why_not_in(&self, e: &Explanation, id: &str) -> Option<WhyNot> {
         // A repeated id (profile `mneme`): the copy that ranks, else the first.
         let at = e
             .records
@@ -216,25 +300,7 @@ impl Index {
         let mine = contributions(me);
 
         // Its place among every candidate above min_score.
-        let ranked = |r: &ExplainedRecord| r.rank.is_some() || r.reason.as_deref() == Some("beyond_k");
-        let in_ranking = ranked(me) || me.reason.as_deref() == Some("chore");
-        let rank = match (in_ranking, me.score, me.pool_order) {
-            (true, Some(s), Some(p)) => Some(
-                1 + e
-                    .records
-                    .iter()
-                    .filter(|r| {
-                        (ranked(r) || r.reason.as_deref() == Some("chore"))
-                            && r.pool_order != Some(p)
-                            && match (r.score, r.pool_order) {
-                                (Some(rs), Some(rp)) => rs > s || (rs == s && rp < p),
-                                _ => false,
-                            }
-                    })
-                    .count(),
-            ),
-            _ => None,
-        };
+        let rank = me.pool_order.and_then(|p| e.ranking.iter().position(|&r| r == p)).map(|i| i + 1);
 
         let mut retrieved: Vec<&ExplainedRecord> = e.records.iter().filter(|r| r.rank.is_some()).collect();
         retrieved.sort_by_key(|r| r.rank);
@@ -304,7 +370,8 @@ impl Index {
             if any(&|f| matches!(f, Fate::PathTooCommon { .. })) {
                 causes.push(Cause::PathTooCommon);
             }
-            if any(&|f| matches!(f, Fate::Stopword | Fate::TooShort { .. })) {
+            // A stopword is in most texts: only a short word it has counts.
+            if any(&|f| matches!(f, Fate::TooShort { held: true, .. })) {
                 causes.push(Cause::NotTokens);
             }
             if !any(&|f| matches!(f, Fate::Scored { .. })) {
@@ -358,10 +425,11 @@ impl Index {
             self.tokenizer.each_token(text, &mut |t| items.push((t.to_string(), None)));
             self.tokenizer.each_run(text, &mut |run| {
                 if !self.tokenizer.keeps(run) {
-                    let fate = if run.chars().count() < profile.min_token_len {
-                        Fate::TooShort { min_token_len: profile.min_token_len }
+                    let held = decision.is_some_and(|d| self.has_run(d, run));
+                    let fate = if self.tokenizer.is_stopword(run) {
+                        Fate::Stopword { held }
                     } else {
-                        Fate::Stopword
+                        Fate::TooShort { min_token_len: profile.min_token_len, held }
                     };
                     items.push((run.to_string(), Some(fate)));
                 }
@@ -431,11 +499,23 @@ impl Index {
         if !unindexed.is_empty() {
             return Fate::Unscored { fields: unindexed };
         }
-        let (forms, identifier) = other_forms(decision, token);
+        let (forms, identifier) = other_forms(decision, token, self.profile.splits_identifiers());
         if !forms.is_empty() {
             return Fate::OtherForm { forms, identifier };
         }
         absent
+    }
+
+    /// Whether a text of `decision` has the run `run` (a word before any
+    /// filter).
+    fn has_run(&self, decision: &crate::memory::Decision, run: &str) -> bool {
+        let mut found = false;
+        for field in Field::EVERY {
+            for text in super::field_texts(decision, field) {
+                self.tokenizer.each_run(text, &mut |r| found |= r == run);
+            }
+        }
+        found
     }
 
     fn holds(&self, text: &str, token: &str) -> bool {
@@ -467,31 +547,61 @@ fn contributions(r: &ExplainedRecord) -> BTreeMap<String, Milli> {
     out
 }
 
-/// The words of a decision's text that hold `token` inside them without
-/// being it (at most three, sorted), and whether one of them is an
-/// identifier (CamelCase, snake_case, kebab-case or dotted).
-fn other_forms(decision: &crate::memory::Decision, token: &str) -> (Vec<String>, bool) {
-    if token.chars().count() < 3 {
-        return (Vec::new(), false);
-    }
+/// The words of a decision's text that are another form of `token` (at
+/// most three, sorted), and whether one of them is an identifier the
+/// profile does not split. Another form: the token with a suffix of at most
+/// three letters (`timeouts` for `timeout`) or the token less one
+/// (`retry` for `retrying`), or, when the profile does not split
+/// identifiers (`splits` false), an identifier one of whose parts is the
+/// token (`MeshTimeout`, `mesh_timeout`, `mesh.timeout`).
+fn other_forms(decision: &crate::memory::Decision, token: &str, splits: bool) -> (Vec<String>, bool) {
+    const SUFFIX: usize = 3;
     let mut forms = std::collections::BTreeSet::new();
     let mut identifier = false;
+    let near = |a: &str, b: &str| a.len() >= 4 && b.starts_with(a) && b.len() > a.len() && b.len() - a.len() <= SUFFIX;
     for field in Field::EVERY {
         for text in super::field_texts(decision, field) {
             for word in text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
                 let word = word.trim_matches(|c| matches!(c, '_' | '-' | '.'));
                 let lower = word.to_lowercase();
-                if lower == token || !lower.contains(token) {
+                if lower == token {
                     continue;
                 }
-                let joined = word.contains(['_', '-', '.']);
-                let cased = word.chars().zip(word.chars().skip(1)).any(|(a, b)| a.is_lowercase() && b.is_uppercase());
-                identifier |= joined || cased;
-                forms.insert(word.to_string());
+                if !splits && identifier_parts(word).iter().any(|p| p.to_lowercase() == token) {
+                    identifier = true;
+                    forms.insert(word.to_string());
+                } else if lower.chars().all(char::is_alphanumeric) && (near(token, &lower) || near(&lower, token)) {
+                    forms.insert(word.to_string());
+                }
             }
         }
     }
     (forms.into_iter().take(3).collect(), identifier)
+}
+
+/// The parts of an identifier: split at `_`, `-` and `.`, and at case
+/// changes (`meshTimeout`, `HTTPServer`); empty for a plain word.
+fn identifier_parts(word: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    for segment in word.split(['_', '-', '.']).filter(|s| !s.is_empty()) {
+        let chars: Vec<(usize, char)> = segment.char_indices().collect();
+        let mut start = 0;
+        for i in 1..chars.len() {
+            let (prev, cur) = (chars[i - 1].1, chars[i].1);
+            let next = chars.get(i + 1).map(|&(_, c)| c);
+            if cur.is_uppercase()
+                && (prev.is_lowercase() || (prev.is_uppercase() && next.is_some_and(char::is_lowercase)))
+            {
+                parts.push(&segment[start..chars[i].0]);
+                start = chars[i].0;
+            }
+        }
+        parts.push(&segment[start..]);
+    }
+    if parts.len() < 2 {
+        parts.clear();
+    }
+    parts
 }
 
 #[cfg(test)]
@@ -557,7 +667,7 @@ mod tests {
         assert!(w.ahead.iter().all(|c| c.only_theirs.iter().any(|g| g.token == "backoff")), "{w:#?}");
         assert_eq!(w.bar, w.ahead.last().map(|c| c.score));
         assert!(matches!(fate(&w, "backoff"), Fate::Absent { df: 3 }));
-        assert!(matches!(fate(&w, "with"), Fate::Stopword));
+        assert!(matches!(fate(&w, "with"), Fate::Stopword { held: false }));
     }
 
     #[test]
@@ -614,8 +724,15 @@ mod tests {
         );
         let w = why(&ix, "timeout mesh", None, "want");
         assert!(matches!(fate(&w, "timeout"), Fate::Scored { .. }), "{w:#?}");
-        let w = why(&ix, "timeout meshtimeouts", None, "want");
-        assert!(matches!(fate(&w, "meshtimeouts"), Fate::NotInMemory), "{w:#?}");
+        // A plural is another form; a word inside a longer one is not.
+        let w = why(&ix, "timeout meshtimeouts vari", None, "want");
+        assert!(
+            matches!(fate(&w, "meshtimeouts"), Fate::OtherForm { forms, identifier: false } if forms == &["MeshTimeout"]),
+            "{w:#?}"
+        );
+        assert!(matches!(fate(&w, "vari"), Fate::NotInMemory), "{w:#?}");
+        let w = why(&ix, "set the policy", None, "want");
+        assert!(matches!(fate(&w, "set"), Fate::Scored { .. }), "{w:#?}");
     }
 
     #[test]
@@ -640,6 +757,26 @@ mod tests {
         assert!(matches!(fate(&w, "handler"), Fate::PathTooCommon { df: 13, n: 13, .. }), "{w:#?}");
         assert!(w.causes.contains(&Cause::OtherForm) && w.causes.contains(&Cause::PathTooCommon), "{:?}", w.causes);
         assert!(w.causes.contains(&Cause::NoSharedWords), "{:?}", w.causes);
+    }
+
+    #[test]
+    fn a_short_word_the_decision_has_is_a_cause_and_one_it_lacks_is_not() {
+        let ix = index(
+            &format!(
+                r#"[{{"id": "want", "type": "rule", "title": "schema migrations", "content": "the db owns it"}}, {}]"#,
+                fillers()
+            ),
+            Profile::of(Named::Default),
+        );
+        let w = why(&ix, "db ui", None, "want");
+        assert!(matches!(fate(&w, "db"), Fate::TooShort { min_token_len: 3, held: true }), "{w:#?}");
+        assert!(matches!(fate(&w, "ui"), Fate::TooShort { held: false, .. }), "{w:#?}");
+        assert!(w.causes.contains(&Cause::NotTokens), "{:?}", w.causes);
+        let brief = w.brief();
+        assert_eq!(brief.unscored.len(), 1);
+        assert_eq!((brief.unscored[0].word.as_str(), brief.unscored[0].cause), ("db", Cause::NotTokens));
+        let w = why(&ix, "ui schema", None, "want");
+        assert!(!w.causes.contains(&Cause::NotTokens), "{:?}", w.causes);
     }
 
     #[test]

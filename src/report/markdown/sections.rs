@@ -742,6 +742,9 @@ pub(super) fn scenario(s: &ScenarioReport, links: &Links) -> String {
     if !s.missing.is_empty() {
         out.push_str(&format!("- missing: {}\n", ids(&s.missing)));
     }
+    for m in &s.why_not {
+        out.push_str(&format!("- {}\n", super::misses::why_not(m)));
+    }
     if !s.triggers.control.is_empty() || !s.triggers.governed.is_empty() {
         out.push_str(&format!(
             "- triggers: control {}; governed {}\n",
