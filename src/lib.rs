@@ -35,6 +35,8 @@ Then the pipeline, each stage taking plain data from the ones before it:
 - [`verdict`]: one scenario's answers judged (PASS, FAIL, WEAK, ...).
 - [`metrics`]: per-scenario and suite figures.
 - [`run`]: the stages above for every scenario, in parallel, in suite order.
+- [`suggest`]: for each expected decision a scenario misses, the one-word
+  edit to it that fixes the scenario without breaking another, verified.
 - [`gate`]: the rules (typed, [`gate::Rule`]) and the absolute ones decided.
 - [`report`]: the model of a run, partial reports and their merge, and the
   writers (JSON, JUnit, Markdown, TREC, annotations, terminal).
@@ -80,5 +82,6 @@ pub mod report;
 pub mod retrieval;
 pub mod run;
 pub mod scenarios;
+pub mod suggest;
 pub mod tokenize;
 pub mod verdict;

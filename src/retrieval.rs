@@ -148,7 +148,8 @@ pub struct Index {
     /// `postings` (flat, CSR: `posting_start[t]..posting_start[t+1]`).
     postings: Vec<(u32, i64)>,
     posting_start: Vec<u32>,
-    /// Per tag with a non-empty token set: its decision and token range.
+    /// Per tag with a non-empty token set: its decision and token range,
+    /// in decision order.
     tags: Vec<TagEntry>,
     tag_tokens: Vec<u32>,
     /// Per token: the tags whose token set holds it (CSR, like `postings`).
@@ -227,6 +228,13 @@ impl Index {
     fn field(&self, d: usize, f: usize) -> &[u32] {
         let i = d * self.nf + f;
         &self.field_tokens[self.field_start[i] as usize..self.field_start[i + 1] as usize]
+    }
+
+    /// The tags of decision `d` (the index holds them in decision order).
+    fn tags_of(&self, d: usize) -> &[TagEntry] {
+        let start = self.tags.partition_point(|t| (t.decision as usize) < d);
+        let end = self.tags.partition_point(|t| (t.decision as usize) <= d);
+        &self.tags[start..end]
     }
 
     fn tag_entry_tokens(&self, tag: &TagEntry) -> &[u32] {

@@ -50,6 +50,10 @@ pub(crate) enum Command {
     Baseline(PinArgs),
     /// Compare two saved JSON reports the way `run` compares with its baseline.
     Diff(DiffArgs),
+    /// For each expected decision a scenario misses, the one-word edit to that decision (a tag or a title
+    /// word) that brings it into the top k without pushing another scenario's expected decision out,
+    /// verified by retrieving the whole suite again.
+    Suggest(SuggestArgs),
     /// What a green gate does not say: decisions no scenario expects, decisions that cannot reach the top k for
     /// their own words, fragile retrievals, overlapping decisions.
     Coverage(CoverageArgs),
@@ -292,6 +296,15 @@ pub(crate) struct PinArgs {
     /// Pin even when the run fails the absolute rules.
     #[arg(long)]
     pub allow_failing: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SuggestArgs {
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -41,6 +41,7 @@ pub(crate) enum Settings {
     Merge(Box<MergeSettings>),
     Baseline(PinSettings),
     Diff(DiffSettings),
+    Suggest(SuggestSettings),
     Coverage(CoverageSettings),
     Init(InitSettings),
     Draft(DraftSettings),
@@ -83,6 +84,13 @@ pub(crate) struct QuerySettings {
     pub width: Option<usize>,
     /// The folder of the caches (`None`: nothing is cached).
     pub cache: Option<PathBuf>,
+}
+
+#[derive(Debug)]
+pub(crate) struct SuggestSettings {
+    pub suite: SuiteSettings,
+    pub json: bool,
+    pub width: Option<usize>,
 }
 
 #[derive(Debug)]
@@ -313,6 +321,11 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
         Command::Merge(args) => Settings::Merge(Box::new(merge(&config, *args, colour)?)),
         Command::Baseline(args) => Settings::Baseline(pin(&config, args, colour)?),
         Command::Diff(args) => Settings::Diff(diff(&config, args, colour)?),
+        Command::Suggest(args) => Settings::Suggest(SuggestSettings {
+            suite: suite(&config, &args.suite, &[])?,
+            json: args.json,
+            width: text_width(Stream::Stdout),
+        }),
         Command::Coverage(args) => Settings::Coverage(coverage(&config, args)?),
         Command::Init(args) => Settings::Init(init(&config, args)?),
         Command::Draft(args) => Settings::Draft(draft(&config, args)?),

@@ -25,6 +25,7 @@ pub mod markdown;
 pub mod model;
 pub mod partition;
 pub(crate) mod statistics;
+pub mod suggest;
 pub mod terminal;
 pub mod trec;
 pub mod validate;

@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 
 use super::scope::{LiteralFilter, PrefixSets, Scopes};
 use super::{for_each_field_text, Index, Query, TagEntry};
-use crate::memory::{Decision, Memory};
+use crate::memory::{Decision, Excluded, Memory};
 use crate::profile::{Field, Profile};
 use crate::tokenize::{normalise_path, Tokenizer};
 
@@ -41,10 +41,21 @@ impl Index {
         Index::build_with(memory, profile, Some(query))
     }
 
+    /// An index of the same profile and records kept out, over `pool`: a
+    /// memory with some decisions edited (what verifies a suggested edit).
+    pub fn with_pool(&self, pool: Vec<Decision>) -> Index {
+        assert!(self.only.is_none(), "an index built for one query has no pool to edit");
+        Index::build_parts(pool, self.excluded.clone(), self.profile.clone(), None)
+    }
+
     fn build_with(memory: Memory, profile: Profile, only: Option<Query<'_>>) -> Index {
         debug_assert_eq!(memory.family, profile.family);
+        Index::build_parts(memory.pool, memory.excluded, profile, only)
+    }
+
+    fn build_parts(pool: Vec<Decision>, excluded: Vec<Excluded>, profile: Profile, only: Option<Query<'_>>) -> Index {
         let tokenizer = Tokenizer::for_profile(&profile);
-        let n = memory.pool.len();
+        let n = pool.len();
         let fields = profile.fields();
         let nf = fields.len();
         let mut index = Index {
@@ -52,7 +63,7 @@ impl Index {
             field_total: Vec::new(),
             tokenizer,
             decisions: Vec::new(),
-            excluded: memory.excluded,
+            excluded,
             vocab: FxHashMap::default(),
             words: Vec::new(),
             field_tokens: Vec::new(),
@@ -65,8 +76,8 @@ impl Index {
             tag_posting_start: Vec::new(),
             scopes: Scopes { set: None, owner: Vec::new(), globs: Vec::new(), filters: Vec::new() },
             has_scope: Vec::with_capacity(n),
-            copies: copies(&memory.pool),
-            chores_decided: memory.pool.iter().fold(0, |bits, d| bits | crate::chore::named_by(&d.title)),
+            copies: copies(&pool),
+            chores_decided: pool.iter().fold(0, |bits, d| bits | crate::chore::named_by(&d.title)),
             only: None,
             only_lengths: 0,
             profile,
@@ -101,9 +112,9 @@ impl Index {
         let frozen: Option<Vec<FrozenTokens>> = index.only.as_ref().map(|_| {
             use rayon::prelude::*;
             let (tokenizer, vocab, lengths) = (&index.tokenizer, &index.vocab, index.only_lengths);
-            memory.pool.par_iter().map(|decision| FrozenTokens::of(tokenizer, vocab, lengths, decision)).collect()
+            pool.par_iter().map(|decision| FrozenTokens::of(tokenizer, vocab, lengths, decision)).collect()
         });
-        for (d, decision) in memory.pool.iter().enumerate() {
+        for (d, decision) in pool.iter().enumerate() {
             let d32 = d as u32;
             pairs.clear();
             for (f, &field) in fields.iter().enumerate() {
@@ -185,7 +196,7 @@ impl Index {
         if only.is_none() {
             index.scopes.set = Some(PrefixSets::build(&index.scopes.globs, &index.scopes.filters));
         }
-        index.decisions = memory.pool;
+        index.decisions = pool;
         if let Some(params) = bm25 {
             index.bm25_weights(&params);
         }

@@ -59,17 +59,52 @@ impl Index {
         let in_q = |t: &u32| q.binary_search(t).is_ok();
         let n = self.decisions.len() as u64;
 
-        let rank_of: HashMap<usize, usize> = full.hits.iter().enumerate().map(|(i, h)| (h.pool, i + 1)).collect();
+        // Whether a decision is in the full ranking, and the copy of its id
+        // that ranks: looked up in maps for every record, or searched for the
+        // few records of `explain_some`.
+        let rank_of: HashMap<usize, usize> = match only {
+            None => full.hits.iter().enumerate().map(|(i, h)| (h.pool, i + 1)).collect(),
+            Some(_) => HashMap::new(),
+        };
+        let in_ranking = |d: usize| match only {
+            None => rank_of.contains_key(&d),
+            Some(_) => full.hits.iter().any(|h| h.pool == d),
+        };
         // Copies of a repeated id (profile `mneme`): the one ranked, by id group.
-        let ranked_copy: HashMap<usize, usize> = full.hits.iter().map(|h| (self.copy_group(h.pool), h.pool)).collect();
+        let ranked_copy: HashMap<usize, usize> = match (only, &self.copies) {
+            (None, Some(_)) => full.hits.iter().map(|h| (self.copy_group(h.pool), h.pool)).collect(),
+            _ => HashMap::new(),
+        };
+        let copy_ranked = |group: usize| match (only, &self.copies) {
+            (_, None) => None,
+            (None, Some(_)) => ranked_copy.get(&group).copied(),
+            (Some(_), Some(_)) => full.hits.iter().find(|h| self.copy_group(h.pool) == group).map(|h| h.pool),
+        };
         let retrieved: HashMap<usize, usize> =
             retrieval.hits.iter().enumerate().map(|(i, h)| (h.pool, i + 1)).collect();
 
-        let mut records = Vec::with_capacity(self.decisions.len() + self.excluded.len());
-        for (d, decision) in self.decisions.iter().enumerate() {
-            if only.is_some_and(|id| decision.id != id && !retrieved.contains_key(&d)) {
-                continue;
-            }
+        let mut records = Vec::with_capacity(match only {
+            None => self.decisions.len() + self.excluded.len(),
+            Some(_) => self.profile.k.min(self.decisions.len()) + 1,
+        });
+        // The records to build: every pool decision, or (`explain_some`) the
+        // retrieved ones and those with the id asked about, in pool order.
+        let chosen: Option<Vec<usize>> = only.map(|id| {
+            let mut v: Vec<usize> = retrieved.keys().copied().collect();
+            v.extend((0..self.decisions.len()).filter(|&d| {
+                let other = &self.decisions[d].id;
+                other.len() == id.len() && other == id
+            }));
+            v.sort_unstable();
+            v.dedup();
+            v
+        });
+        let pools: Box<dyn Iterator<Item = usize>> = match &chosen {
+            Some(v) => Box::new(v.iter().copied()),
+            None => Box::new(0..self.decisions.len()),
+        };
+        for d in pools {
+            let decision = &self.decisions[d];
             let scope = match &path {
                 _ if !self.has_scope[d] => ScopeCheck::Unscoped,
                 None => ScopeCheck::NoPath,
@@ -122,9 +157,9 @@ impl Index {
                 }
             }
             let tag_hits: Vec<String> = self
-                .tags
+                .tags_of(d)
                 .iter()
-                .filter(|t| t.decision as usize == d && self.tag_entry_tokens(t).iter().all(in_q))
+                .filter(|t| self.tag_entry_tokens(t).iter().all(in_q))
                 .map(|t| decision.tags[t.position as usize].clone())
                 .collect();
             let tag_boost = Milli(self.profile.tag_boost.0 * tag_hits.len() as i64);
@@ -135,7 +170,7 @@ impl Index {
                 score = Milli(1000);
             }
             let rank = retrieved.get(&d).copied();
-            let better_copy = ranked_copy.get(&self.copy_group(d)).copied().filter(|&c| c != d);
+            let better_copy = copy_ranked(self.copy_group(d)).filter(|&c| c != d);
             let reason = if rank.is_some() {
                 None
             } else if let Some(c) = better_copy {
@@ -149,7 +184,7 @@ impl Index {
                 detail =
                     Some(format!("rank {at} of the ranking; the task is {}, so nothing is retrieved", chore.word()));
                 Some("chore")
-            } else if rank_of.contains_key(&d) || (retrieval.empty_query && self.profile.family == Family::Mneme) {
+            } else if in_ranking(d) || (retrieval.empty_query && self.profile.family == Family::Mneme) {
                 Some("beyond_k")
             } else {
                 Some("below_min_score")

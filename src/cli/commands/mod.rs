@@ -16,6 +16,7 @@ mod mcp;
 mod merge;
 pub(crate) mod retrieve;
 mod run;
+mod suggest;
 mod validate;
 
 use super::settings::Settings;
@@ -33,6 +34,7 @@ pub(crate) fn execute(settings: Settings) -> Result<i32, Error> {
         Settings::Merge(s) => merge::execute(*s),
         Settings::Baseline(s) => baseline::execute(s),
         Settings::Diff(s) => diff::execute(s),
+        Settings::Suggest(s) => suggest::execute(s),
         Settings::Coverage(s) => coverage::execute(s),
         Settings::Init(s) => init::execute(s),
         Settings::Draft(s) => draft::execute(s),
