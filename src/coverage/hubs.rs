@@ -1,8 +1,10 @@
 //! Hubs: decisions that come back for a large share of the suite, or for a
 //! control scenario, while few of the scenarios that retrieve them expect
 //! them. Each is given with the query terms that make it win, summed from
-//! the retriever's own explanation ([`Index::explain`]) of each scenario that
-//! retrieves it, so that the figures are the ones `explain` prints.
+//! the retriever's own explanation ([`Index::explain`]) of the scenarios that
+//! retrieve it, so that the figures are the ones `explain` prints. An
+//! explanation scores the whole pool, so their number is bounded
+//! ([`EXPLAINED_SCENARIOS`] per hub, [`EXPLAINED_IN_ALL`] in all).
 
 use std::collections::BTreeMap;
 
@@ -23,6 +25,15 @@ pub const CONTROL_LIMIT: usize = 10;
 
 /// How many terms a hub lists.
 pub const TERM_LIMIT: usize = 5;
+
+/// How many scenarios that retrieve a hub, the first of the suite, its
+/// terms are summed over.
+pub const EXPLAINED_SCENARIOS: usize = 20;
+
+/// How many scenarios are explained in all: an explanation scores every
+/// pool decision, so their number is bounded. They go to the hubs in the
+/// list's order.
+pub const EXPLAINED_IN_ALL: usize = 100;
 
 /// Decisions retrieved far more often than they are expected.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -61,9 +72,14 @@ pub struct Hub {
     /// The first control scenarios that retrieve it, by id (at most 10,
     /// [`CONTROL_LIMIT`]).
     pub control_scenarios: Vec<String>,
+    /// The scenarios its terms are summed over: the first 20 of the suite
+    /// that retrieve it ([`EXPLAINED_SCENARIOS`]). At most 100 scenarios are
+    /// explained in all ([`EXPLAINED_IN_ALL`]), given to the hubs in the
+    /// list's order: a hub far down a long list may have fewer, or none.
+    pub explained: usize,
     /// The query tokens that add the most to its score, summed over the
-    /// scenarios that retrieve it (at most 5, [`TERM_LIMIT`]), largest
-    /// first, then by token.
+    /// `explained` scenarios (at most 5, [`TERM_LIMIT`]), largest first,
+    /// then by token.
     pub terms: Vec<HubTerm>,
     /// What complete tags added to its score, summed over the same
     /// scenarios.
@@ -75,8 +91,8 @@ pub struct Hub {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct HubTerm {
     pub token: String,
-    /// What it added to the hub's score, summed over the scenarios that
-    /// retrieve the hub (each figure as `explain` gives it).
+    /// What it added to the hub's score, summed over the hub's `explained`
+    /// scenarios (each figure as `explain` gives it).
     pub contribution: f64,
     /// In how many of those scenarios it scored for the hub.
     pub scenarios: usize,
@@ -92,6 +108,9 @@ struct Tally<'s> {
     accepted: usize,
     missing: usize,
     controls: Vec<&'s str>,
+    /// The first scenarios that retrieve it (at most
+    /// [`EXPLAINED_SCENARIOS`]), by index.
+    first: Vec<usize>,
 }
 
 /// One hub's figures in one scenario, read from its explanation.
@@ -114,13 +133,14 @@ struct Explained {
 struct Sum {
     terms: BTreeMap<String, (i64, usize)>,
     tag_boost: i64,
+    explained: usize,
 }
 
 /// The hubs of the suite: `min_share` is a fraction of the scenarios.
 pub(super) fn hubs(index: &Index, scenarios: &[Scenario], ranked: &[Ranked], min_share: f64) -> Hubs {
     let mut tally: BTreeMap<usize, Tally> = BTreeMap::new();
     let mut groups: Vec<usize> = Vec::new();
-    for (s, r) in scenarios.iter().zip(ranked) {
+    for (i, (s, r)) in scenarios.iter().zip(ranked).enumerate() {
         groups.clear();
         groups.extend(r.hits.iter().map(|h| index.copy_group(h.pool)));
         groups.sort_unstable();
@@ -129,6 +149,9 @@ pub(super) fn hubs(index: &Index, scenarios: &[Scenario], ranked: &[Ranked], min
         for &g in &groups {
             let t = tally.entry(g).or_default();
             t.retrieved += 1;
+            if t.first.len() < EXPLAINED_SCENARIOS {
+                t.first.push(i);
+            }
             let id = &index.decision(g).id;
             if s.expect.contains(id) {
                 t.expected += 1;
@@ -144,36 +167,51 @@ pub(super) fn hubs(index: &Index, scenarios: &[Scenario], ranked: &[Ranked], min
         }
     }
     let n = scenarios.len();
-    tally.retain(|_, t| {
-        // Compared as the report prints it: `retrieved / scenarios`, then
-        // `percent / 100`, each the nearest double to its fraction.
-        let wide = t.retrieved >= MIN_SUPPORT && t.retrieved as f64 / n as f64 > min_share;
-        (wide || !t.controls.is_empty()) && 2 * t.expected < t.retrieved
+    // In the list's order: most scenarios first, then by id.
+    let mut order: Vec<(usize, Tally)> = tally
+        .into_iter()
+        .filter(|(_, t)| {
+            // Compared as the report prints it: `retrieved / scenarios`, then
+            // `percent / 100`, each the nearest double to its fraction.
+            let wide = t.retrieved >= MIN_SUPPORT && t.retrieved as f64 / n as f64 > min_share;
+            (wide || !t.controls.is_empty()) && 2 * t.expected < t.retrieved
+        })
+        .collect();
+    order.sort_by(|(a, x), (b, y)| {
+        y.retrieved.cmp(&x.retrieved).then_with(|| index.decision(*a).id.cmp(&index.decision(*b).id))
     });
 
-    // Explain only the scenarios that retrieve a hub, in suite order.
-    let explained: Vec<Explained> = scenarios
+    // The scenarios to explain, each with the hubs it is explained for:
+    // each hub's first scenarios, given in the list's order while fewer
+    // than EXPLAINED_IN_ALL scenarios are explained.
+    let mut wanted: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (g, t) in &order {
+        for &i in &t.first {
+            if wanted.len() < EXPLAINED_IN_ALL || wanted.contains_key(&i) {
+                wanted.entry(i).or_default().push(*g);
+            }
+        }
+    }
+    let wanted: Vec<(usize, Vec<usize>)> = wanted.into_iter().collect();
+    let explained: Vec<Explained> = wanted
         .par_iter()
-        .zip(ranked)
-        .filter(|(_, r)| r.hits.iter().any(|h| tally.contains_key(&index.copy_group(h.pool))))
-        .map(|(s, r)| {
+        .map(|(i, hubs)| {
+            let s = &scenarios[*i];
             let explanation = index.explain(Query { task: &s.task, file: s.file.as_deref() });
             let mut scored = Vec::new();
-            let mut seen = Vec::new();
-            for h in &r.hits {
+            for h in &ranked[*i].hits {
                 let group = index.copy_group(h.pool);
-                if !tally.contains_key(&group) || seen.contains(&group) {
+                if !hubs.contains(&group) || scored.iter().any(|x: &Scored| x.group == group) {
                     continue;
                 }
-                seen.push(group);
                 // The records are in pool order, the excluded ones after.
                 let Some(record) = explanation.records.get(h.pool).filter(|x| x.pool_order == Some(h.pool)) else {
                     continue;
                 };
                 scored.push(Scored { group, terms: contributions(record), tag_boost: record.tag_boost.0 });
             }
-            let wanted: Vec<&str> = scored.iter().flat_map(|s| s.terms.iter().map(|(t, _)| t.as_str())).collect();
-            let df = document_frequencies(&explanation.records, &wanted);
+            let tokens: Vec<&str> = scored.iter().flat_map(|s| s.terms.iter().map(|(t, _)| t.as_str())).collect();
+            let df = document_frequencies(&explanation.records, &tokens);
             Explained { scored, df }
         })
         .collect();
@@ -184,6 +222,7 @@ pub(super) fn hubs(index: &Index, scenarios: &[Scenario], ranked: &[Ranked], min
     for e in explained {
         for s in e.scored {
             let sum = sums.entry(s.group).or_default();
+            sum.explained += 1;
             sum.tag_boost += s.tag_boost;
             for (token, c) in s.terms {
                 let slot = sum.terms.entry(token).or_default();
@@ -193,7 +232,7 @@ pub(super) fn hubs(index: &Index, scenarios: &[Scenario], ranked: &[Ranked], min
         }
         df.extend(e.df);
     }
-    let mut decisions: Vec<Hub> = tally
+    let decisions: Vec<Hub> = order
         .into_iter()
         .map(|(g, t)| {
             let decision = index.decision(g);
@@ -218,18 +257,18 @@ pub(super) fn hubs(index: &Index, scenarios: &[Scenario], ranked: &[Ranked], min
                 id: decision.id.clone(),
                 title: decision.title.clone(),
                 retrieved: t.retrieved,
-                share: if n == 0 { 0.0 } else { t.retrieved as f64 / n as f64 },
+                share: t.retrieved as f64 / n as f64,
                 expected: t.expected,
                 accepted: t.accepted,
                 missing: t.missing,
                 controls: count,
                 control_scenarios: controls,
+                explained: sum.explained,
                 terms,
                 tag_boost: Milli(sum.tag_boost).as_f64(),
             }
         })
         .collect();
-    decisions.sort_by(|a, b| b.retrieved.cmp(&a.retrieved).then_with(|| a.id.cmp(&b.id)));
     Hubs { min_share, decisions }
 }
 

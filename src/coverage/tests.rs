@@ -270,7 +270,7 @@ fn a_decision_every_scenario_retrieves_and_none_expects_is_a_hub() {
     assert_eq!(found, [("LOG-001", 5, 0, 1), ("DOC-001", 1, 0, 1)]);
 
     let hub = &c.hubs.decisions[0];
-    assert_eq!(hub.share, 1.0);
+    assert_eq!((hub.share, hub.explained), (1.0, 5));
     assert_eq!(hub.control_scenarios, ["write-the-changelog"]);
     let [term] = hub.terms.as_slice() else { panic!("{:?}", hub.terms) };
     assert_eq!((term.token.as_str(), term.scenarios, term.df), ("service", 5, 1));
@@ -314,6 +314,7 @@ fn a_hubs_terms_are_the_sums_of_explain_under_bm25f() {
     assert!(!c.hubs.decisions.is_empty());
     for hub in &c.hubs.decisions {
         assert!(!hub.terms.is_empty(), "{hub:?}");
+        assert_eq!(hub.explained, hub.retrieved, "every scenario that retrieves it is explained");
         for term in &hub.terms {
             let (mut sum, mut n, mut df) = (0, 0, None);
             for s in &scenarios {
@@ -331,4 +332,33 @@ fn a_hubs_terms_are_the_sums_of_explain_under_bm25f() {
             assert_eq!((term.contribution, term.scenarios, Some(term.df)), (Milli(sum).as_f64(), n, df), "{hub:?}");
         }
     }
+}
+
+#[test]
+fn at_most_the_budget_of_scenarios_is_explained_first_hubs_first() {
+    let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"];
+    let memory: Vec<String> =
+        words.iter().map(|w| format!(r#"{{"id": "H-{w}", "type": "rule", "title": "The {w} rule"}}"#)).collect();
+    let ix = index(&format!("[{}]", memory.join(",")), Profile { k: 1, ..Profile::of(crate::profile::Named::Classic) });
+    let mut suite = String::from("scenarios:\n");
+    for w in words {
+        for i in 0..EXPLAINED_SCENARIOS + 1 {
+            suite.push_str(&format!("  - {{id: {w}-{i:02}, task: Touch {w} again, expect: []}}\n"));
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("many.yaml"), suite).unwrap();
+    let scenarios = Suite::load(&[dir.path()]).unwrap().scenarios;
+    let c = analyse(&ix, &scenarios, &options(Files::NotChecked(String::new())));
+    let explained: Vec<(&str, usize, usize)> =
+        c.hubs.decisions.iter().map(|h| (h.id.as_str(), h.retrieved, h.explained)).collect();
+    let full = EXPLAINED_IN_ALL / EXPLAINED_SCENARIOS;
+    assert_eq!(full, 5);
+    for (i, (id, retrieved, n)) in explained.iter().enumerate() {
+        assert_eq!((*id, *retrieved), (format!("H-{}", words[i]).as_str(), EXPLAINED_SCENARIOS + 1));
+        assert_eq!(*n, if i < full { EXPLAINED_SCENARIOS } else { 0 }, "{id}");
+    }
+    let last = c.hubs.decisions.last().unwrap();
+    assert!(last.terms.is_empty());
+    assert_eq!(c.hubs.decisions[0].terms[0].scenarios, EXPLAINED_SCENARIOS);
 }
