@@ -15,7 +15,11 @@ memory and a suite, as plain data ([`Coverage`], schema
   as the run report's `metrics.margin`, docs/metrics.md) is below a
   threshold;
 - **overlap**: pairs of decisions retrieved together in most scenarios that
-  retrieve either, and decisions that compete for the same scenarios.
+  retrieve either, and decisions that compete for the same scenarios;
+- **hubs**: decisions in the top `k` of more than a share of the suite
+  (`--hub-share`), or of a control scenario, that fewer than half of the
+  scenarios retrieving them expect, each with the query terms that make it
+  win, summed from the retriever's own explanation of those scenarios.
 
 Every per-scenario figure comes from that scenario's own ranking, computed
 as `run` computes it ([`crate::run::runner_up_of`],
@@ -25,7 +29,8 @@ comparing every pair of the pool. Lists are sorted, so the same inputs give
 the same bytes whatever the number of threads.
 
 The code: this module gathers the figures; `probe` makes the representative
-paths and asks the retriever; `terminal` and `markdown` render them.
+paths and asks the retriever; `hubs` finds the hubs and explains them;
+`terminal` and `markdown` render them.
 */
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -42,11 +47,16 @@ use crate::retrieval::{Hit, Index, Query, RunnerUp, Scratch};
 use crate::run::{retrieved_of, runner_up_of, scored};
 use crate::scenarios::Scenario;
 
+mod hubs;
 pub mod markdown;
 mod probe;
 pub mod terminal;
 #[cfg(test)]
 mod tests;
+
+pub use hubs::{
+    Hub, HubTerm, Hubs, CONTROL_LIMIT, DEFAULT_HUB_SHARE, EXPLAINED_IN_ALL, EXPLAINED_SCENARIOS, TERM_LIMIT,
+};
 
 /// The schema name written in every coverage report.
 pub const COVERAGE_SCHEMA: &str = "mneme-gate.coverage/v1";
@@ -73,6 +83,7 @@ pub struct Coverage {
     pub unreachable: Unreachable,
     pub fragile: Fragile,
     pub overlap: Overlap,
+    pub hubs: Hubs,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -334,6 +345,9 @@ pub struct Options {
     pub memory_path: std::path::PathBuf,
     pub memory_sha256: String,
     pub suite_roots: Vec<std::path::PathBuf>,
+    /// The share of the suite's scenarios (a fraction) above which a
+    /// rarely expected decision is a hub ([`DEFAULT_HUB_SHARE`]).
+    pub hub_share: f64,
 }
 
 /// The default fragility threshold: the heaviest field weight, what one word
@@ -400,6 +414,7 @@ pub fn analyse(index: &Index, scenarios: &[Scenario], options: &Options) -> Cove
         unreachable,
         fragile: fragile(index, scenarios, &ranked, options),
         overlap: overlap(index, scenarios, &ranked),
+        hubs: hubs::hubs(index, scenarios, &ranked, options.hub_share),
     }
 }
 

@@ -3,8 +3,8 @@
 //! built to be shadowed, a scope that matches no file, a fragile scenario):
 //! the terminal summary, `--json` and `--markdown` pinned as snapshots, the
 //! scope check in a throw-away git repository, the run report's margin
-//! figures, `min_gated_share`, `min_margin`, `no_new_ungated` against a
-//! baseline, and old baselines without the new figures.
+//! figures, `--hub-share`, `min_gated_share`, `min_margin`, `no_new_ungated`
+//! against a baseline, and old baselines without the new figures.
 
 use std::path::Path;
 
@@ -110,6 +110,24 @@ fn min_margin_sets_the_fragility_threshold() {
         (v["fragile"]["threshold_from"].as_str(), v["fragile"]["min_margin"].as_f64()),
         (Some("gate.min_margin"), Some(2.5))
     );
+}
+
+#[test]
+fn hub_share_sets_how_wide_a_hub_is() {
+    let hubs = |share: &str| -> Vec<String> {
+        let out =
+            expect(run(root(), &["--config", CONFIG, "coverage", "--hub-share", share, "--json", "-"], OFF), 0, "");
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(v["hubs"]["min_share"].as_f64(), Some(share.parse::<f64>().unwrap() / 100.0));
+        v["hubs"]["decisions"].as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap().to_string()).collect()
+    };
+    // CACHE-003, KEY-001 and KEY-002 are in 2 of the 5 scenarios, and expected in none.
+    assert_eq!(hubs("25"), ["CACHE-003", "KEY-001", "KEY-002"]);
+    assert!(hubs("40").is_empty(), "2 of 5 is not more than 40%");
+    for bad in ["101", "-1", "NaN"] {
+        let out = expect(run(root(), &["--config", CONFIG, "coverage", &format!("--hub-share={bad}")], OFF), 2, bad);
+        assert!(out.stderr.contains("--hub-share"), "{}", out.stderr);
+    }
 }
 
 #[test]

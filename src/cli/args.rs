@@ -284,6 +284,10 @@ pub(crate) struct CoverageArgs {
     /// it is on, else the profile's heaviest field weight).
     #[arg(long, value_name = "SCORE")]
     pub min_margin: Option<f64>,
+    /// A decision that more than this percentage of the scenarios retrieve (at least 2), and fewer than half
+    /// of them expect, is a hub.
+    #[arg(long, value_name = "PERCENT", default_value_t = 25.0)]
+    pub hub_share: f64,
 }
 
 #[derive(Debug, Args)]

@@ -263,6 +263,8 @@ pub(crate) struct CoverageSettings {
     /// The fragility threshold and where it comes from, in words; `None`:
     /// the profile's heaviest field weight.
     pub min_margin: Option<(Milli, String)>,
+    /// The hub threshold, as a fraction of the scenarios (`--hub-share`).
+    pub hub_share: f64,
     /// Check the scope globs against the files git tracks (off with
     /// `MNEME_GATE_GIT=off`).
     pub git: bool,
@@ -670,12 +672,16 @@ fn coverage(config: &Config, args: CoverageArgs) -> Result<CoverageSettings, Err
         }
         None => None,
     };
+    if !(0.0..=100.0).contains(&args.hub_share) {
+        return Err(Error::Usage(format!("--hub-share {}: give a percentage from 0 to 100", args.hub_share)));
+    }
     let to_stdout = json == Some(Destination::Stdout) || markdown == Some(Destination::Stdout);
     Ok(CoverageSettings {
         suite,
         json,
         markdown,
         min_margin,
+        hub_share: args.hub_share / 100.0,
         git: !std::env::var("MNEME_GATE_GIT").is_ok_and(|v| v == "off"),
         width: text_width(if to_stdout { Stream::Stderr } else { Stream::Stdout }),
     })

@@ -46,6 +46,13 @@ pub fn render(c: &Coverage) -> String {
         ),
         ("pairs retrieved together (candidates for merging)", c.overlap.together.len().to_string()),
         ("competing pairs", c.overlap.competing.len().to_string()),
+        (
+            &*format!(
+                "hubs (in more than {} of the scenarios or in a control, rarely expected)",
+                share(c.hubs.min_share)
+            ),
+            c.hubs.decisions.len().to_string(),
+        ),
     ];
     for (what, n) in rows {
         out.push_str(&format!("| {what} | {n} |\n"));
@@ -192,6 +199,26 @@ pub fn render(c: &Coverage) -> String {
             ));
         }
         more(&mut out, o.competing.len());
+    }
+    let h = &c.hubs;
+    if !h.decisions.is_empty() {
+        out.push_str(&format!(
+            "### Hubs ({})\n\nIn the top k of more than {} of the scenarios, or of a control, and expected in fewer than half of them; the terms are the query tokens that add the most to their score there.\n\n",
+            h.decisions.len(),
+            share(h.min_share)
+        ));
+        out.push_str("| decision | retrieved by | wins on |\n|---|---|---|\n");
+        for d in h.decisions.iter().take(ROWS) {
+            let quote = |s: &str| code(s);
+            out.push_str(&format!(
+                "| {} {} | {} | {} |\n",
+                code(&d.id),
+                inline(&d.title),
+                super::terminal::hub_scenarios(d, quote),
+                super::terminal::hub_terms(d, quote)
+            ));
+        }
+        more(&mut out, h.decisions.len());
     }
     no_command_lines(&out).into_owned()
 }

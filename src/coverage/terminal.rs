@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 
-use super::{Coverage, Group, Probe};
+use super::{Coverage, Group, Hub, Probe, EXPLAINED_IN_ALL};
 use crate::describe::printable;
 use crate::report::{figures, layout, score};
 
@@ -45,6 +45,7 @@ pub fn render(c: &Coverage, style: Style) -> String {
     unreachable(c, &mut out);
     fragile(c, &mut out);
     overlap(c, &mut out);
+    hubs(c, &mut out);
     out.text
 }
 
@@ -328,5 +329,92 @@ fn overlap(c: &Coverage, out: &mut Out) {
                 shown.join(", ")
             )
         }));
+    }
+}
+
+/// A hub's scenarios in words: `6 scenario(s) (0.750), expected in 1; 2 control(s): a, b`.
+pub(super) fn hub_scenarios(h: &Hub, quote: impl Fn(&str) -> String) -> String {
+    let mut line = format!("{} scenario(s) ({}), expected in {}", h.retrieved, share(h.share), h.expected);
+    if h.accepted > 0 {
+        let _ = write!(line, ", acceptable in {}", h.accepted);
+    }
+    if h.missing > 0 {
+        let _ = write!(line, ", holds the slot of a missed decision in {}", h.missing);
+    }
+    if h.controls > 0 {
+        let shown: Vec<String> = h.control_scenarios.iter().take(5).map(|s| quote(s)).collect();
+        let more =
+            if h.controls > shown.len() { format!(" and {} more", h.controls - shown.len()) } else { String::new() };
+        let _ = write!(line, "; {} control(s): {}{more}", h.controls, shown.join(", "));
+    }
+    line
+}
+
+/// A hub's terms in words: `cache 12.0 (4 scenario(s), df 9), ...`.
+pub(super) fn hub_terms(h: &Hub, quote: impl Fn(&str) -> String) -> String {
+    let mut terms: Vec<String> = h
+        .terms
+        .iter()
+        .map(|t| format!("{} {} ({} scenario(s), df {})", quote(&t.token), score(t.contribution), t.scenarios, t.df))
+        .collect();
+    if h.tag_boost != 0.0 {
+        terms.push(format!("tag boost {}", score(h.tag_boost)));
+    }
+    if h.explained == 0 {
+        return format!("not explained (at most {EXPLAINED_IN_ALL} scenarios are, for the hubs listed first)");
+    }
+    let over =
+        if h.explained < h.retrieved { format!(" (in the first {} scenario(s))", h.explained) } else { String::new() };
+    if terms.is_empty() {
+        format!("no term{over} (it wins on a fallback score)")
+    } else {
+        format!("{}{over}", terms.join(", "))
+    }
+}
+
+fn hubs(c: &Coverage, out: &mut Out) {
+    let h = &c.hubs;
+    out.blank();
+    if h.decisions.is_empty() {
+        out.line(
+            &format!(
+                "Hubs: none (no rarely expected decision in more than {} of the scenarios, nor in a control)",
+                share(h.min_share)
+            ),
+            2,
+        );
+        return;
+    }
+    out.line(
+        &format!(
+            "Hubs: {} decision(s) in the top {} of more than {} of the scenarios, or of a control, and expected in fewer than half of them",
+            h.decisions.len(),
+            c.inputs.k,
+            share(h.min_share)
+        ),
+        2,
+    );
+    let lines: Vec<String> = h
+        .decisions
+        .iter()
+        .map(|d| {
+            let quote = |s: &str| printable(s).into_owned();
+            format!(
+                "{}  {}\n      {}\n      wins on: {}",
+                printable(&d.id),
+                printable(&d.title),
+                hub_scenarios(d, quote),
+                hub_terms(d, quote)
+            )
+        })
+        .collect();
+    let n = lines.len();
+    for l in lines.iter().take(LIST_LIMIT) {
+        for (i, piece) in l.split('\n').enumerate() {
+            out.line(&if i == 0 { format!("  {piece}") } else { piece.to_string() }, if i == 0 { 4 } else { 2 });
+        }
+    }
+    if n > LIST_LIMIT {
+        out.line(&format!("  ... and {} more (all in --json)", n - LIST_LIMIT), 4);
     }
 }

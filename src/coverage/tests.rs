@@ -34,6 +34,7 @@ fn options(files: Files) -> Options {
         memory_path: "m.json".into(),
         memory_sha256: String::new(),
         suite_roots: vec!["s".into()],
+        hub_share: DEFAULT_HUB_SHARE,
     }
 }
 
@@ -226,4 +227,138 @@ fn margins_are_defined_only_when_every_expected_decision_is_in() {
     assert_eq!(Margins::compute(&r[..1], &["a"], None).confidence(), None);
     assert_eq!(Margins::compute(&[], &["a"], Some(Milli::ZERO)).confidence(), None);
     assert_eq!(Margins::compute(&[("a", Milli(-1000)), ("b", Milli(-2000))], &["a"], None).confidence(), None);
+}
+
+/// A memory where `LOG-001` holds `service`, a word of every scenario's task,
+/// and nothing else the tasks say; each other decision is what its own
+/// scenarios expect, but `DOC-001` only a control retrieves.
+fn hub_corpus() -> (Index, Vec<Scenario>, tempfile::TempDir) {
+    let ix = index(
+        r#"[
+        {"id": "LOG-001", "type": "rule", "title": "Every service logs structured fields"},
+        {"id": "PAY-001", "type": "rule", "title": "The payments ledger is append only", "content": "Refunds reconcile the ledger."},
+        {"id": "AUTH-001", "type": "rule", "title": "Auth tokens expire after an hour", "content": "Login shortens token expiry."},
+        {"id": "SEARCH-001", "type": "rule", "title": "The search index is rebuilt nightly", "content": "Rebuild the catalog index."},
+        {"id": "DOC-001", "type": "rule", "title": "The changelog is written by hand", "content": "Each release has a changelog."}
+    ]"#,
+        Profile { k: 2, ..Profile::of(crate::profile::Named::Classic) },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("hubs.yaml"),
+        "scenarios:
+  - {id: append-a-refund, task: Append a refund to the payments ledger service, expect: [PAY-001]}
+  - {id: reconcile-the-ledger, task: Reconcile the payments ledger in the billing service, expect: [PAY-001]}
+  - {id: shorten-token-expiry, task: Shorten auth token expiry in the login service, expect: [AUTH-001]}
+  - {id: rebuild-the-index, task: Rebuild the search index for the catalog service, expect: [SEARCH-001]}
+  - {id: write-the-changelog, task: Write the service changelog for the release, expect: []}
+",
+    )
+    .unwrap();
+    let suite = Suite::load(&[dir.path()]).unwrap();
+    (ix, suite.scenarios, dir)
+}
+
+#[test]
+fn a_decision_every_scenario_retrieves_and_none_expects_is_a_hub() {
+    let (ix, scenarios, _dir) = hub_corpus();
+    let c = analyse(&ix, &scenarios, &options(Files::NotChecked(String::new())));
+    assert_eq!(c.hubs.min_share, 0.25);
+    let found: Vec<(&str, usize, usize, usize)> =
+        c.hubs.decisions.iter().map(|h| (h.id.as_str(), h.retrieved, h.expected, h.controls)).collect();
+    // PAY-001 is in 2 of 5 scenarios, above the share, but both expect it.
+    assert_eq!(found, [("LOG-001", 5, 0, 1), ("DOC-001", 1, 0, 1)]);
+
+    let hub = &c.hubs.decisions[0];
+    assert_eq!((hub.share, hub.explained), (1.0, 5));
+    assert_eq!(hub.control_scenarios, ["write-the-changelog"]);
+    let [term] = hub.terms.as_slice() else { panic!("{:?}", hub.terms) };
+    assert_eq!((term.token.as_str(), term.scenarios, term.df), ("service", 5, 1));
+    // The figure `explain` gives for one scenario, in each of the five.
+    let one = ix.explain(Query { task: &scenarios[0].task, file: None });
+    let record = one.records.iter().find(|r| r.id == "LOG-001").unwrap();
+    assert_eq!(term.contribution, 5.0 * record.score.unwrap().as_f64());
+    assert_eq!(term.contribution, 15.0, "the title weight, 3.0, in five scenarios");
+
+    // Retrieved only by the control: a hub whatever the share.
+    let doc = &c.hubs.decisions[1];
+    assert_eq!((doc.share, doc.control_scenarios.as_slice()), (0.2, &["write-the-changelog".to_string()][..]));
+    assert_eq!(doc.terms.iter().map(|t| t.token.as_str()).collect::<Vec<_>>(), ["changelog", "release"]);
+    assert!(c.hubs.decisions.iter().all(|h| h.id != "PAY-001"));
+}
+
+#[test]
+fn the_hub_share_sets_how_wide_a_hub_is() {
+    let (ix, mut scenarios, _dir) = hub_corpus();
+    scenarios.retain(|s| s.is_governed());
+    let ids = |share: f64| -> Vec<String> {
+        let c = analyse(&ix, &scenarios, &Options { hub_share: share, ..options(Files::NotChecked(String::new())) });
+        c.hubs.decisions.into_iter().map(|h| h.id).collect()
+    };
+    assert_eq!(ids(0.25), ["LOG-001"]);
+    // In 4 of 4 scenarios: not more than all of them.
+    assert!(ids(1.0).is_empty());
+    // PAY-001 is in half of the suite, but expected wherever it is.
+    assert_eq!(ids(0.0), ["LOG-001"]);
+}
+
+#[test]
+fn a_hubs_terms_are_the_sums_of_explain_under_bm25f() {
+    let dir = fixture();
+    let memory = Memory::load(&dir.join("project_memory.json"), Family::Default).unwrap();
+    let ix = Index::build(memory, Profile::named(Family::Default));
+    let (_, mut scenarios) = load(Family::Default);
+    let (_, extra, _dir) = hub_corpus();
+    scenarios.extend(extra.into_iter().filter(|s| !s.is_governed()));
+    let c = analyse(&ix, &scenarios, &Options { hub_share: 0.0, ..options(Files::NotChecked(String::new())) });
+    assert!(!c.hubs.decisions.is_empty());
+    for hub in &c.hubs.decisions {
+        assert!(!hub.terms.is_empty(), "{hub:?}");
+        assert_eq!(hub.explained, hub.retrieved, "every scenario that retrieves it is explained");
+        for term in &hub.terms {
+            let (mut sum, mut n, mut df) = (0, 0, None);
+            for s in &scenarios {
+                let e = ix.explain(Query { task: &s.task, file: s.file.as_deref() });
+                if !e.retrieved.contains(&hub.id) {
+                    continue;
+                }
+                let record = e.records.iter().find(|r| r.id == hub.id).unwrap();
+                if let Some(t) = record.terms.iter().find(|t| t.token == term.token) {
+                    sum += t.contribution.0;
+                    n += 1;
+                    df = Some(t.df);
+                }
+            }
+            assert_eq!((term.contribution, term.scenarios, Some(term.df)), (Milli(sum).as_f64(), n, df), "{hub:?}");
+        }
+    }
+}
+
+#[test]
+fn at_most_the_budget_of_scenarios_is_explained_first_hubs_first() {
+    let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"];
+    let memory: Vec<String> =
+        words.iter().map(|w| format!(r#"{{"id": "H-{w}", "type": "rule", "title": "The {w} rule"}}"#)).collect();
+    let ix = index(&format!("[{}]", memory.join(",")), Profile { k: 1, ..Profile::of(crate::profile::Named::Classic) });
+    let mut suite = String::from("scenarios:\n");
+    for w in words {
+        for i in 0..EXPLAINED_SCENARIOS + 1 {
+            suite.push_str(&format!("  - {{id: {w}-{i:02}, task: Touch {w} again, expect: []}}\n"));
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("many.yaml"), suite).unwrap();
+    let scenarios = Suite::load(&[dir.path()]).unwrap().scenarios;
+    let c = analyse(&ix, &scenarios, &options(Files::NotChecked(String::new())));
+    let explained: Vec<(&str, usize, usize)> =
+        c.hubs.decisions.iter().map(|h| (h.id.as_str(), h.retrieved, h.explained)).collect();
+    let full = EXPLAINED_IN_ALL / EXPLAINED_SCENARIOS;
+    assert_eq!(full, 5);
+    for (i, (id, retrieved, n)) in explained.iter().enumerate() {
+        assert_eq!((*id, *retrieved), (format!("H-{}", words[i]).as_str(), EXPLAINED_SCENARIOS + 1));
+        assert_eq!(*n, if i < full { EXPLAINED_SCENARIOS } else { 0 }, "{id}");
+    }
+    let last = c.hubs.decisions.last().unwrap();
+    assert!(last.terms.is_empty());
+    assert_eq!(c.hubs.decisions[0].terms[0].scenarios, EXPLAINED_SCENARIOS);
 }

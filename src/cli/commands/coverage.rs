@@ -1,5 +1,6 @@
 //! `mneme-gate coverage`: which decisions no scenario gates, which cannot
-//! reach the agent, which retrievals hang by a thread (docs/coverage.md).
+//! reach the agent, which retrievals hang by a thread, which come back for
+//! scenarios that do not want them (docs/coverage.md).
 //! An analysis, not a gate: it exits 0 whatever it finds (the coverage
 //! rules of the gate are `run`'s).
 
@@ -37,6 +38,7 @@ pub(crate) fn execute(s: CoverageSettings) -> Result<i32, Error> {
         memory_path: settings.memory.label(),
         memory_sha256,
         suite_roots: settings.roots.clone(),
+        hub_share: s.hub_share,
     };
     let report = pool.install(|| coverage::analyse(&index, &suite.scenarios, &options));
     if let Some(destination) = &s.json {
