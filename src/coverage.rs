@@ -54,9 +54,7 @@ pub mod terminal;
 #[cfg(test)]
 mod tests;
 
-pub use hubs::{
-    Hub, HubTerm, Hubs, CONTROL_LIMIT, DEFAULT_HUB_SHARE, EXPLAINED_IN_ALL, EXPLAINED_SCENARIOS, TERM_LIMIT,
-};
+pub use hubs::{Hub, HubTerm, Hubs, CONTROL_LIMIT, DEFAULT_HUB_SHARE, TERM_LIMIT};
 
 /// The schema name written in every coverage report.
 pub const COVERAGE_SCHEMA: &str = "mneme-gate.coverage/v1";

@@ -241,6 +241,12 @@ impl Index {
         &self.tag_tokens[tag.start as usize..(tag.start + tag.len) as usize]
     }
 
+    /// How many pool decisions hold `token` in a scored field (0 for a
+    /// token no decision holds).
+    pub fn document_frequency(&self, token: &str) -> u64 {
+        self.vocab.get(token).map_or(0, |&t| self.posting(t).len() as u64)
+    }
+
     pub fn profile(&self) -> &Profile {
         &self.profile
     }

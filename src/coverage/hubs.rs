@@ -2,9 +2,9 @@
 //! control scenario, while few of the scenarios that retrieve them expect
 //! them. Each is given with the query terms that make it win, summed from
 //! the retriever's own explanation ([`Index::explain`]) of the scenarios that
-//! retrieve it, so that the figures are the ones `explain` prints. An
-//! explanation scores the whole pool, so their number is bounded
-//! ([`EXPLAINED_SCENARIOS`] per hub, [`EXPLAINED_IN_ALL`] in all).
+//! retrieve it, so that the figures are the ones `explain` prints (each
+//! explanation holds only the retrieved decisions:
+//! [`Index::explain_retrieved`]).
 
 use std::collections::BTreeMap;
 
@@ -25,15 +25,6 @@ pub const CONTROL_LIMIT: usize = 10;
 
 /// How many terms a hub lists.
 pub const TERM_LIMIT: usize = 5;
-
-/// How many scenarios that retrieve a hub, the first of the suite, its
-/// terms are summed over.
-pub const EXPLAINED_SCENARIOS: usize = 20;
-
-/// How many scenarios are explained in all: an explanation scores every
-/// pool decision, so their number is bounded. They go to the hubs in the
-/// list's order.
-pub const EXPLAINED_IN_ALL: usize = 100;
 
 /// Decisions retrieved far more often than they are expected.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,10 +63,8 @@ pub struct Hub {
     /// The first control scenarios that retrieve it, by id (at most 10,
     /// [`CONTROL_LIMIT`]).
     pub control_scenarios: Vec<String>,
-    /// The scenarios its terms are summed over: the first 20 of the suite
-    /// that retrieve it ([`EXPLAINED_SCENARIOS`]). At most 100 scenarios are
-    /// explained in all ([`EXPLAINED_IN_ALL`]), given to the hubs in the
-    /// list's order: a hub far down a long list may have fewer, or none.
+    /// The scenarios its terms are summed over: every scenario that
+    /// retrieves it.
     pub explained: usize,
     /// The query tokens that add the most to its score, summed over the
     /// `explained` scenarios (at most 5, [`TERM_LIMIT`]), largest first,
@@ -108,8 +97,7 @@ struct Tally<'s> {
     accepted: usize,
     missing: usize,
     controls: Vec<&'s str>,
-    /// The first scenarios that retrieve it (at most
-    /// [`EXPLAINED_SCENARIOS`]), by index.
+    /// The scenarios that retrieve it, by index.
     first: Vec<usize>,
 }
 
@@ -149,9 +137,7 @@ pub(super) fn hubs(index: &Index, scenarios: &[Scenario], ranked: &[Ranked], min
         for &g in &groups {
             let t = tally.entry(g).or_default();
             t.retrieved += 1;
-            if t.first.len() < EXPLAINED_SCENARIOS {
-                t.first.push(i);
-            }
+            t.first.push(i);
             let id = &index.decision(g).id;
             if s.expect.contains(id) {
                 t.expected += 1;
@@ -181,15 +167,12 @@ pub(super) fn hubs(index: &Index, scenarios: &[Scenario], ranked: &[Ranked], min
         y.retrieved.cmp(&x.retrieved).then_with(|| index.decision(*a).id.cmp(&index.decision(*b).id))
     });
 
-    // The scenarios to explain, each with the hubs it is explained for:
-    // each hub's first scenarios, given in the list's order while fewer
-    // than EXPLAINED_IN_ALL scenarios are explained.
+    // The scenarios to explain, each with the hubs it is explained for.
+    // An explanation of the retrieved decisions only costs a ranking.
     let mut wanted: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for (g, t) in &order {
         for &i in &t.first {
-            if wanted.len() < EXPLAINED_IN_ALL || wanted.contains_key(&i) {
-                wanted.entry(i).or_default().push(*g);
-            }
+            wanted.entry(i).or_default().push(*g);
         }
     }
     let wanted: Vec<(usize, Vec<usize>)> = wanted.into_iter().collect();
@@ -197,21 +180,20 @@ pub(super) fn hubs(index: &Index, scenarios: &[Scenario], ranked: &[Ranked], min
         .par_iter()
         .map(|(i, hubs)| {
             let s = &scenarios[*i];
-            let explanation = index.explain(Query { task: &s.task, file: s.file.as_deref() });
+            let explanation = index.explain_retrieved(Query { task: &s.task, file: s.file.as_deref() });
             let mut scored = Vec::new();
             for h in &ranked[*i].hits {
                 let group = index.copy_group(h.pool);
                 if !hubs.contains(&group) || scored.iter().any(|x: &Scored| x.group == group) {
                     continue;
                 }
-                // The records are in pool order, the excluded ones after.
-                let Some(record) = explanation.records.get(h.pool).filter(|x| x.pool_order == Some(h.pool)) else {
+                let Some(record) = explanation.records.iter().find(|x| x.pool_order == Some(h.pool)) else {
                     continue;
                 };
                 scored.push(Scored { group, terms: contributions(record), tag_boost: record.tag_boost.0 });
             }
             let tokens: Vec<&str> = scored.iter().flat_map(|s| s.terms.iter().map(|(t, _)| t.as_str())).collect();
-            let df = document_frequencies(&explanation.records, &tokens);
+            let df = tokens.iter().map(|&t| (t.to_string(), index.document_frequency(t))).collect();
             Explained { scored, df }
         })
         .collect();
@@ -286,24 +268,4 @@ fn contributions(record: &ExplainedRecord) -> Vec<(String, i64)> {
         }
     }
     by_token.into_iter().map(|(t, c)| (t.to_string(), c)).collect()
-}
-
-/// How many pool records of an explanation hold each of `tokens` (every
-/// query token a record holds is in its terms or its fields).
-fn document_frequencies(records: &[ExplainedRecord], tokens: &[&str]) -> Vec<(String, u64)> {
-    let mut df: BTreeMap<&str, u64> = tokens.iter().map(|&t| (t, 0)).collect();
-    let mut held: Vec<&str> = Vec::new();
-    for r in records.iter().filter(|r| r.pool_order.is_some()) {
-        held.clear();
-        held.extend(r.terms.iter().map(|t| t.token.as_str()));
-        held.extend(r.fields.iter().flat_map(|f| f.tokens.iter().map(String::as_str)));
-        held.sort_unstable();
-        held.dedup();
-        for t in &held {
-            if let Some(n) = df.get_mut(t) {
-                *n += 1;
-            }
-        }
-    }
-    df.into_iter().map(|(t, n)| (t.to_string(), n)).collect()
 }

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 
-use super::{Coverage, Group, Hub, Probe, EXPLAINED_IN_ALL};
+use super::{Coverage, Group, Hub, Probe};
 use crate::describe::printable;
 use crate::report::{figures, layout, score};
 
@@ -359,9 +359,6 @@ pub(super) fn hub_terms(h: &Hub, quote: impl Fn(&str) -> String) -> String {
         .collect();
     if h.tag_boost != 0.0 {
         terms.push(format!("tag boost {}", score(h.tag_boost)));
-    }
-    if h.explained == 0 {
-        return format!("not explained (at most {EXPLAINED_IN_ALL} scenarios are, for the hubs listed first)");
     }
     let over =
         if h.explained < h.retrieved { format!(" (in the first {} scenario(s))", h.explained) } else { String::new() };

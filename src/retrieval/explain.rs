@@ -17,10 +17,16 @@ impl Index {
         self.explain_some(query, None)
     }
 
-    /// [`Index::explain`], with records only for the decisions retrieved
-    /// and those with the id `only` (when given): what [`Index::why_not`]
+    /// [`Index::explain`] with records only for the decisions retrieved:
+    /// the ranking and `k` records, whatever the size of the pool.
+    pub fn explain_retrieved(&self, query: Query<'_>) -> Explanation {
+        self.explain_some(query, Some(None))
+    }
+
+    /// [`Index::explain`]; with `only`, records only for the decisions
+    /// retrieved and those with the id it holds, if any: what [`Index::why_not`]
     /// needs, at the cost of the ranking and a few records.
-    pub(super) fn explain_some(&self, query: Query<'_>, only: Option<&str>) -> Explanation {
+    pub(super) fn explain_some(&self, query: Query<'_>, only: Option<Option<&str>>) -> Explanation {
         assert!(self.only.is_none(), "an index built for one query cannot explain");
         let path = query.file.map(normalise_path).filter(|p| !p.is_empty());
         // The globs that match, from the same set retrieval uses.
@@ -91,10 +97,12 @@ impl Index {
         // retrieved ones and those with the id asked about, in pool order.
         let chosen: Option<Vec<usize>> = only.map(|id| {
             let mut v: Vec<usize> = retrieved.keys().copied().collect();
-            v.extend((0..self.decisions.len()).filter(|&d| {
-                let other = &self.decisions[d].id;
-                other.len() == id.len() && other == id
-            }));
+            if let Some(id) = id {
+                v.extend((0..self.decisions.len()).filter(|&d| {
+                    let other = &self.decisions[d].id;
+                    other.len() == id.len() && other == id
+                }));
+            }
             v.sort_unstable();
             v.dedup();
             v
@@ -211,7 +219,7 @@ impl Index {
                 detail,
             });
         }
-        for ex in self.excluded.iter().filter(|ex| only.is_none_or(|id| ex.id == id)) {
+        for ex in self.excluded.iter().filter(|ex| only.is_none_or(|id| id == Some(ex.id.as_str()))) {
             let place = match &ex.file {
                 Some(file) => format!("{file}:{}", ex.line),
                 None => format!("line {}", ex.line),

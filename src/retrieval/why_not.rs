@@ -279,7 +279,7 @@ impl Index {
     /// Why the decision `id` is, or is not, retrieved for `query`; `None`
     /// when no record of the memory has that id.
     pub fn why_not(&self, query: Query<'_>, id: &str) -> Option<WhyNot> {
-        let e = self.explain_some(query, Some(id));
+        let e = self.explain_some(query, Some(Some(id)));
         self.why_not_in(&e, id)
     }
 
