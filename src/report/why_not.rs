@@ -213,6 +213,7 @@ pub(crate) fn cause_words(c: Cause) -> &'static str {
         Cause::BelowMinScore => "it does not score above min_score",
         Cause::BeyondK => "others rank above it",
         Cause::CommonWordsWin => "a decision ahead wins on words in most decisions",
+        Cause::LacksWords => "a decision ahead scores on words of the query it does not hold",
         Cause::UnscoredField => "query words sit in text the profile does not score",
         Cause::UnsplitIdentifier => "query words sit inside identifiers the profile does not split",
         Cause::OtherForm => "query words sit in it only in another form",

@@ -160,6 +160,9 @@ pub enum Cause {
     BeyondK,
     /// A decision ahead won on words held by more than half of the pool.
     CommonWordsWin,
+    /// A decision ahead scored on words of the query this one does not
+    /// hold (and that most decisions do not hold either).
+    LacksWords,
     /// Query words sit in its text the profile does not score.
     UnscoredField,
     /// Query words sit in it only inside identifiers the profile does not split.
@@ -168,7 +171,8 @@ pub enum Cause {
     OtherForm,
     /// Path words it holds are too common for the path to score.
     PathTooCommon,
-    /// Query words it holds are too short to be tokens (not stopwords).
+    /// Words of the task it holds are too short to be tokens (not
+    /// stopwords).
     NotTokens,
     /// It shares no scored word with the query.
     NoSharedWords,
@@ -184,6 +188,7 @@ impl Cause {
             Cause::BelowMinScore => "below_min_score",
             Cause::BeyondK => "beyond_k",
             Cause::CommonWordsWin => "common_words_win",
+            Cause::LacksWords => "lacks_words",
             Cause::UnscoredField => "unscored_field",
             Cause::UnsplitIdentifier => "unsplit_identifier",
             Cause::OtherForm => "other_form",
@@ -265,7 +270,7 @@ impl WhyNot {
                         Fate::OtherForm { identifier: true, .. } => Cause::UnsplitIdentifier,
                         Fate::OtherForm { identifier: false, .. } => Cause::OtherForm,
                         Fate::PathTooCommon { .. } => Cause::PathTooCommon,
-                        Fate::TooShort { held: true, .. } => Cause::NotTokens,
+                        Fate::TooShort { held: true, .. } if w.from == WordFrom::Task => Cause::NotTokens,
                         _ => return None,
                     };
                     Some(UnscoredWord { word: w.word.clone(), cause })
@@ -357,6 +362,9 @@ impl Index {
             if ahead.iter().any(|c| c.wins_on_common_words) {
                 causes.push(Cause::CommonWordsWin);
             }
+            if ahead.iter().any(|c| c.only_theirs.iter().any(|g| g.df.is_some() && !g.df.is_some_and(common))) {
+                causes.push(Cause::LacksWords);
+            }
             let any = |f: &dyn Fn(&Fate) -> bool| words.iter().any(|w| f(&w.fate));
             if any(&|f| matches!(f, Fate::Unscored { .. })) {
                 causes.push(Cause::UnscoredField);
@@ -370,8 +378,10 @@ impl Index {
             if any(&|f| matches!(f, Fate::PathTooCommon { .. })) {
                 causes.push(Cause::PathTooCommon);
             }
-            // A stopword is in most texts: only a short word it has counts.
-            if any(&|f| matches!(f, Fate::TooShort { held: true, .. })) {
+            // A stopword is in most texts: only a short word of the task it
+            // has counts (a path's `go`, `md` or `ts` says nothing).
+            let short = |w: &QueryWord| w.from == WordFrom::Task && matches!(w.fate, Fate::TooShort { held: true, .. });
+            if words.iter().any(short) {
                 causes.push(Cause::NotTokens);
             }
             if !any(&|f| matches!(f, Fate::Scored { .. })) {
@@ -499,7 +509,8 @@ impl Index {
         if !unindexed.is_empty() {
             return Fate::Unscored { fields: unindexed };
         }
-        let (forms, identifier) = other_forms(decision, token, self.profile.splits_identifiers());
+        let (forms, identifier) =
+            other_forms(decision, token, self.profile.splits_identifiers(), &|w| self.tokenizer.is_stopword(w));
         if !forms.is_empty() {
             return Fate::OtherForm { forms, identifier };
         }
@@ -551,11 +562,20 @@ fn contributions(r: &ExplainedRecord) -> BTreeMap<String, Milli> {
 /// most three, sorted), and whether one of them is an identifier the
 /// profile does not split. Another form: the token with a suffix of at most
 /// three letters (`timeouts` for `timeout`) or the token less one
-/// (`retry` for `retrying`), or, when the profile does not split
+/// (`retry` for `retrying`), never a stopword, or, when the profile does not split
 /// identifiers (`splits` false), an identifier one of whose parts is the
 /// token (`MeshTimeout`, `mesh_timeout`, `mesh.timeout`).
-fn other_forms(decision: &crate::memory::Decision, token: &str, splits: bool) -> (Vec<String>, bool) {
+fn other_forms(
+    decision: &crate::memory::Decision,
+    token: &str,
+    splits: bool,
+    stopword: &dyn Fn(&str) -> bool,
+) -> (Vec<String>, bool) {
     const SUFFIX: usize = 3;
+    // A file name (`listeners.go`) has no other form but itself.
+    if !token.chars().all(char::is_alphanumeric) {
+        return (Vec::new(), false);
+    }
     let mut forms = std::collections::BTreeSet::new();
     let mut identifier = false;
     let near = |a: &str, b: &str| a.len() >= 4 && b.starts_with(a) && b.len() > a.len() && b.len() - a.len() <= SUFFIX;
@@ -570,7 +590,10 @@ fn other_forms(decision: &crate::memory::Decision, token: &str, splits: bool) ->
                 if !splits && identifier_parts(word).iter().any(|p| p.to_lowercase() == token) {
                     identifier = true;
                     forms.insert(word.to_string());
-                } else if lower.chars().all(char::is_alphanumeric) && (near(token, &lower) || near(&lower, token)) {
+                } else if lower.chars().all(char::is_alphanumeric)
+                    && !stopword(&lower)
+                    && (near(token, &lower) || near(&lower, token))
+                {
                     forms.insert(word.to_string());
                 }
             }
