@@ -10,9 +10,10 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::layout;
+use super::score;
 use crate::describe::printable;
 use crate::profile::Field;
-use crate::retrieval::{Cause, Fate, QueryWord, WhyNot, WordFrom};
+use crate::retrieval::{Cause, Fate, Miss, QueryWord, WhyNot, WordFrom};
 
 /// The widest the sentences are laid out, whatever the terminal.
 const COLUMNS: usize = 80;
@@ -221,4 +222,47 @@ pub(crate) fn cause_words(c: Cause) -> &'static str {
         Cause::NotTokens => "query words it has are too short to score",
         Cause::NoSharedWords => "it shares no scored word with the query",
     }
+}
+
+/// A missing expected decision in one sentence: where it ranked, what won
+/// ahead of it and on which words, the words it holds unscored, and the
+/// causes (`explain --why-not` gives the whole answer). `code` writes an
+/// id or a command, `word` a word of the query, each as the report writes
+/// strings from the inputs.
+pub(crate) fn sentence(m: &Miss, code: &dyn Fn(&str) -> String, word: &dyn Fn(&str) -> String) -> String {
+    let mut out = format!("why not {}: ", code(&m.id));
+    let place = match (m.rank, m.score, m.bar) {
+        (Some(r), Some(s), Some(b)) => {
+            format!("ranked {} with {}, the last retrieved scored {}", ordinal(r), score(s), score(b))
+        }
+        (Some(r), Some(s), None) => format!("ranked {} with {}", ordinal(r), score(s)),
+        (None, Some(s), _) => format!("scored {}", score(s)),
+        _ => "not in the pool".to_string(),
+    };
+    out.push_str(&place);
+    let ahead: Vec<String> = m
+        .ahead
+        .iter()
+        .map(|a| {
+            let words: Vec<String> = a.words.iter().map(|w| word(w)).collect();
+            if words.is_empty() {
+                code(&a.id)
+            } else {
+                format!("{} on {}", code(&a.id), words.join(", "))
+            }
+        })
+        .collect();
+    if !ahead.is_empty() {
+        out.push_str(&format!("; ahead: {}", ahead.join("; ")));
+    }
+    if !m.unscored.is_empty() {
+        let words: Vec<String> = m.unscored.iter().map(|u| format!("{} ({})", word(&u.word), u.cause.code())).collect();
+        out.push_str(&format!("; holds unscored: {}", words.join(", ")));
+    }
+    let causes: Vec<&str> = m.causes.iter().map(|&c| cause_words(c)).collect();
+    if !causes.is_empty() {
+        out.push_str(&format!(". In short: {}", causes.join("; ")));
+    }
+    out.push_str(&format!(" ({} says more)", code(&format!("explain --why-not {}", m.id))));
+    out
 }

@@ -56,6 +56,10 @@ pub(super) fn scenario_table(report: &Report, out: &mut Out) {
                 ),
                 2,
             );
+            for m in &s.why_not {
+                let quote = |t: &str| printable(t).into_owned();
+                out.line(&format!("  {}", crate::report::why_not::sentence(m, &quote, &quote)), 4);
+            }
         }
     }
     out.blank();
