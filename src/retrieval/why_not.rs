@@ -684,7 +684,7 @@ mod tests {
         );
         let w = why(&ix, "retry with backoff", None, "want");
         assert_eq!((w.outcome.as_deref(), w.rank, w.retrieved), (Some("beyond_k"), Some(4), false), "{w:#?}");
-        assert_eq!(w.causes[0], Cause::BeyondK);
+        assert_eq!(w.causes, [Cause::BeyondK, Cause::LacksWords]);
         let ids: Vec<&str> = w.ahead.iter().map(|c| c.id.as_str()).collect();
         assert_eq!(ids, ["b1", "b2", "b3"]);
         assert!(w.ahead.iter().all(|c| c.only_theirs.iter().any(|g| g.token == "backoff")), "{w:#?}");
