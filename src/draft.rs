@@ -290,14 +290,31 @@ fn weigh(commit: &Commit, index: &Index, files: &Files, names: &Names) -> Found 
     let decisions = index.decisions();
     let mut by_pool: BTreeMap<usize, Vec<Evidence>> = BTreeMap::new();
     let mut notes = Vec::new();
-    let edited: Vec<&Changed> =
-        commit.files.iter().filter(|f| f.status != Status::Deleted && files.pools(&f.path).is_some()).collect();
+    // A decision file moved whole, or added where the commit deletes a file
+    // of the same name, is moved (to an archive folder, a new layout):
+    // housekeeping, not a change the decision governs.
+    let name = |path: &str| path.rsplit('/').next().unwrap_or(path).to_string();
+    let deleted: std::collections::BTreeSet<String> =
+        commit.files.iter().filter(|f| f.status == Status::Deleted).map(|f| name(&f.path)).collect();
+    let moved =
+        |f: &Changed| f.status == Status::Renamed || (f.status == Status::Added && deleted.contains(&name(&f.path)));
+    let edited: Vec<&Changed> = commit
+        .files
+        .iter()
+        .filter(|f| f.status != Status::Deleted && files.pools(&f.path).is_some() && !moved(f))
+        .collect();
+    let moves = commit.files.iter().filter(|f| files.pools(&f.path).is_some() && moved(f)).count();
+    if moves > 0 {
+        notes.push(format!(
+            "the commit moves {moves} decision file(s) (deleted and added under the same name): a move is not proposed"
+        ));
+    }
     let touched_decisions = commit.files.iter().any(|f| files.pools(&f.path).is_some());
     let others: Vec<&Changed> = commit.files.iter().filter(|f| files.pools(&f.path).is_none()).collect();
-    if edited.len() > MAX_EDITED_DECISIONS {
+    if edited.len() + moves > MAX_EDITED_DECISIONS {
         notes.push(format!(
-            "the commit edits {} decision files at once (a bulk edit): none is proposed from it",
-            edited.len()
+            "the commit edits or moves {} decision files at once (a bulk edit): none is proposed from it",
+            edited.len() + moves
         ));
     } else {
         for f in &edited {

@@ -26,7 +26,8 @@ pub enum Status {
     Added,
     Modified,
     Deleted,
-    /// Renamed or copied (the new path is kept).
+    /// Moved whole, or copied (the new path is kept): the same blob at a
+    /// new path.
     Renamed,
 }
 
@@ -166,9 +167,14 @@ fn commit(repo: &Repository, oid: Oid) -> Result<Commit, GitError> {
         if c.parent_count() > 0 { Some(c.parent(0).and_then(|p| p.tree()).map_err(internal(action()))?) } else { None };
     let mut options = DiffOptions::new();
     options.skip_binary_check(true);
-    let diff = repo
+    let mut diff = repo
         .diff_tree_to_tree(parent.as_ref(), Some(&tree), Some(&mut options))
         .map_err(internal(format!("cannot diff commit {oid} with its first parent")))?;
+    // A file moved whole (the same blob deleted and added) is one rename:
+    // found by blob id only, so the cost stays linear in the changes.
+    let mut find = git2::DiffFindOptions::new();
+    find.renames(true).exact_match_only(true);
+    diff.find_similar(Some(&mut find)).map_err(internal(format!("cannot find the moved files of commit {oid}")))?;
     let total = diff.deltas().len();
     let mut files: Vec<Changed> = diff
         .deltas()

@@ -452,6 +452,39 @@ fn a_decision_edited_before_its_folder_moved_is_strong_evidence() {
 }
 
 #[test]
+fn a_decision_file_moved_is_no_evidence_and_a_new_one_beside_it_is() {
+    let mut r = Repo::new();
+    let old = "docs/adr/0001-legacy-pages.md";
+    let text = "# 1. Serve legacy pages from the old renderer\n\n## Status\n\nAccepted\n";
+    let amp = "docs/adr/0003-amp-pages.md";
+    let amp_text = "# 3. Amp pages get their own renderer\n\n## Status\n\nAccepted\n";
+    r.commit("Add the decisions", &[(old, Some(text)), (amp, Some(amp_text)), ("src/page.py", Some("a = 1\n"))]);
+    let new = "docs/adr/0002-remove-legacy-pages.md";
+    let removal = r.commit(
+        "Delete the old renderer",
+        &[
+            (old, None),
+            ("docs/adr/historic/0001-legacy-pages.md", Some(&format!("{text}\nRetired.\n"))),
+            // Moved whole under another name: a rename.
+            (amp, None),
+            ("docs/adr/historic/0003-amp-pages-retired.md", Some(amp_text)),
+            (new, Some("# 2. Remove legacy pages\n\n## Status\n\nAccepted\n")),
+            ("src/page.py", None),
+            ("src/render.py", Some("b = 1\n")),
+        ],
+    );
+    let d = draft_of(&r, whole());
+    let s = find(&d, &removal).expect("the removal is drafted");
+    let strong: Vec<&str> = s.expect.iter().filter(|p| p.is_strong()).map(|p| p.id.as_str()).collect();
+    assert_eq!(strong, ["ADR-0002"], "{s:?}");
+    assert!(
+        s.expect[0].evidence.iter().any(|e| matches!(e, Evidence::Edits { file, added: true } if file == new)),
+        "{s:?}"
+    );
+    assert!(s.notes.iter().any(|n| n.contains("moves 2 decision file")), "{:?}", s.notes);
+}
+
+#[test]
 fn short_title_words_and_two_written_as_one_point_at_their_decision() {
     let mut r = Repo::new();
     r.commit(
