@@ -113,15 +113,31 @@ pub struct Suggestion {
     pub tried: usize,
 }
 
-/// Every suggestion for the suite, scenarios in suite order and their
-/// missing decisions in `expect` order. `places[d]` is where pool
-/// decision `d` is written. `progress` is called once per missing decision.
+/// The suggestions for a suite: at most `max` misses are examined, the
+/// first in suite order (each costs a search that retrieves the whole
+/// suite again up to 16 times).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Suggestions {
+    /// Expected decisions the suite misses, in all.
+    pub missing: usize,
+    /// The suggestions, scenarios in suite order and their missing
+    /// decisions in `expect` order; at most `max` of them.
+    pub suggestions: Vec<Suggestion>,
+}
+
+/// The misses `suggest` examines unless told otherwise.
+pub const DEFAULT_MAX: usize = 50;
+
+/// Every suggestion for the first `max` misses of the suite. `places[d]`
+/// is where pool decision `d` is written. `progress` is called once per
+/// miss examined.
 pub fn suggest(
     index: &Index,
     scenarios: &[Scenario],
     places: &[Option<Place>],
+    max: usize,
     progress: &(dyn Fn() + Sync),
-) -> Vec<Suggestion> {
+) -> Suggestions {
     let before = retrieve_all(index, scenarios);
     let words: Vec<std::collections::HashSet<String>> =
         scenarios.iter().map(|s| index.tokenizer().tokens(&s.task).into_iter().collect()).collect();
@@ -134,14 +150,17 @@ pub fn suggest(
             }
         }
     }
-    misses
+    let missing = misses.len();
+    let suggestions = misses
         .iter()
+        .take(max)
         .map(|(s, id)| {
             let answer = suggest_one(index, scenarios, places, &before, &words, *s, id);
             progress();
             answer
         })
-        .collect()
+        .collect();
+    Suggestions { missing, suggestions }
 }
 
 fn suggest_one(
@@ -365,7 +384,7 @@ mod tests {
 
     fn answers(memory: &str, yaml: &str) -> Vec<Suggestion> {
         let (index, scenarios, places) = setup(memory, yaml);
-        suggest(&index, &scenarios, &places, &|| {})
+        suggest(&index, &scenarios, &places, DEFAULT_MAX, &|| {}).suggestions
     }
 
     const MEMORY: &str = r#"[
@@ -438,7 +457,7 @@ mod tests {
         let (index, scenarios, mut places) =
             setup(memory, "scenarios:\n  - id: s1\n    task: api forms validation\n    expect: [web]\n");
         places[0] = Some(Place { file: "CLAUDE.md".into(), line: 3, format: Format::SharedMarkdown });
-        let got = suggest(&index, &scenarios, &places, &|| {});
+        let got = suggest(&index, &scenarios, &places, DEFAULT_MAX, &|| {}).suggestions;
         assert_eq!(got[0].none, Some(NoEdit::NoPlace), "{got:?}");
         // `update` is in more than a tenth of the tasks that do not expect `web`
         // (`api` comes first in the pool, so it wins a tie).

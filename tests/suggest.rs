@@ -108,4 +108,7 @@ fn suggest_prints_the_edit_and_says_it_was_verified() {
     insta::assert_snapshot!("suggest_kuma_text", out.stdout);
     let out = expect(run(&root, &["suggest", "--json"], OFF), 0, "suggest --json");
     insta::assert_snapshot!("suggest_kuma_json", out.stdout);
+    let out = expect(run(&root, &["suggest", "--max", "2"], OFF), 0, "suggest --max 2");
+    let last: String = out.stdout.split("\n\n").last().unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(last, "8 missing expected decision(s); the first 2 examined (--max 2); a verified edit for 2.");
 }

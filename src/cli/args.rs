@@ -306,6 +306,10 @@ pub(crate) struct PinArgs {
 pub(crate) struct SuggestArgs {
     #[command(flatten)]
     pub suite: SuiteArgs,
+    /// Examine at most this many misses, the first in suite order (each retrieves the whole suite again up to
+    /// 16 times).
+    #[arg(long, value_name = "N", default_value_t = crate::suggest::DEFAULT_MAX)]
+    pub max: usize,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,

@@ -90,6 +90,8 @@ pub(crate) struct QuerySettings {
 pub(crate) struct SuggestSettings {
     pub suite: SuiteSettings,
     pub json: bool,
+    /// The misses examined, at most (`--max`).
+    pub max: usize,
     pub width: Option<usize>,
 }
 
@@ -326,6 +328,7 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
         Command::Suggest(args) => Settings::Suggest(SuggestSettings {
             suite: suite(&config, &args.suite, &[])?,
             json: args.json,
+            max: args.max,
             width: text_width(Stream::Stdout),
         }),
         Command::Coverage(args) => Settings::Coverage(coverage(&config, args)?),

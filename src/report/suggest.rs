@@ -12,25 +12,33 @@ use serde::Serialize;
 use super::layout;
 use super::why_not::{cause_words, ordinal};
 use crate::describe::printable;
-use crate::suggest::{EditKind, NoEdit, Suggestion};
+use crate::suggest::{EditKind, NoEdit, Suggestions};
 
 const COLUMNS: usize = 80;
 
 /// The JSON document (`mneme-gate.suggest/v1`), with a final newline.
-pub fn json(suggestions: &[Suggestion]) -> String {
+pub fn json(all: &Suggestions) -> String {
     #[derive(Serialize)]
     struct Doc<'a> {
         schema: &'static str,
         missing: usize,
+        examined: usize,
         verified: usize,
-        suggestions: &'a [Suggestion],
+        suggestions: &'a [crate::suggest::Suggestion],
     }
-    let verified = suggestions.iter().filter(|s| s.edit.is_some()).count();
-    super::json::pretty(&Doc { schema: "mneme-gate.suggest/v1", missing: suggestions.len(), verified, suggestions })
+    let verified = all.suggestions.iter().filter(|s| s.edit.is_some()).count();
+    super::json::pretty(&Doc {
+        schema: "mneme-gate.suggest/v1",
+        missing: all.missing,
+        examined: all.suggestions.len(),
+        verified,
+        suggestions: &all.suggestions,
+    })
 }
 
 /// A paragraph per missing decision, then a line of totals.
-pub fn text(suggestions: &[Suggestion], width: Option<usize>) -> String {
+pub fn text(all: &Suggestions, width: Option<usize>) -> String {
+    let suggestions = &all.suggestions;
     let columns = Some(width.map_or(COLUMNS, |c| c.min(COLUMNS)));
     let mut out = String::new();
     let mut say = |text: String, hang: usize| {
@@ -83,10 +91,14 @@ pub fn text(suggestions: &[Suggestion], width: Option<usize>) -> String {
         say(String::new(), 0);
     }
     let verified = suggestions.iter().filter(|s| s.edit.is_some()).count();
+    let examined = suggestions.len();
     say(
-        match suggestions.len() {
+        match all.missing {
             0 => "Every scenario retrieves its expected decisions: nothing to suggest.".to_string(),
-            n => format!("{n} missing expected decision(s); a verified edit for {verified}."),
+            n if n == examined => format!("{n} missing expected decision(s); a verified edit for {verified}."),
+            n => format!(
+                "{n} missing expected decision(s); the first {examined} examined (--max {examined}); a verified edit for {verified}."
+            ),
         },
         0,
     );
