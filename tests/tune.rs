@@ -95,6 +95,8 @@ fn every_candidate_scores_what_run_reports_with_its_block_pasted() {
 #[test]
 fn tune_on_kuma_runs_and_recommends_only_above_the_noise() {
     let root = repo("kuma");
+    let text = expect(run(&root, &["tune"], OFF), 0, "tune");
+    insta::assert_snapshot!("tune_kuma_text", text.stdout);
     let out = expect(run(&root, &["tune", "--json", "--folds", "4", "--seed", "11"], OFF), 0, "tune");
     let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!((doc["folds"].as_u64(), doc["seed"].as_u64()), (Some(4), Some(11)));
@@ -111,4 +113,58 @@ fn tune_refuses_profile_mneme_and_impossible_folds() {
     assert!(out.stderr.contains("--folds must be between 2 and the number of scenarios (37)"), "{}", out.stderr);
     let out = expect(run(&root, &["tune", "--profile", "mneme"], OFF), 2, "profile mneme");
     assert!(out.stderr.contains("pinned to Mneme 0.10.0"), "{}", out.stderr);
+}
+
+/// Forty decisions, each holding the next scenario's second word in its
+/// content, constraint, anti-patterns and tags, which outweighs the title
+/// word of its own scenario until the title weighs 10.
+fn title_suite(dir: &Path) {
+    let word = |prefix: &str, i: usize| {
+        format!("{prefix}{}{}", char::from(b'a' + (i / 26) as u8), char::from(b'a' + (i % 26) as u8))
+    };
+    let mut memory = Vec::new();
+    let mut suite = "scenarios:\n".to_string();
+    for i in 0..40 {
+        let (title, next) = (word("tit", i), word("con", (i + 1) % 40));
+        memory.push(serde_json::json!({
+            "id": format!("d{i}"), "type": "rule", "title": format!("{title} rule"),
+            "content": format!("{next} notes"), "constraint": [format!("{next} always")],
+            "anti_patterns": [format!("{next} never")], "tags": [next],
+        }));
+        suite.push_str(&format!("  - id: s{i}\n    task: {title} {}\n    expect: [d{i}]\n", word("con", i)));
+    }
+    std::fs::write(dir.join("project_memory.json"), serde_json::to_string_pretty(&memory).unwrap()).unwrap();
+    std::fs::write(dir.join("suite.yaml"), suite).unwrap();
+    std::fs::write(
+        dir.join("mneme-gate.yaml"),
+        "memory: project_memory.json\nscenarios:\n  - suite.yaml\nretrieval:\n  profile: default\n  k: 1\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_recommended_block_pasted_gives_the_figures_tune_promised() {
+    let tmp = tempfile::tempdir().unwrap();
+    title_suite(tmp.path());
+    let text = expect(run(tmp.path(), &["tune"], OFF), 0, "tune");
+    insta::assert_snapshot!("tune_recommendation_text", text.stdout);
+    let json = expect(run(tmp.path(), &["tune", "--json"], OFF), 0, "tune --json");
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let recommendation = &doc["recommendation"];
+    assert_eq!(recommendation["change"]["key"], "weights.title", "{doc}");
+    let block = recommendation["yaml"].as_str().unwrap();
+    assert_eq!(block, "retrieval:\n  weights:\n    title: 10.0\n");
+    assert!(text.stdout.contains("    retrieval:\n      weights:\n        title: 10.0\n"), "{}", text.stdout);
+    // Under the file's own `retrieval:`, its last block.
+    let config = std::fs::read_to_string(tmp.path().join("mneme-gate.yaml")).unwrap();
+    let body = block.strip_prefix("retrieval:\n").unwrap();
+    std::fs::write(tmp.path().join("mneme-gate.yaml"), format!("{config}{body}")).unwrap();
+    let out = expect(run(tmp.path(), &["run", "--json", "-", "--quiet"], OFF), 0, "run with the block");
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["summary"]["mean_recall_at_k"], recommendation["whole_suite"]["recall_at_k"]);
+    assert_eq!(report["summary"]["mean_recall_at_k"], 1.0);
+    // Tuned again, the pasted setting is the current one and nothing more is recommended.
+    let again = expect(run(tmp.path(), &["tune", "--json"], OFF), 0, "tune after");
+    let doc: serde_json::Value = serde_json::from_str(&again.stdout).unwrap();
+    assert!(doc["recommendation"].is_null(), "{doc}");
 }

@@ -164,12 +164,12 @@ pub fn text(t: &Tuning, width: Option<usize>) -> String {
         Some((low, high)) => format!("95% interval {} to {}", signed(low), signed(high)),
         None => "no interval".to_string(),
     };
+    let p = if h.p_value < 0.001 { "p<0.001".to_string() } else { format!("p={:.3}", h.p_value) };
     say(
         &mut out,
         format!(
-            "Held-out gain in recall@{k}: {} per scenario ({interval}, p={:.3}; {} better, {} worse of {}).",
+            "Held-out gain in recall@{k}: {} per scenario ({interval}, {p}; {} better, {} worse of {}).",
             signed(h.gain),
-            h.p_value,
             h.wins,
             h.losses,
             h.scenarios
@@ -214,6 +214,14 @@ pub fn text(t: &Tuning, width: Option<usize>) -> String {
         None if t.best == 0 => say(
             &mut out,
             "No change recommended: no candidate does better than the current profile on the whole suite.".to_string(),
+            2,
+        ),
+        None if (t.candidates[t.best].means.recall_at_k - now.recall_at_k).abs() <= 1e-12 => say(
+            &mut out,
+            format!(
+                "No change recommended: {} is the best on the whole suite, but by recall@1, MRR or control injections only; its recall@{k} is the current one's, and only a held-out gain in recall@{k} is recommended.",
+                label(t.candidates[t.best].change)
+            ),
             2,
         ),
         None => say(
