@@ -107,11 +107,20 @@ pub fn text(t: &Tuning, width: Option<usize>) -> String {
         ),
         0,
     );
+    // With k 1, recall@k is recall@1: said once.
+    let at_1 = |m: &Means, change: Option<String>| match (k, change) {
+        (1, _) => String::new(),
+        (_, None) => format!(" recall@1 {:.3},", m.recall_at_1),
+        (_, Some(c)) => format!(" recall@1 {:.3} ({c}),", m.recall_at_1),
+    };
     say(
         &mut out,
         format!(
-            "Current: recall@{k} {:.3}, recall@1 {:.3}, MRR {:.3}, {} control injection(s).",
-            now.recall_at_k, now.recall_at_1, now.mrr, now.control_injections
+            "Current: recall@{k} {:.3},{} MRR {:.3}, {} control injection(s).",
+            now.recall_at_k,
+            at_1(now, None),
+            now.mrr,
+            now.control_injections
         ),
         0,
     );
@@ -198,11 +207,10 @@ pub fn text(t: &Tuning, width: Option<usize>) -> String {
             say(
                 &mut out,
                 format!(
-                    "On the whole suite: recall@{k} {:.3} ({}), recall@1 {:.3} ({}), MRR {:.3} ({}), control injections {} (was {}).",
+                    "On the whole suite: recall@{k} {:.3} ({}),{} MRR {:.3} ({}), control injections {} (was {}).",
                     m.recall_at_k,
                     signed(m.recall_at_k - now.recall_at_k),
-                    m.recall_at_1,
-                    signed(m.recall_at_1 - now.recall_at_1),
+                    at_1(m, Some(signed(m.recall_at_1 - now.recall_at_1))),
                     m.mrr,
                     signed(m.mrr - now.mrr),
                     m.control_injections,
