@@ -37,6 +37,8 @@ Then the pipeline, each stage taking plain data from the ones before it:
 - [`run`]: the stages above for every scenario, in parallel, in suite order.
 - [`suggest`]: for each expected decision a scenario misses, the one-word
   edit to it that fixes the scenario without breaking another, verified.
+- [`tune`]: which one retrieval setting to change, if any, chosen by k-fold
+  cross-validation over the suite and recommended only above its noise.
 - [`gate`]: the rules (typed, [`gate::Rule`]) and the absolute ones decided.
 - [`report`]: the model of a run, partial reports and their merge, and the
   writers (JSON, JUnit, Markdown, TREC, annotations, terminal).
@@ -84,4 +86,5 @@ pub mod run;
 pub mod scenarios;
 pub mod suggest;
 pub mod tokenize;
+pub mod tune;
 pub mod verdict;

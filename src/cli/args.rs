@@ -54,6 +54,10 @@ pub(crate) enum Command {
     /// word) that brings it into the top k without pushing another scenario's expected decision out,
     /// verified by retrieving the whole suite again.
     Suggest(SuggestArgs),
+    /// Which one retrieval setting to change, if any: a fixed neighbourhood of the current profile searched with
+    /// k-fold cross-validation over the suite's scenarios, recommended only when the held-out gain in
+    /// recall@k is above the suite's noise (docs/tune.md).
+    Tune(TuneArgs),
     /// What a green gate does not say: decisions no scenario expects, decisions that cannot reach the top k for
     /// their own words, fragile retrievals, overlapping decisions.
     Coverage(CoverageArgs),
@@ -311,6 +315,21 @@ pub(crate) struct SuggestArgs {
     #[arg(long, value_name = "N", default_value_t = crate::suggest::DEFAULT_MAX)]
     pub max: usize,
     /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TuneArgs {
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// Cross-validation folds (at least 2, at most the number of scenarios).
+    #[arg(long, value_name = "N", default_value_t = crate::tune::FOLDS)]
+    pub folds: usize,
+    /// The seed that deals the scenarios into folds.
+    #[arg(long, value_name = "S", default_value_t = crate::tune::SEED)]
+    pub seed: u64,
+    /// Print JSON (schema mneme-gate.tune/v1) instead of text.
     #[arg(long)]
     pub json: bool,
 }

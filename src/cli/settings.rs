@@ -42,6 +42,7 @@ pub(crate) enum Settings {
     Baseline(PinSettings),
     Diff(DiffSettings),
     Suggest(SuggestSettings),
+    Tune(TuneSettings),
     Coverage(CoverageSettings),
     Init(InitSettings),
     Draft(DraftSettings),
@@ -92,6 +93,15 @@ pub(crate) struct SuggestSettings {
     pub json: bool,
     /// The misses examined, at most (`--max`).
     pub max: usize,
+    pub width: Option<usize>,
+}
+
+#[derive(Debug)]
+pub(crate) struct TuneSettings {
+    pub suite: SuiteSettings,
+    pub folds: usize,
+    pub seed: u64,
+    pub json: bool,
     pub width: Option<usize>,
 }
 
@@ -331,6 +341,18 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
             max: args.max,
             width: text_width(Stream::Stdout),
         }),
+        Command::Tune(args) => {
+            if args.folds < 2 {
+                return Err(Error::Usage(format!("--folds must be at least 2, found {}", args.folds)));
+            }
+            Settings::Tune(TuneSettings {
+                suite: suite(&config, &args.suite, &[])?,
+                folds: args.folds,
+                seed: args.seed,
+                json: args.json,
+                width: text_width(Stream::Stdout),
+            })
+        }
         Command::Coverage(args) => Settings::Coverage(coverage(&config, args)?),
         Command::Init(args) => Settings::Init(init(&config, args)?),
         Command::Draft(args) => Settings::Draft(draft(&config, args)?),

@@ -28,6 +28,7 @@ pub(crate) mod statistics;
 pub mod suggest;
 pub mod terminal;
 pub mod trec;
+pub mod tune;
 pub mod validate;
 pub mod why_not;
 

@@ -48,6 +48,13 @@ impl Index {
         Index::build_parts(pool, self.excluded.clone(), self.profile.clone(), None)
     }
 
+    /// The same pool scored under another profile of the same family.
+    pub fn with_profile(&self, profile: Profile) -> Index {
+        assert!(self.only.is_none(), "an index built for one query has no pool to rescore");
+        assert_eq!(self.profile.family, profile.family, "a pool is read per family");
+        Index::build_parts(self.decisions.clone(), self.excluded.clone(), profile, None)
+    }
+
     fn build_with(memory: Memory, profile: Profile, only: Option<Query<'_>>) -> Index {
         debug_assert_eq!(memory.family, profile.family);
         Index::build_parts(memory.pool, memory.excluded, profile, only)

@@ -17,6 +17,7 @@ mod merge;
 pub(crate) mod retrieve;
 mod run;
 mod suggest;
+mod tune;
 mod validate;
 
 use super::settings::Settings;
@@ -35,6 +36,7 @@ pub(crate) fn execute(settings: Settings) -> Result<i32, Error> {
         Settings::Baseline(s) => baseline::execute(s),
         Settings::Diff(s) => diff::execute(s),
         Settings::Suggest(s) => suggest::execute(s),
+        Settings::Tune(s) => tune::execute(s),
         Settings::Coverage(s) => coverage::execute(s),
         Settings::Init(s) => init::execute(s),
         Settings::Draft(s) => draft::execute(s),
