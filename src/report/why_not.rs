@@ -215,6 +215,7 @@ pub(crate) fn cause_words(c: Cause) -> &'static str {
         Cause::BeyondK => "others rank above it",
         Cause::CommonWordsWin => "a decision ahead wins on words in most decisions",
         Cause::LacksWords => "a decision ahead scores on words of the query it does not hold",
+        Cause::Outweighed => "a decision ahead earns more on words both hold (a heavier field, a shorter text)",
         Cause::UnscoredField => "query words sit in text the profile does not score",
         Cause::UnsplitIdentifier => "query words sit inside identifiers the profile does not split",
         Cause::OtherForm => "query words sit in it only in another form",

@@ -163,6 +163,9 @@ pub enum Cause {
     /// A decision ahead scored on words of the query this one does not
     /// hold (and that most decisions do not hold either).
     LacksWords,
+    /// A decision ahead gains more on words both hold (in a heavier field,
+    /// or a shorter text) than on the words this one lacks.
+    Outweighed,
     /// Query words sit in its text the profile does not score.
     UnscoredField,
     /// Query words sit in it only inside identifiers the profile does not split.
@@ -189,6 +192,7 @@ impl Cause {
             Cause::BeyondK => "beyond_k",
             Cause::CommonWordsWin => "common_words_win",
             Cause::LacksWords => "lacks_words",
+            Cause::Outweighed => "outweighed",
             Cause::UnscoredField => "unscored_field",
             Cause::UnsplitIdentifier => "unsplit_identifier",
             Cause::OtherForm => "other_form",
@@ -364,6 +368,16 @@ impl Index {
             }
             if ahead.iter().any(|c| c.only_theirs.iter().any(|g| g.df.is_some() && !g.df.is_some_and(common))) {
                 causes.push(Cause::LacksWords);
+            }
+            // Outweighed when a decision ahead gains more on the words both
+            // hold than on the words this one lacks.
+            let outweighs = |c: &Competitor| {
+                let shared: i64 = c.shared_more.iter().map(|g| g.theirs.0 - g.ours.0).sum();
+                let only: i64 = c.only_theirs.iter().map(|g| g.contribution.0).sum();
+                shared > 0 && shared >= only
+            };
+            if ahead.iter().any(outweighs) {
+                causes.push(Cause::Outweighed);
             }
             let any = |f: &dyn Fn(&Fate) -> bool| words.iter().any(|w| f(&w.fate));
             if any(&|f| matches!(f, Fate::Unscored { .. })) {
@@ -800,6 +814,26 @@ mod tests {
         assert_eq!((brief.unscored[0].word.as_str(), brief.unscored[0].cause), ("db", Cause::NotTokens));
         let w = why(&ix, "ui schema", None, "want");
         assert!(!w.causes.contains(&Cause::NotTokens), "{:?}", w.causes);
+    }
+
+    #[test]
+    fn a_competitor_holding_the_same_words_in_a_heavier_field_outweighs() {
+        let mut profile = Profile::of(Named::Default);
+        profile.k = 1;
+        let ix = index(
+            &format!(
+                r#"[{{"id": "title", "type": "rule", "title": "ledger export"}},
+                    {{"id": "body", "type": "rule", "title": "reports", "content": "the ledger export runs nightly"}}, {}]"#,
+                fillers()
+            ),
+            profile,
+        );
+        let w = why(&ix, "ledger export", None, "body");
+        assert_eq!(w.ahead[0].id, "title");
+        assert!(w.ahead[0].only_theirs.is_empty(), "{w:#?}");
+        let shared: Vec<&str> = w.ahead[0].shared_more.iter().map(|g| g.token.as_str()).collect();
+        assert_eq!(shared, ["export", "ledger"], "{w:#?}");
+        assert_eq!(w.causes, [Cause::BelowMinScore, Cause::Outweighed]);
     }
 
     #[test]
