@@ -7,20 +7,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use common::{expect, run, OFF};
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
+use common::{copy_tree, expect, run, OFF};
 
 /// Per scenario id: its expected ids and the ids it retrieves.
 fn retrievals(dir: &Path) -> BTreeMap<String, (BTreeSet<String>, BTreeSet<String>)> {

@@ -167,3 +167,41 @@ pub(crate) fn terminal(text: &str, report_on_stdout: bool) -> Result<(), Error> 
         stdout(text.as_bytes())
     }
 }
+
+/// A progress count on standard error, drawn only when it is a terminal:
+/// a bar of `len` steps, or a spinner when the number of steps is not
+/// known. `what` names the steps (`candidates`, `misses examined`).
+pub(crate) struct Progress(Option<indicatif::ProgressBar>);
+
+impl Progress {
+    pub(crate) fn new(len: Option<usize>, what: &str) -> Progress {
+        use std::io::IsTerminal;
+        if !io::stderr().is_terminal() {
+            return Progress(None);
+        }
+        let (bar, template) = match len {
+            Some(n) => {
+                (indicatif::ProgressBar::new(n as u64), format!("{{bar:40}} {{pos}}/{{len}} {what} {{elapsed}}"))
+            }
+            None => (indicatif::ProgressBar::new_spinner(), format!("{{spinner}} {{pos}} {what} {{elapsed}}")),
+        };
+        if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
+            bar.set_style(style);
+        }
+        Progress(Some(bar))
+    }
+
+    /// One step done (from any thread).
+    pub(crate) fn tick(&self) {
+        if let Some(bar) = &self.0 {
+            bar.inc(1);
+        }
+    }
+
+    /// Clears the line it drew.
+    pub(crate) fn finish(self) {
+        if let Some(bar) = self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -110,3 +110,18 @@ pub fn output_within_input(mut command: Command, input: Option<&[u8]>, limit: Du
     }
     Output { status, stdout: stdout.join().expect("the reader ends"), stderr: stderr.join().expect("the reader ends") }
 }
+
+/// Copies the folder `from` into `to`, recursively (a fixture a test may
+/// change).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}

@@ -23,36 +23,15 @@ pub(crate) fn execute(s: SuggestSettings) -> Result<i32, Error> {
     let label = settings.memory.label().display().to_string();
     let places = places(&memory, &label);
     let index = Index::build(memory, settings.memory.profile.clone());
-    let bar = progress_bar();
-    let tick = || {
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
-    };
-    let suggestions = pool.install(|| suggest::suggest(&index, &suite.scenarios, &places, s.max, &tick));
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    let progress = output::Progress::new(None, "misses examined");
+    let suggestions = pool.install(|| suggest::suggest(&index, &suite.scenarios, &places, s.max, &|| progress.tick()));
+    progress.finish();
     if s.json {
         output::json(&render::json(&suggestions))?;
     } else {
         output::text(&defuse_lines(&render::text(&suggestions, s.width), false), false)?;
     }
     Ok(exit::OK)
-}
-
-/// A spinner with a count of the misses examined, on standard error when
-/// it is a terminal.
-fn progress_bar() -> Option<indicatif::ProgressBar> {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let bar = indicatif::ProgressBar::new_spinner();
-    if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {pos} misses examined {elapsed}") {
-        bar.set_style(style);
-    }
-    Some(bar)
 }
 
 /// Where each pool decision is written: its file and line, and whether an

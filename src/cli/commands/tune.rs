@@ -1,8 +1,6 @@
 //! `mneme-gate tune`: which one retrieval setting to change, if any,
 //! chosen by k-fold cross-validation over the suite.
 
-use std::io::IsTerminal;
-
 use crate::cli::output;
 use crate::cli::settings::TuneSettings;
 use crate::cli::suite::{load_memory, thread_pool};
@@ -27,34 +25,16 @@ pub(crate) fn execute(s: TuneSettings) -> Result<i32, Error> {
         output::note(&format!("warning: {w}"));
     }
     let index = Index::build(memory, settings.memory.profile.clone());
-    let bar = progress_bar(tune::candidates(index.profile()).len());
-    let tick = || {
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
-    };
+    let progress = output::Progress::new(Some(tune::candidates(index.profile()).len()), "candidates");
     let tuning = pool
-        .install(|| tune::tune(&index, &suite.scenarios, s.folds, s.seed, &tick))
-        .map_err(|r| Error::Usage(r.message()))?;
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
+        .install(|| tune::tune(&index, &suite.scenarios, s.folds, s.seed, &|| progress.tick()))
+        .map_err(|r| Error::Usage(r.message()));
+    progress.finish();
+    let tuning = tuning?;
     if s.json {
         output::json(&render::json(&tuning))?;
     } else {
         output::text(&defuse_lines(&render::text(&tuning, s.width), false), false)?;
     }
     Ok(exit::OK)
-}
-
-/// A bar of candidates on standard error, when it is a terminal.
-fn progress_bar(candidates: usize) -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let bar = indicatif::ProgressBar::new(candidates as u64);
-    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} candidates {elapsed}") {
-        bar.set_style(style);
-    }
-    Some(bar)
 }
