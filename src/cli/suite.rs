@@ -75,6 +75,22 @@ fn note_once(noted: &mut HashSet<String>, line: String) {
 
 /// Loads the memory and the suite, runs every selected scenario, and builds
 /// the report with the absolute rules.
+/// The memory, the worker threads and the suite's scenarios of `settings`,
+/// the suite's warnings printed: what the commands that analyse a suite
+/// (`coverage`, `suggest`, `tune`) start from.
+pub(crate) fn load_for_analysis(
+    settings: &SuiteSettings,
+) -> Result<(Memory, rayon::ThreadPool, Vec<crate::scenarios::Scenario>), Error> {
+    let memory = load_memory(&settings.memory)?;
+    let pool = thread_pool(settings.jobs)?;
+    let family = settings.memory.profile.family;
+    let suite = pool.install(|| Suite::load_for(&settings.roots, &settings.limits, family)).map_err(Error::Suite)?;
+    for w in &suite.warnings {
+        output::note(&format!("warning: {w}"));
+    }
+    Ok((memory, pool, suite.scenarios))
+}
+
 pub(crate) fn run(settings: &SuiteSettings, quiet: bool) -> Result<SuiteRun, Error> {
     run_noting(settings, quiet, &mut HashSet::new())
 }

@@ -6,25 +6,18 @@
 
 use crate::cli::output;
 use crate::cli::settings::{CoverageSettings, Destination};
-use crate::cli::suite::{load_memory, thread_pool};
+use crate::cli::suite::load_for_analysis;
 use crate::coverage::{self, Files, Options};
 use crate::describe::defuse_lines;
 use crate::error::{exit, Error};
 use crate::git::Repo;
 use crate::report::hex_sha256;
 use crate::retrieval::Index;
-use crate::scenarios::Suite;
 
 pub(crate) fn execute(s: CoverageSettings) -> Result<i32, Error> {
     let settings = &s.suite;
-    let memory = load_memory(&settings.memory)?;
+    let (memory, pool, scenarios) = load_for_analysis(settings)?;
     let memory_sha256 = hex_sha256(memory.text().as_bytes());
-    let pool = thread_pool(settings.jobs)?;
-    let family = settings.memory.profile.family;
-    let suite = pool.install(|| Suite::load_for(&settings.roots, &settings.limits, family)).map_err(Error::Suite)?;
-    for w in &suite.warnings {
-        output::note(&format!("warning: {w}"));
-    }
     let index = Index::build(memory, settings.memory.profile.clone());
     let files = tracked_files(s.git)?;
     let (min_margin, threshold_from) = s
@@ -40,7 +33,7 @@ pub(crate) fn execute(s: CoverageSettings) -> Result<i32, Error> {
         suite_roots: settings.roots.clone(),
         hub_share: s.hub_share,
     };
-    let report = pool.install(|| coverage::analyse(&index, &suite.scenarios, &options));
+    let report = pool.install(|| coverage::analyse(&index, &scenarios, &options));
     if let Some(destination) = &s.json {
         output::report(destination, &crate::report::json::pretty(&report), output::Kind::Json)?;
     }

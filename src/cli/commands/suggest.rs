@@ -3,28 +3,21 @@
 
 use crate::cli::output;
 use crate::cli::settings::SuggestSettings;
-use crate::cli::suite::{load_memory, thread_pool};
+use crate::cli::suite::load_for_analysis;
 use crate::describe::defuse_lines;
 use crate::error::{exit, Error};
 use crate::report::suggest as render;
 use crate::retrieval::Index;
-use crate::scenarios::Suite;
 use crate::suggest::{self, Format, Place};
 
 pub(crate) fn execute(s: SuggestSettings) -> Result<i32, Error> {
     let settings = &s.suite;
-    let memory = load_memory(&settings.memory)?;
-    let pool = thread_pool(settings.jobs)?;
-    let family = settings.memory.profile.family;
-    let suite = pool.install(|| Suite::load_for(&settings.roots, &settings.limits, family)).map_err(Error::Suite)?;
-    for w in &suite.warnings {
-        output::note(&format!("warning: {w}"));
-    }
+    let (memory, pool, scenarios) = load_for_analysis(settings)?;
     let label = settings.memory.label().display().to_string();
     let places = places(&memory, &label);
     let index = Index::build(memory, settings.memory.profile.clone());
     let progress = output::Progress::new(None, "misses examined");
-    let suggestions = pool.install(|| suggest::suggest(&index, &suite.scenarios, &places, s.max, &|| progress.tick()));
+    let suggestions = pool.install(|| suggest::suggest(&index, &scenarios, &places, s.max, &|| progress.tick()));
     progress.finish();
     if s.json {
         output::json(&render::json(&suggestions))?;

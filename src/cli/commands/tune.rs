@@ -3,13 +3,12 @@
 
 use crate::cli::output;
 use crate::cli::settings::TuneSettings;
-use crate::cli::suite::{load_memory, thread_pool};
+use crate::cli::suite::load_for_analysis;
 use crate::describe::defuse_lines;
 use crate::error::{exit, Error};
 use crate::profile::Family;
 use crate::report::tune as render;
 use crate::retrieval::Index;
-use crate::scenarios::Suite;
 use crate::tune::{self, Refused};
 
 pub(crate) fn execute(s: TuneSettings) -> Result<i32, Error> {
@@ -17,17 +16,11 @@ pub(crate) fn execute(s: TuneSettings) -> Result<i32, Error> {
     if settings.memory.profile.family == Family::Mneme {
         return Err(Error::Usage(Refused::Pinned.message()));
     }
-    let memory = load_memory(&settings.memory)?;
-    let pool = thread_pool(settings.jobs)?;
-    let family = settings.memory.profile.family;
-    let suite = pool.install(|| Suite::load_for(&settings.roots, &settings.limits, family)).map_err(Error::Suite)?;
-    for w in &suite.warnings {
-        output::note(&format!("warning: {w}"));
-    }
+    let (memory, pool, scenarios) = load_for_analysis(settings)?;
     let index = Index::build(memory, settings.memory.profile.clone());
     let progress = output::Progress::new(Some(tune::candidates(index.profile()).len()), "candidates");
     let tuning = pool
-        .install(|| tune::tune(&index, &suite.scenarios, s.folds, s.seed, &|| progress.tick()))
+        .install(|| tune::tune(&index, &scenarios, s.folds, s.seed, &|| progress.tick()))
         .map_err(|r| Error::Usage(r.message()));
     progress.finish();
     let tuning = tuning?;
