@@ -189,7 +189,7 @@ fn is_joiner(c: char) -> bool {
 
 /// The pieces of [`Tokenizer::splitting`], before lowercasing and filters,
 /// in text order (a piece may repeat: `a_a` gives `a_a`, `a`, `a`).
-fn each_identifier_piece(text: &str, each: &mut dyn FnMut(&str)) {
+pub(crate) fn each_identifier_piece(text: &str, each: &mut dyn FnMut(&str)) {
     for word in text.split(|c: char| !(c.is_alphanumeric() || is_joiner(c))) {
         let word = word.trim_matches(is_joiner);
         if word.is_empty() {

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Ranked, MIN_SUPPORT};
 use crate::profile::Milli;
-use crate::retrieval::{ExplainedRecord, Index, Query};
+use crate::retrieval::{Index, Query};
 use crate::scenarios::Scenario;
 
 /// The default `--hub-share`: a quarter of the suite's scenarios.
@@ -190,7 +190,11 @@ pub(super) fn hubs(index: &Index, scenarios: &[Scenario], ranked: &[Ranked], min
                 let Some(record) = explanation.records.iter().find(|x| x.pool_order == Some(h.pool)) else {
                     continue;
                 };
-                scored.push(Scored { group, terms: contributions(record), tag_boost: record.tag_boost.0 });
+                scored.push(Scored {
+                    group,
+                    terms: record.token_contributions().into_iter().map(|(t, c)| (t, c.0)).collect(),
+                    tag_boost: record.tag_boost.0,
+                });
             }
             let tokens: Vec<&str> = scored.iter().flat_map(|s| s.terms.iter().map(|(t, _)| t.as_str())).collect();
             let df = tokens.iter().map(|&t| (t.to_string(), index.document_frequency(t))).collect();
@@ -252,20 +256,4 @@ pub(super) fn hubs(index: &Index, scenarios: &[Scenario], ranked: &[Ranked], min
         })
         .collect();
     Hubs { min_share, decisions }
-}
-
-/// Per query token, what it adds to one record's score: its BM25F term
-/// (profile `default`), or its field weight in each field holding it
-/// (profiles `classic` and `mneme`).
-fn contributions(record: &ExplainedRecord) -> Vec<(String, i64)> {
-    let mut by_token: BTreeMap<&str, i64> = BTreeMap::new();
-    for t in &record.terms {
-        *by_token.entry(&t.token).or_default() += t.contribution.0;
-    }
-    for f in &record.fields {
-        for t in &f.tokens {
-            *by_token.entry(t).or_default() += f.weight.0;
-        }
-    }
-    by_token.into_iter().map(|(t, c)| (t.to_string(), c)).collect()
 }

@@ -1,7 +1,7 @@
 //! Explaining a query record by record (spec §7), from the same stored
 //! token sets the ranking uses, so an explanation never disagrees with it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
@@ -314,6 +314,24 @@ pub struct ExplainedRecord {
     /// is a chore), `below_min_score` or `beyond_k`.
     pub reason: Option<String>,
     pub detail: Option<String>,
+}
+
+impl ExplainedRecord {
+    /// Each query token the record scores on, with what it adds: its
+    /// term's contribution under BM25F, else the weights of the fields
+    /// holding it (complete tags' boosts apart, in `tag_boost`).
+    pub fn token_contributions(&self) -> BTreeMap<String, Milli> {
+        let mut out: BTreeMap<String, Milli> = BTreeMap::new();
+        for t in &self.terms {
+            out.entry(t.token.clone()).or_default().0 += t.contribution.0;
+        }
+        for f in &self.fields {
+            for token in &f.tokens {
+                out.entry(token.clone()).or_default().0 += f.weight.0;
+            }
+        }
+        out
+    }
 }
 
 /// The answer to "why these decisions?" for one query.

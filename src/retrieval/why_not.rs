@@ -550,19 +550,10 @@ impl Index {
     }
 }
 
-/// Each query token a record scores on, with what it adds: its term's
-/// contribution under BM25F, else the weights of the fields holding it
-/// plus the boost of each complete tag (as `tag <tag>`).
+/// [`ExplainedRecord::token_contributions`], plus the boost of each
+/// complete tag (as `tag <tag>`).
 fn contributions(r: &ExplainedRecord) -> BTreeMap<String, Milli> {
-    let mut out: BTreeMap<String, Milli> = BTreeMap::new();
-    for t in &r.terms {
-        out.entry(t.token.clone()).or_default().0 += t.contribution.0;
-    }
-    for f in &r.fields {
-        for token in &f.tokens {
-            out.entry(token.clone()).or_default().0 += f.weight.0;
-        }
-    }
+    let mut out = r.token_contributions();
     if !r.tag_hits.is_empty() {
         let each = r.tag_boost.0 / r.tag_hits.len() as i64;
         for tag in &r.tag_hits {
@@ -601,7 +592,7 @@ fn other_forms(
                 if lower == token {
                     continue;
                 }
-                if !splits && identifier_parts(word).iter().any(|p| p.to_lowercase() == token) {
+                if !splits && is_identifier_part(word, token) {
                     identifier = true;
                     forms.insert(word.to_string());
                 } else if lower.chars().all(char::is_alphanumeric)
@@ -616,29 +607,15 @@ fn other_forms(
     (forms.into_iter().take(3).collect(), identifier)
 }
 
-/// The parts of an identifier: split at `_`, `-` and `.`, and at case
-/// changes (`meshTimeout`, `HTTPServer`); empty for a plain word.
-fn identifier_parts(word: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    for segment in word.split(['_', '-', '.']).filter(|s| !s.is_empty()) {
-        let chars: Vec<(usize, char)> = segment.char_indices().collect();
-        let mut start = 0;
-        for i in 1..chars.len() {
-            let (prev, cur) = (chars[i - 1].1, chars[i].1);
-            let next = chars.get(i + 1).map(|&(_, c)| c);
-            if cur.is_uppercase()
-                && (prev.is_lowercase() || (prev.is_uppercase() && next.is_some_and(char::is_lowercase)))
-            {
-                parts.push(&segment[start..chars[i].0]);
-                start = chars[i].0;
-            }
-        }
-        parts.push(&segment[start..]);
-    }
-    if parts.len() < 2 {
-        parts.clear();
-    }
-    parts
+/// Whether `token` is a proper part of the identifier `word` as the
+/// identifier-splitting tokenizer cuts it (at `_`, `-`, `.` and case
+/// changes: `MeshTimeout`, `mesh_timeout`).
+fn is_identifier_part(word: &str, token: &str) -> bool {
+    let mut found = false;
+    crate::tokenize::each_identifier_piece(word, &mut |piece| {
+        found |= piece.len() < word.len() && piece.to_lowercase() == token;
+    });
+    found
 }
 
 #[cfg(test)]
