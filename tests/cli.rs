@@ -1,7 +1,11 @@
 //! CLI tests: the real binary on fixture folders, exit codes and snapshots.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+use common::copy_tree;
 
 /// One run of the binary, from the crate root unless told otherwise.
 struct Run {
@@ -350,19 +354,6 @@ fn bundled_example_copy() -> tempfile::TempDir {
     std::fs::create_dir_all(tmp.path().join("reports")).unwrap();
     std::fs::copy(root.join("reports/baseline.json"), tmp.path().join("reports/baseline.json")).unwrap();
     tmp
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 #[test]

@@ -5,8 +5,12 @@
 //! says what the gate decided, file links from the GitHub environment, the
 //! chart of the suite means; and a passing summary that fits on one screen.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
+
+use common::copy_tree;
 
 const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
 
@@ -150,19 +154,6 @@ fn github_env(workspace: &Path) -> Vec<(&'static str, String)> {
 
 fn with_env<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'a str, &'a str)> {
     env.iter().map(|(k, v)| (*k, v.as_str())).collect()
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// The bundled example (configuration, memory, suite, pinned baseline).

@@ -4,8 +4,12 @@
 //! subcommand's `--help` is at most 80 columns wide. Without a width (a
 //! file or a pipe) the report keeps its long lines.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use common::copy_tree;
 
 const WIDTH: usize = 80;
 
@@ -138,19 +142,6 @@ fn every_help_fits_80_columns() {
     let piped = run(&root(), &["run", "--help"], None);
     let widest = piped.stdout.lines().map(columns).max().unwrap();
     assert!(widest > WIDTH && widest <= 100, "{widest}\n{}", piped.stdout);
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// The bundled example in a temporary folder, with the decision `id`
