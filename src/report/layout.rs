@@ -10,43 +10,23 @@ tables are laid out by comfy-table to the same width, and line-oriented
 output that tools read (`validate`, the context block, JSON) never is.
 */
 
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
 /// The narrowest width text is laid out to: below it tables cannot keep
 /// their columns apart, so a smaller `COLUMNS` is taken as this.
 pub const MIN_WIDTH: usize = 40;
 
-/// How many columns `s` takes in a terminal, approximately: one per
-/// character, two for East Asian wide and full-width characters (and
-/// emoji), none for combining marks and zero-width characters. Control
-/// characters never reach here (they are shown escaped first).
+/// How many columns `s` takes in a terminal, as comfy-table measures the
+/// cells of a table (both use `unicode-width`): one per character, two for
+/// East Asian wide and full-width characters and most emoji, none for
+/// combining marks and zero-width characters. Control characters never
+/// reach here (they are shown escaped first).
 pub fn width(s: &str) -> usize {
-    s.chars().map(char_width).sum()
+    UnicodeWidthStr::width(s)
 }
 
 fn char_width(c: char) -> usize {
-    match c as u32 {
-        0x0300..=0x036F
-        | 0x1AB0..=0x1AFF
-        | 0x1DC0..=0x1DFF
-        | 0x200B..=0x200F
-        | 0x20D0..=0x20FF
-        | 0xFE00..=0xFE0F
-        | 0xFE20..=0xFE2F => 0,
-        0x1100..=0x115F
-        | 0x2E80..=0x303E
-        | 0x3041..=0x33FF
-        | 0x3400..=0x4DBF
-        | 0x4E00..=0x9FFF
-        | 0xA000..=0xA4CF
-        | 0xAC00..=0xD7A3
-        | 0xF900..=0xFAFF
-        | 0xFE30..=0xFE4F
-        | 0xFF00..=0xFF60
-        | 0xFFE0..=0xFFE6
-        | 0x1F300..=0x1F64F
-        | 0x1F900..=0x1F9FF
-        | 0x20000..=0x3FFFD => 2,
-        _ => 1,
-    }
+    UnicodeWidthChar::width(c).unwrap_or(0)
 }
 
 /// `text` (one line) as lines of at most `width` columns: broken at spaces,
@@ -64,60 +44,18 @@ pub fn wrap(text: &str, width: Option<usize>, hang: usize) -> Vec<String> {
 }
 
 /// Like [`wrap`], with continuation lines starting with `prefix` (a diff
-/// line keeps its `-` or `+` column, say).
+/// line keeps its `-` or `+` column, say). Laid out by `textwrap`: first
+/// fit, broken at ASCII spaces only (a path or an id with `-` or `/` stays
+/// whole unless it is longer than a line, and then it is cut), the first
+/// line's indent kept, the spaces where a line breaks dropped.
 pub fn wrap_with(text: &str, columns: usize, prefix: &str) -> Vec<String> {
-    let prefix_width = width(prefix);
-    let mut out = Vec::new();
-    let mut line = String::new();
-    let mut used = 0;
-    // Nothing but the indent or the prefix on the line yet.
-    let mut fresh = true;
-    let mut rest = text;
-    while !rest.is_empty() {
-        // The next word, with the spaces before it.
-        let spaces = rest.len() - rest.trim_start_matches(' ').len();
-        let word_end = rest[spaces..].find(' ').map_or(rest.len(), |i| spaces + i);
-        let (gap, word) = (&rest[..spaces], &rest[spaces..word_end]);
-        rest = &rest[word_end..];
-        // The spaces where a line is broken are dropped, except the indent
-        // of the first line.
-        let keep_gap = !fresh || out.is_empty();
-        let need = if keep_gap { width(gap) } else { 0 } + width(word);
-        if used + need <= columns {
-            if keep_gap {
-                line.push_str(gap);
-            }
-            line.push_str(word);
-            used += need;
-            fresh &= word.is_empty();
-            continue;
-        }
-        if !fresh {
-            out.push(std::mem::take(&mut line));
-            line.push_str(prefix);
-            used = prefix_width;
-        } else if keep_gap {
-            line.push_str(gap);
-            used += width(gap);
-        }
-        // A word longer than what is left of a line is cut.
-        let mut word = word;
-        while used + width(word) > columns {
-            let cut = cut_at(word, columns.saturating_sub(used).max(1));
-            line.push_str(&word[..cut]);
-            out.push(std::mem::take(&mut line));
-            line.push_str(prefix);
-            used = prefix_width;
-            word = &word[cut..];
-        }
-        line.push_str(word);
-        used += width(word);
-        fresh &= word.is_empty();
-    }
-    if out.is_empty() || !fresh {
-        out.push(line);
-    }
-    out
+    let options = textwrap::Options::new(columns.max(1))
+        .subsequent_indent(prefix)
+        .break_words(true)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation)
+        .wrap_algorithm(textwrap::WrapAlgorithm::FirstFit);
+    textwrap::wrap(text, options).into_iter().map(std::borrow::Cow::into_owned).collect()
 }
 
 /// The byte index before which `s` takes at most `columns` (at least one
