@@ -83,29 +83,12 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     Some(Duration::from_secs(at.saturating_sub(now)))
 }
 
-/// Seconds since the epoch of an IMF-fixdate (RFC 9110 §5.6.7).
+/// Seconds since the epoch of an HTTP date (RFC 9110 §5.6.7: the
+/// IMF-fixdate, and the obsolete RFC 850 and asctime forms a recipient
+/// must accept), read by `httpdate`.
 fn http_date(value: &str) -> Option<u64> {
-    let parts: Vec<&str> = value.split_whitespace().collect();
-    let [_, day, month, year, time, "GMT"] = parts.as_slice() else { return None };
-    let day: u64 = day.parse().ok()?;
-    let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        .iter()
-        .position(|m| m == month)? as u64
-        + 1;
-    let year: u64 = year.parse().ok()?;
-    let hms: Vec<u64> = time.split(':').map(|p| p.parse().ok()).collect::<Option<_>>()?;
-    let [h, m, s] = hms.as_slice() else { return None };
-    if !(1..=31).contains(&day) || year < 1970 || *h > 23 || *m > 59 || *s > 60 {
-        return None;
-    }
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let (y, mo) = if month <= 2 { (year - 1, month + 9) } else { (year, month - 3) };
-    let era = y / 400;
-    let yoe = y - era * 400;
-    let doy = (153 * mo + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days * 86_400 + h * 3600 + m * 60 + s)
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(at.duration_since(UNIX_EPOCH).ok()?.as_secs())
 }
 
 #[cfg(test)]
@@ -134,6 +117,9 @@ mod tests {
         assert_eq!(parse_retry_after(" 1.5 ", now), Some(Duration::from_millis(1500)));
         assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now), Some(Duration::from_secs(10)));
         assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:27:00 GMT", now), Some(Duration::ZERO));
+        // The obsolete forms RFC 9110 asks a recipient to accept.
+        assert_eq!(parse_retry_after("Wednesday, 21-Oct-15 07:28:00 GMT", now), Some(Duration::from_secs(10)));
+        assert_eq!(parse_retry_after("Wed Oct 21 07:28:00 2015", now), Some(Duration::from_secs(10)));
         for bad in ["-1", "soon", "Wed, 21 Foo 2015 07:28:00 GMT", "NaN", "inf"] {
             assert_eq!(parse_retry_after(bad, now), None, "{bad}");
         }

@@ -82,18 +82,14 @@ impl Links {
     }
 }
 
-/// A path segment with every byte but the unreserved ones (`A-Z a-z 0-9 - .
-/// _ ~`) percent-encoded: safe in a Markdown link and an HTML attribute.
+/// Every byte but the unreserved ones of RFC 3986 (`A-Z a-z 0-9 - . _ ~`).
+const SEGMENT: &percent_encoding::AsciiSet =
+    &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+/// A path segment with every byte but the unreserved ones percent-encoded
+/// (upper-case hex): safe in a Markdown link and an HTML attribute.
 fn percent_encoded(segment: &str) -> String {
-    let mut out = String::with_capacity(segment.len());
-    for b in segment.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(segment, SEGMENT).to_string()
 }
 
 #[cfg(test)]
