@@ -29,15 +29,19 @@ written in rather than of any one repository's words:
   handlers", not "validate the format of the address");
 - the word `changelog`;
 - or, whatever the task says, an edit of one of the project's own papers:
-  a changelog anywhere, or the README, contributing guide, licence, code
-  of conduct or list of authors at the repository's root ([`of_file`]).
+  a changelog anywhere, the README, licence or list of authors at the
+  repository's root, or one of GitHub's community health files
+  (contributing guide, code of conduct, pull-request template, ...) where
+  GitHub reads them ([`of_file`]).
 
 A task that names a decision (`ADR-12`, `adr 12`) is never a chore: the
 author said which decision governs it. Nor is a kind of chore that the team
 decided about: when a decision's title names it (`Use Prettier for
 formatting`, `Keep dependencies current with Dependabot`, `Keep a
-changelog`), tasks of that kind are retrieved for as any other
-([`named_by`]).
+changelog`, `One README per package`), tasks of that kind are retrieved
+for as any other ([`named_by`]). The papers are their own kind: a decision
+titled "Documentation" keeps `docs:` commits retrievable, not every edit
+of the README.
 */
 
 use serde::Serialize;
@@ -54,6 +58,9 @@ pub enum Chore {
     Changelog,
     Formatting,
     Docs,
+    /// An edit of the project's own papers (its README, licence, contributing
+    /// guide, ...), whatever the task says.
+    Papers,
 }
 
 impl Chore {
@@ -70,6 +77,7 @@ impl Chore {
             Chore::Changelog => "a changelog edit",
             Chore::Formatting => "a formatting change",
             Chore::Docs => "a documentation-only change",
+            Chore::Papers => "an edit of the project's own papers",
         }
     }
 }
@@ -100,6 +108,20 @@ const DEPENDENCY_SUBJECT: &[&str] = &["dependency", "dependencies", "renovate"];
 /// titles use for data: "the output format").
 const FORMATTING_TITLE: &[&str] = &["lint", "linting", "linter", "linters", "fmt"];
 const DOCS_SUBJECT: &[&str] = &["docs", "documentation", "readme"];
+/// Words of a title that decide about the project's own papers (a decision
+/// titled "Documentation" is about documenting the system, not about the
+/// README's links).
+const PAPERS_SUBJECT: &[&str] =
+    &["readme", "contributing", "contributors", "licence", "license", "licensing", "conduct"];
+/// Words that, after `dependency`, name a design pattern rather than the
+/// project's dependencies: "Usage of Dependency Injection" decides nothing
+/// about bumping them.
+const DEPENDENCY_PATTERN: &[&str] = &["injection", "injections", "inversion"];
+/// GitHub's community health files (its documentation, "Creating a default
+/// community health file"): papers about the project rather than parts of
+/// the system, read at the repository's root, in `.github/` or in `docs/`.
+const COMMUNITY_HEALTH: &[&str] =
+    &["CODE_OF_CONDUCT", "CONTRIBUTING", "FUNDING", "GOVERNANCE", "SECURITY", "SUPPORT", "PULL_REQUEST_TEMPLATE"];
 
 /// The chore a query is: its task's ([`of`]), else its edited file's
 /// ([`of_file`], a path as the retriever normalises it); never when the
@@ -124,20 +146,32 @@ pub fn skipped_by(profile: &Profile, task: &str, file: Option<&str>) -> Option<C
 
 /// The chore an edit of `path` is when the file is one of a project's
 /// own papers: a changelog (`CHANGELOG*`, `CHANGES*`, `NEWS*`, `HISTORY*`)
-/// wherever it is, or the README, contributing guide, licence, code of
-/// conduct or list of authors at the repository's root (a README deeper
-/// down documents a part of the system, which decisions may govern).
+/// wherever it is; the README, licence or list of authors at the
+/// repository's root (a README deeper down documents a part of the system,
+/// which decisions may govern); or one of GitHub's community health files
+/// (contributing guide, code of conduct, security policy, pull-request and
+/// issue templates, ...) where GitHub reads them: the root, `.github/` or
+/// `docs/`.
 pub fn of_file(path: &str) -> Option<Chore> {
     let (folder, name) = path.rsplit_once(['/', '\\']).unwrap_or(("", path));
     let name = name.to_ascii_uppercase();
     let stem = name.split('.').next().unwrap_or(&name);
+    let folder = folder.to_ascii_lowercase();
+    // A paper, not a source file that happens to be called `security.py`.
+    let paper =
+        matches!(name.rsplit_once('.').map(|(_, ext)| ext), None | Some("MD" | "MARKDOWN" | "TXT" | "RST" | "ADOC"));
+    let health_folder = paper && matches!(folder.as_str(), "" | ".github" | "docs");
     match stem {
         "CHANGELOG" | "CHANGES" | "NEWS" | "HISTORY" => Some(Chore::Changelog),
-        "README" | "CONTRIBUTING" | "LICENSE" | "LICENCE" | "COPYING" | "CODE_OF_CONDUCT" | "AUTHORS"
-        | "CONTRIBUTORS" | "MAINTAINERS"
+        "README" | "LICENSE" | "LICENCE" | "COPYING" | "AUTHORS" | "CONTRIBUTORS" | "MAINTAINERS"
             if folder.is_empty() =>
         {
-            Some(Chore::Docs)
+            Some(Chore::Papers)
+        }
+        _ if health_folder && COMMUNITY_HEALTH.contains(&stem) => Some(Chore::Papers),
+        // Issue and pull-request templates kept as folders of forms.
+        _ if matches!(folder.as_str(), ".github/issue_template" | ".github/pull_request_template") => {
+            Some(Chore::Papers)
         }
         _ => None,
     }
@@ -203,13 +237,17 @@ fn of_words(lower: &str, words: &[&str]) -> Option<Chore> {
 pub fn named_by(title: &str) -> u8 {
     let lower = title.to_lowercase();
     let mut bits = 0;
-    for w in words_of(&lower) {
+    let words = words_of(&lower);
+    for (i, &w) in words.iter().enumerate() {
+        let subject =
+            DEPENDENCY_SUBJECT.contains(&w) && !words.get(i + 1).is_some_and(|next| DEPENDENCY_PATTERN.contains(next));
         let kinds = [
             (Chore::Typo, TYPO.contains(&w)),
-            (Chore::Dependency, BUMP.contains(&w) || DEPENDENCY.contains(&w) || DEPENDENCY_SUBJECT.contains(&w)),
+            (Chore::Dependency, BUMP.contains(&w) || DEPENDENCY.contains(&w) || subject),
             (Chore::Changelog, CHANGELOG.contains(&w)),
             (Chore::Formatting, FORMATTING.contains(&w) || FORMATTING_TITLE.contains(&w)),
             (Chore::Docs, DOCS_SUBJECT.contains(&w)),
+            (Chore::Papers, PAPERS_SUBJECT.contains(&w)),
         ];
         for (kind, named) in kinds {
             if named {
@@ -286,8 +324,8 @@ mod tests {
 
     #[test]
     fn edits_of_a_project_s_own_papers_are_chores() {
-        assert_eq!(of_query("Updated hack link", Some("README.md")), Some(Chore::Docs));
-        assert_eq!(of_query("Update the guide", Some("Contributing.md")), Some(Chore::Docs));
+        assert_eq!(of_query("Updated hack link", Some("README.md")), Some(Chore::Papers));
+        assert_eq!(of_query("Update the guide", Some("Contributing.md")), Some(Chore::Papers));
         assert_eq!(of_query("Updated release cadence", Some("docs/operations/README.md")), None);
         assert_eq!(of_query("Release 1.4", Some("CHANGELOG.md")), Some(Chore::Changelog));
         assert_eq!(of_query("Release 1.4", Some("packages/ui/CHANGES.md")), Some(Chore::Changelog));
@@ -295,6 +333,14 @@ mod tests {
         assert_eq!(of_query("Store orders in Postgres", Some("services/orders/readme_parser.py")), None);
         assert_eq!(of_query("Store orders in Postgres", None), None);
         assert_eq!(of_query("Fix a typo", Some("src/app.py")), Some(Chore::Typo));
+        assert_eq!(of_query("Fix indent", Some(".github/PULL_REQUEST_TEMPLATE.md")), Some(Chore::Papers));
+        assert_eq!(of_query("Ask for a version", Some(".github/ISSUE_TEMPLATE/bug.yml")), Some(Chore::Papers));
+        assert_eq!(of_query("Report privately", Some("docs/SECURITY.md")), Some(Chore::Papers));
+        assert_eq!(of_query("Explain the review", Some(".github/CONTRIBUTING.md")), Some(Chore::Papers));
+        assert_eq!(of_query("Check the signature", Some("src/security.rs")), None);
+        assert_eq!(of_query("Check the signature", Some("security.py")), None);
+        assert_eq!(of_query("Document the contributing flow", Some("docs/guide/CONTRIBUTING.md")), None);
+        assert_eq!(of_query("Describe the workflow", Some(".github/README.md")), None);
     }
 
     #[test]
@@ -302,9 +348,15 @@ mod tests {
         assert_eq!(named_by("Use Prettier for code formatting"), Chore::Formatting.bit());
         assert_eq!(named_by("Keep dependencies current with Renovate"), Chore::Dependency.bit());
         assert_eq!(named_by("Keep a changelog; document in docs/"), Chore::Changelog.bit() | Chore::Docs.bit());
+        assert_eq!(named_by("Documentation"), Chore::Docs.bit());
+        assert_eq!(named_by("One README per package"), Chore::Docs.bit() | Chore::Papers.bit());
+        assert_eq!(named_by("License headers in every file"), Chore::Papers.bit());
         assert_eq!(named_by("Store orders in Postgres"), 0);
         assert_eq!(named_by("SNI format improvements"), 0);
         assert_eq!(named_by("MeshTLS: mode, version, cipher"), 0);
+        assert_eq!(named_by("Usage of Dependency Injection"), 0);
+        assert_eq!(named_by("Dependency inversion between modules"), 0);
+        assert_eq!(named_by("Pin dependencies, inject secrets at deploy"), Chore::Dependency.bit());
     }
 
     #[test]

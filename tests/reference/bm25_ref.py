@@ -184,9 +184,15 @@ TITLE_WORDS = {
     "formatting": CHORE_WORDS["formatting"] | {"lint", "linting", "linter", "linters", "fmt"},
     "changelog": CHORE_WORDS["changelog"],
     "docs": {"docs", "documentation", "readme"},
+    "papers": {"readme", "contributing", "contributors", "licence", "license", "licensing", "conduct"},
 }
-ROOT_PAPERS = {"README", "CONTRIBUTING", "LICENSE", "LICENCE", "COPYING", "CODE_OF_CONDUCT", "AUTHORS",
-               "CONTRIBUTORS", "MAINTAINERS"}
+# `dependency` before one of these names a design pattern, not the project's dependencies.
+DEPENDENCY_PATTERN = {"injection", "injections", "inversion"}
+ROOT_PAPERS = {"README", "LICENSE", "LICENCE", "COPYING", "AUTHORS", "CONTRIBUTORS", "MAINTAINERS"}
+# GitHub's community health files, read at the root, in .github/ or in docs/.
+COMMUNITY_HEALTH = {"CODE_OF_CONDUCT", "CONTRIBUTING", "FUNDING", "GOVERNANCE", "SECURITY", "SUPPORT",
+                    "PULL_REQUEST_TEMPLATE"}
+PAPER_EXTENSIONS = {"MD", "MARKDOWN", "TXT", "RST", "ADOC"}
 CHANGELOG_FILES = {"CHANGELOG", "CHANGES", "NEWS", "HISTORY"}
 
 
@@ -284,12 +290,30 @@ def chore_of_task(task: str):
 
 def chore_of_file(path: str):
     folder, _, name = path.replace("\\", "/").rpartition("/")
-    stem = name.upper().split(".")[0]
+    name = name.upper()
+    stem = name.split(".")[0]
+    folder = folder.lower()
     if stem in CHANGELOG_FILES:
         return "changelog"
     if stem in ROOT_PAPERS and not folder:
-        return "docs"
+        return "papers"
+    paper = "." not in name or name.rsplit(".", 1)[1] in PAPER_EXTENSIONS
+    if paper and folder in ("", ".github", "docs") and stem in COMMUNITY_HEALTH:
+        return "papers"
+    if folder in (".github/issue_template", ".github/pull_request_template"):
+        return "papers"
     return None
+
+
+def title_names(title: str, kind: str) -> bool:
+    words = _words(title)
+    for i, w in enumerate(words):
+        if w in TITLE_WORDS[kind]:
+            if (kind == "dependency" and w in ("dependency", "dependencies", "renovate") and i + 1 < len(words)
+                    and words[i + 1] in DEPENDENCY_PATTERN):
+                continue
+            return True
+    return False
 
 
 def chore_of_query(task: str, path, titles) -> str | None:
@@ -299,7 +323,7 @@ def chore_of_query(task: str, path, titles) -> str | None:
     if kind is None:
         return None
     for title in titles:
-        if any(w in TITLE_WORDS[kind] for w in _words(title)):
+        if title_names(title, kind):
             return None
     return kind
 
@@ -395,7 +419,14 @@ def self_test() -> int:
     eq(saturate(3000), 2538, "saturation")
     eq(chore_of_query("Fix a typo", "src/a.py", ["Store orders"]), "typo", "a typo fix")
     eq(chore_of_query("Fix a typo", "src/a.py", ["Fix every typo"]), None, "a decided chore")
-    eq(chore_of_query("Add a link", "README.md", []), "docs", "the root README")
+    eq(chore_of_query("Add a link", "README.md", []), "papers", "the root README")
+    eq(chore_of_query("Add a link", "README.md", ["Documentation"]), "papers", "a docs decision is not about the README")
+    eq(chore_of_query("Add a link", "README.md", ["One README per package"]), None, "a README decision")
+    eq(chore_of_query("Fix indent", ".github/PULL_REQUEST_TEMPLATE.md", []), "papers", "a community health file")
+    eq(chore_of_query("Fix it", "src/security.py", []), None, "a source file named like a paper")
+    eq(chore_of_query("Bump a from 1 to 2", None, ["Usage of Dependency Injection"]), "dependency",
+       "dependency injection is no decision about dependencies")
+    eq(chore_of_query("Bump a from 1 to 2", None, ["Keep dependencies current"]), None, "a dependency decision")
     eq(chore_of_query("Add a link", "docs/README.md", []), None, "a deeper README")
     eq(chore_of_query("chore(deps): pin x per ADR-7", None, []), None, "a task that names a decision")
     eq(chore_of_query("docs(api): describe refunds", None, []), "docs", "a conventional docs header")
