@@ -13,7 +13,7 @@
 use std::ffi::OsStr;
 use std::io::Read;
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// How long a run may take before it is killed and the test fails with
@@ -474,55 +474,6 @@ pub fn git_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
         .run();
     assert!(out.status.success(), "git {args:?}: {}", out.stderr);
     out.stdout.trim().to_string()
-}
-
-/// Runs `command` to its end, its standard output and error drained on
-/// threads (a child that fills a pipe nobody reads would block forever),
-/// and kills it if it has not ended after `limit`: what a test of a
-/// special file (a named pipe, `/dev/zero`) needs, where a hang is the bug.
-/// `limit` is a safety net, not a measure: make it minutes.
-pub fn output_within(command: Command, limit: Duration) -> Output {
-    output_within_input(command, None, limit)
-}
-
-/// [`output_within`] with `input` on standard input (written on a thread,
-/// then closed; a child that exits without reading it is no failure).
-pub fn output_within_input(mut command: Command, input: Option<&[u8]>, limit: Duration) -> Output {
-    let stdin = if input.is_some() { Stdio::piped() } else { Stdio::null() };
-    let mut child =
-        command.stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("the binary runs");
-    let writer = input.map(|bytes| {
-        let (mut pipe, bytes) = (child.stdin.take().expect("piped"), bytes.to_vec());
-        std::thread::spawn(move || {
-            use std::io::Write;
-            let _ = pipe.write_all(&bytes);
-        })
-    });
-    let drain = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = pipe.read_to_end(&mut bytes);
-            bytes
-        })
-    };
-    let stdout = drain(Box::new(child.stdout.take().expect("piped")));
-    let stderr = drain(Box::new(child.stderr.take().expect("piped")));
-    let deadline = Instant::now() + limit;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("the child can be waited on") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{command:?} did not end within {limit:?} (a special file waited on, or a quadratic input)");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    if let Some(writer) = writer {
-        writer.join().expect("the writer ends");
-    }
-    Output { status, stdout: stdout.join().expect("the reader ends"), stderr: stderr.join().expect("the reader ends") }
 }
 
 /// Copies the folder `from` into `to`, recursively (a fixture a test may
