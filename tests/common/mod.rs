@@ -32,9 +32,9 @@ pub fn root() -> &'static Path {
 /// The defaults make a run the same on every machine: from the crate root,
 /// `NO_COLOR=1`, git info off (`MNEME_GATE_GIT=off`; [`Test::git_on`] turns
 /// it back on), no `GITHUB_ACTIONS`, `GITHUB_STEP_SUMMARY` nor `COLUMNS`
-/// from the environment,
-/// standard input empty, output decoded as UTF-8 (a run that prints
-/// anything else fails unless [`Test::lossy`] says so).
+/// from the environment, standard input empty, output decoded as UTF-8 (a
+/// run that prints anything else fails unless [`Test::lossy`] says so), and
+/// killed after [`TIMEOUT`].
 pub struct Test {
     command: Command,
     stdin: Option<Vec<u8>>,
