@@ -8,44 +8,9 @@
 use std::path::Path;
 use std::process::Command;
 
-struct Out {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
+mod common;
 
-/// Runs the binary in `dir`, outside GitHub Actions unless `env` says so.
-fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
-    cmd.args(args).current_dir(dir).env("NO_COLOR", "1").env_remove("GITHUB_ACTIONS").env_remove("GITHUB_STEP_SUMMARY");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
-    Out {
-        code: out.status.code(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
-
-fn expect(out: Out, code: i32, what: &str) -> Out {
-    assert_eq!(out.code, Some(code), "{what}\nstdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
-    out
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main"])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
+use common::{expect, git, run};
 
 /// A repository whose `main` has a memory file and nothing of mneme-gate.
 fn repository_with_a_memory_file() -> tempfile::TempDir {

@@ -4,9 +4,12 @@
 //! `mcp` speaking the protocol (the PyPI client's checks are in
 //! `tests/reference/mcp_client.py`, run by `.ci/run`).
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
+
+mod common;
+
+use common::{Run, Session, Test};
 
 use serde_json::{json, Value};
 
@@ -15,54 +18,22 @@ fn root() -> PathBuf {
 }
 
 /// The binary, in `dir`, with a cache folder of its own.
-fn bin(dir: &Path, cache: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
-    c.current_dir(dir)
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("COLUMNS")
-        .env_remove("MNEME_GATE_CACHE")
-        .env("MNEME_GATE_CACHE_DIR", cache)
-        .env("MNEME_GATE_GIT", "off")
-        .env("NO_COLOR", "1");
-    c
-}
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(mut c: Command, stdin: &[u8]) -> Out {
-    let mut child = c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    // A hook that stops before reading its input (a bad flag) closes the
-    // pipe: what it prints and its exit code are what is checked.
-    if let Err(e) = child.stdin.take().unwrap().write_all(stdin) {
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
-    }
-    let out = child.wait_with_output().unwrap();
-    Out {
-        code: out.status.code().expect("exited"),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
+fn bin(dir: &Path, cache: &Path) -> Test {
+    Test::new().dir(dir).env_remove("MNEME_GATE_CACHE").env("MNEME_GATE_CACHE_DIR", cache)
 }
 
 /// A hook of the bundled example: its cwd is the repository root.
-fn hook(agent: &str, cache: &Path, input: &Value) -> Out {
-    let mut c = bin(&root(), cache);
-    c.args(["hook", agent]);
-    run(c, input.to_string().as_bytes())
+fn hook(agent: &str, cache: &Path, input: &Value) -> Run {
+    bin(&root(), cache).args(["hook", agent]).stdin(input.to_string()).run()
 }
 
 /// What `context` prints for a task and a file in the bundled example.
 fn context(cache: &Path, task: &str, file: Option<&str>) -> String {
-    let mut c = bin(&root(), cache);
-    c.args(["context", "--task", task]);
+    let mut c = bin(&root(), cache).args(["context", "--task", task]);
     if let Some(f) = file {
-        c.args(["--file", f]);
+        c = c.args(["--file", f]);
     }
-    let out = run(c, b"");
+    let out = c.run();
     assert_eq!(out.code, 0, "{}", out.stderr);
     out.stdout
 }
@@ -94,7 +65,7 @@ fn prompt(session: &str, prompt: &str) -> Value {
 
 /// The additional context of a hook's output, checked to be the whole of
 /// Claude Code's shape for `event`.
-fn added(out: &Out, event: &str) -> String {
+fn added(out: &Run, event: &str) -> String {
     assert_eq!((out.code, out.stderr.as_str()), (0, ""), "stdout: {}", out.stdout);
     assert!(out.stdout.ends_with('\n') && out.stdout.lines().count() == 1, "one JSON line: {:?}", out.stdout);
     let v: Value = serde_json::from_str(&out.stdout).unwrap();
@@ -184,7 +155,7 @@ fn gemini_cli_gets_the_block_before_the_agent_plans() {
 
 /// Every failure: exit 0, nothing on standard output, one line on standard error.
 #[track_caller]
-fn fails_open(out: &Out, says: &str) {
+fn fails_open(out: &Run, says: &str) {
     assert_eq!(out.code, 0, "stderr: {}", out.stderr);
     assert_eq!(out.stdout, "", "nothing is added");
     assert_eq!(out.stderr.lines().count(), 1, "one line: {:?}", out.stderr);
@@ -195,11 +166,8 @@ fn fails_open(out: &Out, says: &str) {
 #[test]
 fn the_hook_fails_open_on_anything_wrong() {
     let cache = tempfile::tempdir().unwrap();
-    let hook_bytes = |dir: &Path, args: &[&str], stdin: &[u8]| {
-        let mut c = bin(dir, cache.path());
-        c.arg("hook").args(args);
-        run(c, stdin)
-    };
+    let hook_bytes =
+        |dir: &Path, args: &[&str], stdin: &[u8]| bin(dir, cache.path()).arg("hook").args(args).stdin(stdin).run();
     let r = root();
     fails_open(&hook_bytes(&r, &["claude"], b"garbage"), "the hook input is not JSON");
     fails_open(&hook_bytes(&r, &["claude"], b""), "the hook input is not JSON");
@@ -264,18 +232,17 @@ fn context_gives_the_same_bytes_from_the_cache_and_without_it() {
     for (task, file) in queries {
         for json_flag in [false, true] {
             let ctx = |off: bool| {
-                let mut c = bin(&root(), cache.path());
-                c.args(["context", "--task", task]);
+                let mut c = bin(&root(), cache.path()).args(["context", "--task", task]);
                 if let Some(f) = file {
-                    c.args(["--file", f]);
+                    c = c.args(["--file", f]);
                 }
                 if json_flag {
-                    c.arg("--json");
+                    c = c.arg("--json");
                 }
                 if off {
-                    c.env("MNEME_GATE_CACHE", "off");
+                    c = c.env("MNEME_GATE_CACHE", "off");
                 }
-                let out = run(c, b"");
+                let out = c.run();
                 assert_eq!(out.code, 0, "{}", out.stderr);
                 (out.stdout, out.stderr)
             };
@@ -295,9 +262,8 @@ fn context_gives_the_same_bytes_from_the_cache_and_without_it() {
     }
     let (task, file) = queries[0];
     assert_eq!(context(cache.path(), task, file), {
-        let mut c = bin(&root(), cache.path());
-        c.args(["context", "--task", task, "--file", file.unwrap()]).env("MNEME_GATE_CACHE", "off");
-        run(c, b"").stdout
+        let c = bin(&root(), cache.path());
+        c.args(["context", "--task", task, "--file", file.unwrap()]).env("MNEME_GATE_CACHE", "off").run().stdout
     });
 }
 
@@ -309,11 +275,7 @@ fn init_installs_the_claude_code_hook_once_keeping_the_settings() {
     std::fs::create_dir(dir.path().join(".claude")).unwrap();
     let settings = dir.path().join(".claude/settings.json");
     std::fs::write(&settings, "{\"permissions\": {\"allow\": [\"Bash(npm test)\"]}}\n").unwrap();
-    let init = |args: &[&str]| {
-        let mut c = bin(dir.path(), cache.path());
-        c.arg("init").args(args);
-        run(c, b"")
-    };
+    let init = |args: &[&str]| bin(dir.path(), cache.path()).arg("init").args(args).run();
     let out = init(&["--hook", "claude"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
@@ -340,9 +302,7 @@ fn init_installs_the_claude_code_hook_once_keeping_the_settings() {
     std::fs::copy(root().join("fixtures/project_memory.json"), other.path().join("project_memory.json")).unwrap();
     std::fs::create_dir(other.path().join(".claude")).unwrap();
     std::fs::write(other.path().join(".claude/settings.json"), "{\"hooks\": [] }").unwrap();
-    let mut c = bin(other.path(), cache.path());
-    c.args(["init", "--hook", "claude"]);
-    let refused = run(c, b"");
+    let refused = bin(other.path(), cache.path()).args(["init", "--hook", "claude"]).run();
     assert_eq!(refused.code, 2);
     assert!(
         refused.stderr.contains(".claude/settings.json has `hooks` as a list, not an object"),
@@ -351,38 +311,28 @@ fn init_installs_the_claude_code_hook_once_keeping_the_settings() {
     );
     assert!(!other.path().join("mneme-gate.yaml").exists(), "nothing written");
     // Gemini CLI's settings are documented, not written.
-    let mut c = bin(other.path(), cache.path());
-    c.args(["init", "--hook", "gemini"]);
-    assert_eq!(run(c, b"").code, 2);
+    assert_eq!(bin(other.path(), cache.path()).args(["init", "--hook", "gemini"]).run().code, 2);
 }
 
 /// A line-delimited JSON-RPC exchange with `mneme-gate mcp`.
 struct Mcp {
-    child: std::process::Child,
-    out: BufReader<std::process::ChildStdout>,
+    session: Session,
 }
 
 impl Mcp {
     fn start(cache: &Path, memory: &Path) -> Mcp {
-        let mut c = bin(&root(), cache);
-        c.args(["mcp", "--memory"]).arg(memory);
-        let mut child = c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
-        let out = BufReader::new(child.stdout.take().unwrap());
-        Mcp { child, out }
+        let session = bin(&root(), cache).args(["mcp", "--memory"]).arg(memory).stderr_to(Stdio::null()).session();
+        Mcp { session }
     }
 
     fn send(&mut self, message: Value) {
-        let stdin = self.child.stdin.as_mut().unwrap();
-        writeln!(stdin, "{message}").unwrap();
-        stdin.flush().unwrap();
+        self.session.send(&message.to_string());
     }
 
     fn call(&mut self, id: u64, method: &str, params: Value) -> Value {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let mut line = String::new();
         loop {
-            line.clear();
-            assert!(self.out.read_line(&mut line).unwrap() > 0, "the server closed its output");
+            let line = self.session.line().expect("the server closed its output");
             let v: Value = serde_json::from_str(&line).unwrap();
             if v["id"] == json!(id) {
                 return v;
@@ -427,8 +377,7 @@ fn the_mcp_server_speaks_the_protocol_and_answers_as_the_commands_do() {
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
     let health = mcp.call(8, "tools/call", json!({"name": "memory_health", "arguments": {}}));
     assert!(health["result"]["structuredContent"]["content_hash"].as_str().unwrap().starts_with("sha256:"));
-    drop(mcp.child.stdin.take());
-    assert!(mcp.child.wait().unwrap().success(), "the server exits 0 when the client closes");
+    assert!(mcp.session.end().status.success(), "the server exits 0 when the client closes");
 }
 
 #[test]
@@ -447,12 +396,9 @@ fn the_mcp_server_reports_a_missing_memory_per_call_and_never_crashes() {
     let text = r["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.starts_with("cannot read the memory file ") && text.contains("nowhere.json"), "{text}");
     // Another session of the same command line says the same.
-    let mut c = bin(&root(), cache.path());
-    c.args(["context", "--task", "x", "--memory"]).arg(&missing);
-    let cli = run(c, b"");
+    let cli = bin(&root(), cache.path()).args(["context", "--task", "x", "--memory"]).arg(&missing).run();
     assert_eq!(cli.stderr.trim_end(), format!("mneme-gate: error: {text}"));
     let health = mcp.call(3, "tools/call", json!({"name": "memory_health", "arguments": {}}));
     assert_eq!(health["result"]["structuredContent"]["problem"], text);
-    drop(mcp.child.stdin.take());
-    assert!(mcp.child.wait().unwrap().success());
+    assert!(mcp.session.end().status.success());
 }

@@ -4,10 +4,9 @@
 //! `--memory-ref`, commit info, shallow clones) in temporary repositories.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 mod common;
-use common::{copy_tree, expect, git, run, OFF};
+use common::{copy_tree, expect, git, run, Test, OFF};
 
 /// The bundled example (configuration, memory, suite, pinned baseline) in a
 /// temporary folder.
@@ -314,9 +313,6 @@ fn pinning_refuses_a_failing_run_and_is_reproducible() {
 /// always the old baseline or the new one, whole, never a part of either.
 #[test]
 fn a_killed_pin_leaves_the_old_or_the_new_baseline_whole() {
-    use std::process::Stdio;
-    use std::time::Instant;
-
     // The bundled example, its suite copied nine times more under other ids:
     // 510 scenarios, a baseline of about a megabyte.
     let dir = example();
@@ -343,20 +339,13 @@ fn a_killed_pin_leaves_the_old_or_the_new_baseline_whole() {
         }
     }
     let pin = |out: &str, k: &str| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
-        cmd.args(["baseline", "--allow-failing"])
-            .args(["--k", k, "--out", out])
-            .current_dir(dir.path())
-            .env("MNEME_GATE_GIT", "off")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        cmd
+        Test::new().args(["baseline", "--allow-failing"]).args(["--k", k, "--out", out]).dir(dir.path())
     };
     // The old baseline (k 3) and the new one (k 2), each pinned whole.
-    assert!(pin("reports/baseline.json", "3").status().unwrap().success());
+    pin("reports/baseline.json", "3").code(0);
     let baseline = dir.path().join("reports/baseline.json");
     let old = std::fs::read(&baseline).unwrap();
-    assert!(pin("new.json", "2").status().unwrap().success());
+    pin("new.json", "2").code(0);
     let new = std::fs::read(dir.path().join("new.json")).unwrap();
     assert_ne!(old, new);
     assert!(old.len() > 500_000 && new.len() > 500_000, "large enough that a torn write would show");
@@ -376,8 +365,8 @@ fn a_killed_pin_leaves_the_old_or_the_new_baseline_whole() {
     // as it is started (long before it writes), at the first sign of
     // writing (a new file in the folder or the baseline touched, which is
     // where a torn write would happen), once a temporary file holds bytes,
-    // and after it has ended. A deadline of minutes only keeps a run that
-    // never writes from hanging the test.
+    // and after it has ended. The run's timeout (minutes) only keeps a run
+    // that never writes from hanging the test.
     #[derive(Debug, Clone, Copy)]
     enum Moment {
         Started,
@@ -399,28 +388,26 @@ fn a_killed_pin_leaves_the_old_or_the_new_baseline_whole() {
     let (mut kept_old, mut got_new) = (0, 0);
     for moment in moments {
         let before = state();
-        let mut child = pin("reports/baseline.json", "2").spawn().unwrap();
-        let deadline = Instant::now() + std::time::Duration::from_secs(600);
-        let running =
-            |child: &mut std::process::Child| Instant::now() < deadline && child.try_wait().unwrap().is_none();
+        let mut child = pin("reports/baseline.json", "2").spawn();
         match moment {
             Started => {}
             FirstWrite => {
-                while state() == before && running(&mut child) {
+                while state() == before && child.running() {
                     std::thread::yield_now();
                 }
             }
             Written => {
-                while temporary_bytes() == 0 && state().1 == before.1 && running(&mut child) {
+                while temporary_bytes() == 0 && state().1 == before.1 && child.running() {
                     std::thread::yield_now();
                 }
             }
             Ended => {
-                child.wait().unwrap();
+                while child.running() {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
             }
         }
-        let _ = child.kill(); // SIGKILL; it may have finished already
-        child.wait().unwrap();
+        child.kill(); // SIGKILL; it may have finished already
         let when = format!("{moment:?}");
         let now = std::fs::read(&baseline).unwrap();
         let parses = serde_json::from_slice::<serde_json::Value>(&now).is_ok();
@@ -442,7 +429,7 @@ fn a_killed_pin_leaves_the_old_or_the_new_baseline_whole() {
         }
     }
     // A pin that is left to finish replaces the baseline.
-    assert!(pin("reports/baseline.json", "2").status().unwrap().success());
+    pin("reports/baseline.json", "2").code(0);
     assert_eq!(std::fs::read(&baseline).unwrap(), new);
     assert!(kept_old > 0, "no kill came before the pin was written ({got_new} pin(s) finished first)");
     assert!(got_new > 0, "no pin was left to end");

@@ -2,79 +2,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::copy_tree;
-
-/// One run of the binary, from the crate root unless told otherwise.
-struct Run {
-    args: Vec<String>,
-    dir: PathBuf,
-    stdin: Option<String>,
-}
-
-struct Output {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn new<I: IntoIterator<Item = S>, S: AsRef<str>>(args: I) -> Run {
-        Run {
-            args: args.into_iter().map(|s| s.as_ref().to_string()).collect(),
-            dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")),
-            stdin: None,
-        }
-    }
-
-    fn dir(mut self, dir: impl AsRef<Path>) -> Run {
-        self.dir = dir.as_ref().to_path_buf();
-        self
-    }
-
-    fn stdin(mut self, text: &str) -> Run {
-        self.stdin = Some(text.to_string());
-        self
-    }
-
-    fn run(self) -> Output {
-        use std::io::Write;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
-            .args(&self.args)
-            .current_dir(&self.dir)
-            .env_remove("GITHUB_ACTIONS")
-            .env_remove("COLUMNS")
-            .env("MNEME_GATE_GIT", "off")
-            .env("NO_COLOR", "1")
-            .stdin(if self.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the binary runs");
-        if let Some(text) = &self.stdin {
-            // A command that exits before reading its input (a bad flag) may
-            // close the pipe first: its output and exit code are what is checked.
-            if let Err(e) = child.stdin.take().unwrap().write_all(text.as_bytes()) {
-                assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
-            }
-        }
-        let out = child.wait_with_output().unwrap();
-        Output {
-            code: out.status.code().expect("exited"),
-            stdout: String::from_utf8(out.stdout).unwrap(),
-            stderr: String::from_utf8(out.stderr).unwrap(),
-        }
-    }
-
-    fn code(self, expected: i32) -> Output {
-        let args = self.args.join(" ");
-        let out = self.run();
-        assert_eq!(out.code, expected, "`mneme-gate {args}`\nstdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
-        out
-    }
-}
+use common::{copy_tree, Test};
 
 const SMALL: &str = "tests/fixtures/memory/small.json";
 const REFUND: [&str; 4] =
@@ -86,14 +17,14 @@ fn with<'a>(base: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
 
 #[test]
 fn context_prints_the_block() {
-    let out = Run::new(with(&["context", "--memory", SMALL], &REFUND)).code(0);
+    let out = Test::new().args(with(&["context", "--memory", SMALL], &REFUND)).code(0);
     insta::assert_snapshot!("context_block", out.stdout);
     assert_eq!(out.stderr, "");
 }
 
 #[test]
 fn context_json_has_ids_scores_ranks_profile_and_block() {
-    let out = Run::new(with(&["context", "--memory", SMALL, "--json"], &REFUND)).code(0);
+    let out = Test::new().args(with(&["context", "--memory", SMALL, "--json"], &REFUND)).code(0);
     insta::assert_snapshot!("context_json", out.stdout);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["retrieved"][0]["id"], "ADR-002");
@@ -103,16 +34,16 @@ fn context_json_has_ids_scores_ranks_profile_and_block() {
 
 #[test]
 fn context_with_an_empty_query_prints_nothing_and_says_why() {
-    let out = Run::new(["context", "--memory", SMALL, "--task", "do it to me"]).code(0);
+    let out = Test::new().args(["context", "--memory", SMALL, "--task", "do it to me"]).code(0);
     assert_eq!(out.stdout, "");
     assert!(out.stderr.contains("no tokens"), "{}", out.stderr);
 }
 
 #[test]
 fn explain_table_and_json() {
-    let out = Run::new(with(&["explain", "--memory", SMALL], &REFUND)).code(0);
+    let out = Test::new().args(with(&["explain", "--memory", SMALL], &REFUND)).code(0);
     insta::assert_snapshot!("explain_table", out.stdout);
-    let out = Run::new(with(&["explain", "--memory", SMALL, "--json"], &REFUND)).code(0);
+    let out = Test::new().args(with(&["explain", "--memory", SMALL, "--json"], &REFUND)).code(0);
     insta::assert_snapshot!("explain_json", out.stdout);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["records"].as_array().unwrap().len(), 8, "every pool record and every record kept out");
@@ -120,17 +51,18 @@ fn explain_table_and_json() {
 
 #[test]
 fn explain_why_not_in_sentences_and_json() {
-    let out = Run::new(with(&["explain", "--memory", SMALL, "--why-not", "SEC-001"], &REFUND)).code(0);
+    let out = Test::new().args(with(&["explain", "--memory", SMALL, "--why-not", "SEC-001"], &REFUND)).code(0);
     insta::assert_snapshot!("explain_why_not_text", out.stdout);
     assert!(out.stdout.lines().all(|l| l.chars().count() <= 80), "{}", out.stdout);
-    let out = Run::new(with(&["explain", "--memory", SMALL, "--why-not", "WEB-001", "--json"], &REFUND)).code(0);
+    let out =
+        Test::new().args(with(&["explain", "--memory", SMALL, "--why-not", "WEB-001", "--json"], &REFUND)).code(0);
     insta::assert_snapshot!("explain_why_not_json", out.stdout);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["schema"], "mneme-gate.why-not/v1");
     assert_eq!(v["causes"][0], "out_of_scope");
-    let out = Run::new(with(&["explain", "--memory", SMALL, "--why-not", "ADR-000"], &REFUND)).code(0);
+    let out = Test::new().args(with(&["explain", "--memory", SMALL, "--why-not", "ADR-000"], &REFUND)).code(0);
     assert!(out.stdout.contains("ADR-000 is not a candidate (inactive_status)"), "{}", out.stdout);
-    let out = Run::new(with(&["explain", "--memory", SMALL, "--why-not", "NOPE-\u{1b}[31m"], &REFUND)).code(2);
+    let out = Test::new().args(with(&["explain", "--memory", SMALL, "--why-not", "NOPE-\u{1b}[31m"], &REFUND)).code(2);
     assert!(out.stderr.contains("--why-not NOPE-") && !out.stderr.contains('\u{1b}'), "{}", out.stderr);
 }
 
@@ -138,18 +70,19 @@ fn explain_why_not_in_sentences_and_json() {
 /// answer names the decisions retrieved ahead and the words they won on.
 #[test]
 fn explain_why_not_on_a_real_miss() {
-    let out = Run::new([
-        "explain",
-        "--task",
-        "feat(hostnamegenerator): validate rendered template at creation (#16679)",
-        "--file",
-        "pkg/core/resources/apis/hostnamegenerator/api/v1alpha1/validate.go",
-        "--why-not",
-        "ADR-047",
-        "--json",
-    ])
-    .dir("tests/realrepos/kuma")
-    .code(0);
+    let out = Test::new()
+        .args([
+            "explain",
+            "--task",
+            "feat(hostnamegenerator): validate rendered template at creation (#16679)",
+            "--file",
+            "pkg/core/resources/apis/hostnamegenerator/api/v1alpha1/validate.go",
+            "--why-not",
+            "ADR-047",
+            "--json",
+        ])
+        .dir("tests/realrepos/kuma")
+        .code(0);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!((v["outcome"].as_str(), v["retrieved"].as_bool()), (Some("beyond_k"), Some(false)), "{v}");
     let ahead: Vec<&str> = v["ahead"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
@@ -165,14 +98,15 @@ fn explain_why_not_on_a_real_miss() {
 
 #[test]
 fn explain_prints_the_effective_profile_from_the_config() {
-    let out = Run::new(with(&["--config", "tests/fixtures/config/tuned.yaml", "explain"], &REFUND)).code(0);
+    let out = Test::new().args(with(&["--config", "tests/fixtures/config/tuned.yaml", "explain"], &REFUND)).code(0);
     assert!(out.stdout.contains("profile: default (k=1, weights.content=10.0)"), "{}", out.stdout);
     assert!(out.stdout.contains("retrieved: ADR-002\n") && out.stdout.contains("35.586"), "{}", out.stdout);
 }
 
 #[test]
 fn retrieve_answers_in_input_order() {
-    let out = Run::new(["retrieve", "--memory", SMALL, "--queries", "tests/fixtures/queries/small.jsonl"]).code(0);
+    let out =
+        Test::new().args(["retrieve", "--memory", SMALL, "--queries", "tests/fixtures/queries/small.jsonl"]).code(0);
     insta::assert_snapshot!("retrieve_small", out.stdout);
     let ids: Vec<String> = out
         .stdout
@@ -184,7 +118,8 @@ fn retrieve_answers_in_input_order() {
 
 #[test]
 fn retrieve_reads_standard_input_and_honours_k() {
-    let out = Run::new(["retrieve", "--memory", SMALL, "--queries", "-", "--k", "1"])
+    let out = Test::new()
+        .args(["retrieve", "--memory", SMALL, "--queries", "-", "--k", "1"])
         .stdin("{\"id\": \"q\", \"task\": \"payments ledger refunds\"}\n")
         .code(0);
     assert_eq!(out.stdout, "{\"id\":\"q\",\"retrieved\":[{\"id\":\"ADR-002\",\"score\":43.046}]}\n");
@@ -192,14 +127,15 @@ fn retrieve_reads_standard_input_and_honours_k() {
 
 #[test]
 fn retrieve_names_every_bad_line_and_exits_2() {
-    let out = Run::new(["retrieve", "--memory", SMALL, "--queries", "tests/fixtures/queries/bad.jsonl"]).code(2);
+    let out =
+        Test::new().args(["retrieve", "--memory", SMALL, "--queries", "tests/fixtures/queries/bad.jsonl"]).code(2);
     assert_eq!(out.stdout, "", "no partial output");
     insta::assert_snapshot!("retrieve_bad_lines", out.stderr);
 }
 
 #[test]
 fn validate_reports_all_four_problems_and_exits_2() {
-    let out = Run::new(["validate", "--memory", "tests/fixtures/memory/broken.json"]).code(2);
+    let out = Test::new().args(["validate", "--memory", "tests/fixtures/memory/broken.json"]).code(2);
     insta::assert_snapshot!("validate_broken", out.stdout);
     for needle in [
         "3:90: error: trailing comma",
@@ -209,23 +145,23 @@ fn validate_reports_all_four_problems_and_exits_2() {
     ] {
         assert!(out.stdout.contains(needle), "{needle}\n{}", out.stdout);
     }
-    let json = Run::new(["validate", "--memory", "tests/fixtures/memory/broken.json", "--json"]).code(2);
+    let json = Test::new().args(["validate", "--memory", "tests/fixtures/memory/broken.json", "--json"]).code(2);
     let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!((v["errors"].as_u64(), v["warnings"].as_u64()), (Some(3), Some(1)));
 }
 
 #[test]
 fn validate_warnings_fail_only_when_strict() {
-    let out = Run::new(["validate", "--memory", "tests/fixtures/memory/warnings.json"]).code(0);
+    let out = Test::new().args(["validate", "--memory", "tests/fixtures/memory/warnings.json"]).code(0);
     assert!(out.stdout.contains("2 warning(s)"));
-    Run::new(["validate", "--memory", "tests/fixtures/memory/warnings.json", "--strict"]).code(2);
-    let out = Run::new(["validate", "--memory", SMALL, "--strict"]).code(0);
+    Test::new().args(["validate", "--memory", "tests/fixtures/memory/warnings.json", "--strict"]).code(2);
+    let out = Test::new().args(["validate", "--memory", SMALL, "--strict"]).code(0);
     insta::assert_snapshot!("validate_small", out.stdout);
 }
 
 #[test]
 fn retrieving_commands_refuse_a_broken_memory() {
-    let out = Run::new(["context", "--memory", "tests/fixtures/memory/broken.json", "--task", "cache"]).code(2);
+    let out = Test::new().args(["context", "--memory", "tests/fixtures/memory/broken.json", "--task", "cache"]).code(2);
     assert!(out.stderr.contains("has 3 error(s)"), "{}", out.stderr);
     assert!(out.stderr.contains("broken.json:4:5: error: missing required field `id`"), "{}", out.stderr);
     assert!(out.stderr.contains("mneme-gate validate --memory"), "{}", out.stderr);
@@ -233,21 +169,21 @@ fn retrieving_commands_refuse_a_broken_memory() {
 
 #[test]
 fn bad_input_gets_a_clear_message_and_exit_2() {
-    let out = Run::new(["context", "--memory", "no/such.json", "--task", "x"]).code(2);
+    let out = Test::new().args(["context", "--memory", "no/such.json", "--task", "x"]).code(2);
     assert!(out.stderr.contains("cannot read the memory file no/such.json"), "{}", out.stderr);
-    let out = Run::new(["context", "--memory", SMALL, "--task", "x", "--profile", "bm25"]).code(2);
+    let out = Test::new().args(["context", "--memory", SMALL, "--task", "x", "--profile", "bm25"]).code(2);
     assert!(out.stderr.contains("invalid value 'bm25' for '--profile <NAME>'"), "{}", out.stderr);
     assert!(out.stderr.contains("[possible values: default, classic, mneme]"), "{}", out.stderr);
-    let out = Run::new(["context", "--memory", SMALL, "--task", "x", "--k", "0"]).code(2);
+    let out = Test::new().args(["context", "--memory", SMALL, "--task", "x", "--k", "0"]).code(2);
     assert!(out.stderr.contains("--k must be at least 1"), "{}", out.stderr);
-    let out = Run::new(["--config", "tests/fixtures/config/typo.yaml", "context", "--task", "x"]).code(2);
+    let out = Test::new().args(["--config", "tests/fixtures/config/typo.yaml", "context", "--task", "x"]).code(2);
     assert!(out.stderr.contains("typo.yaml:5:"), "{}", out.stderr);
     assert!(out.stderr.contains("weigths"), "{}", out.stderr);
-    let out = Run::new(["--config", "tests/fixtures/config/missing.yaml", "context", "--task", "x"]).code(2);
+    let out = Test::new().args(["--config", "tests/fixtures/config/missing.yaml", "context", "--task", "x"]).code(2);
     assert!(out.stderr.contains("missing.yaml: cannot read"), "{}", out.stderr);
-    Run::new(["frobnicate"]).code(2);
-    Run::new(["context"]).code(2);
-    let help = Run::new(["--help"]).code(0);
+    Test::new().args(["frobnicate"]).code(2);
+    Test::new().args(["context"]).code(2);
+    let help = Test::new().args(["--help"]).code(0);
     assert!(help.stdout.contains("Exit codes"));
 }
 
@@ -257,7 +193,7 @@ fn bad_input_gets_a_clear_message_and_exit_2() {
 #[test]
 fn every_bad_value_of_the_configuration_is_reported_in_line_order() {
     for command in [&["run"][..], &["validate"], &["context", "--task", "x"]] {
-        let out = Run::new(with(&["--config", "tests/fixtures/config/two_values.yaml"], command)).code(2);
+        let out = Test::new().args(with(&["--config", "tests/fixtures/config/two_values.yaml"], command)).code(2);
         let places: Vec<&str> = out
             .stderr
             .lines()
@@ -274,7 +210,7 @@ fn every_bad_value_of_the_configuration_is_reported_in_line_order() {
 /// (`explain` prints `stem false`).
 #[test]
 fn run_help_does_not_say_the_default_profile_stems() {
-    let help = Run::new(["run", "--help"]).code(0);
+    let help = Test::new().args(["run", "--help"]).code(0);
     let default = help.stdout.lines().find(|l| l.trim_start().starts_with("- default:")).expect("the default profile");
     assert!(default.contains("BM25F"), "{}", help.stdout);
     assert!(!help.stdout.to_lowercase().contains("stem"), "{}", help.stdout);
@@ -308,24 +244,26 @@ fn the_release_build_is_stripped_and_the_profiling_build_keeps_symbols() {
 #[test]
 fn memory_defaults_to_the_config_then_the_usual_names() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Run::new(["context", "--task", "refund"]).dir(dir.path()).code(2);
+    let out = Test::new().args(["context", "--task", "refund"]).dir(dir.path()).code(2);
     assert!(out.stderr.contains("no memory file"), "{}", out.stderr);
     std::fs::create_dir(dir.path().join(".mneme")).unwrap();
     std::fs::copy(SMALL, dir.path().join(".mneme/project_memory.json")).unwrap();
-    let out = Run::new(["context", "--task", "refund payments"]).dir(dir.path()).code(0);
+    let out = Test::new().args(["context", "--task", "refund payments"]).dir(dir.path()).code(0);
     assert!(out.stdout.contains("[ADR-002]"));
     std::fs::write(dir.path().join("mneme-gate.yaml"), "memory: elsewhere.json\n").unwrap();
-    let out = Run::new(["context", "--task", "refund"]).dir(dir.path()).code(2);
+    let out = Test::new().args(["context", "--task", "refund"]).dir(dir.path()).code(2);
     assert!(out.stderr.contains("elsewhere.json"), "{}", out.stderr);
 }
 
 #[test]
 fn output_is_byte_identical_across_runs() {
-    let a = Run::new(["retrieve", "--memory", SMALL, "--queries", "tests/fixtures/queries/small.jsonl"]).code(0);
-    let b = Run::new(["retrieve", "--memory", SMALL, "--queries", "tests/fixtures/queries/small.jsonl"]).code(0);
+    let a =
+        Test::new().args(["retrieve", "--memory", SMALL, "--queries", "tests/fixtures/queries/small.jsonl"]).code(0);
+    let b =
+        Test::new().args(["retrieve", "--memory", SMALL, "--queries", "tests/fixtures/queries/small.jsonl"]).code(0);
     assert_eq!(a.stdout, b.stdout);
-    let a = Run::new(with(&["explain", "--memory", SMALL, "--json"], &REFUND)).code(0);
-    let b = Run::new(with(&["explain", "--memory", SMALL, "--json"], &REFUND)).code(0);
+    let a = Test::new().args(with(&["explain", "--memory", SMALL, "--json"], &REFUND)).code(0);
+    let b = Test::new().args(with(&["explain", "--memory", SMALL, "--json"], &REFUND)).code(0);
     assert_eq!(a.stdout, b.stdout);
 }
 
@@ -358,10 +296,10 @@ fn bundled_example_copy() -> tempfile::TempDir {
 
 #[test]
 fn run_with_no_arguments_runs_the_bundled_example_and_passes() {
-    let out = Run::new(["run"]).code(0);
+    let out = Test::new().args(["run"]).code(0);
     assert!(out.stdout.contains("51 scenario(s): 43 governed, 8 ungoverned"), "{}", out.stdout);
     assert!(out.stdout.ends_with("gate passed\n"), "{}", out.stdout);
-    let out = Run::new(["run", "--quiet"]).code(0);
+    let out = Test::new().args(["run", "--quiet"]).code(0);
     assert!(!out.stdout.contains("| scenario "), "--quiet leaves out the scenario table:\n{}", out.stdout);
 }
 
@@ -379,7 +317,7 @@ fn breaking_one_governed_scenario_fails_the_gate_and_names_it() {
     let broken = format!("{}expect: [PAY-005, MOB-005]{}", &text[..expect_at], &text[expect_at + old.len()..]);
     std::fs::write(&suite, broken).unwrap();
 
-    let out = Run::new(["run"]).dir(tmp.path()).code(1);
+    let out = Test::new().args(["run"]).dir(tmp.path()).code(1);
     assert!(out.stdout.contains("FAIL recall:"), "{}", out.stdout);
     assert!(out.stdout.contains("refund-posts-ledger-reversal: recall@3 1/2 (missing MOB-005)"), "{}", out.stdout);
     assert!(out.stdout.contains("gate FAILED"), "{}", out.stdout);
@@ -389,7 +327,7 @@ fn breaking_one_governed_scenario_fails_the_gate_and_names_it() {
 fn run_gives_every_verdict_its_expected_value_on_the_broken_suite() {
     let tmp = tempfile::tempdir().unwrap();
     let json = tmp.path().join("report.json");
-    let out = Run::new(with(&BROKEN, &["--json", json.to_str().unwrap()])).code(1);
+    let out = Test::new().args(with(&BROKEN, &["--json", json.to_str().unwrap()])).code(1);
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let expected: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string("tests/fixtures/suites/broken/expected-verdicts.json").unwrap())
@@ -415,14 +353,14 @@ fn run_gives_every_verdict_its_expected_value_on_the_broken_suite() {
 fn run_reports_on_the_broken_suite() {
     let tmp = tempfile::tempdir().unwrap();
     let json = tmp.path().join("report.json");
-    let out = Run::new(with(&BROKEN, &["--json", json.to_str().unwrap()])).code(1);
+    let out = Test::new().args(with(&BROKEN, &["--json", json.to_str().unwrap()])).code(1);
     insta::assert_snapshot!("run_broken_terminal", out.stdout);
     insta::assert_snapshot!("run_broken_json", std::fs::read_to_string(&json).unwrap());
 }
 
 #[test]
 fn run_json_to_standard_output_moves_the_table_to_standard_error() {
-    let out = Run::new(["run", "--json", "-", "--filter", "refund-*"]).code(0);
+    let out = Test::new().args(["run", "--json", "-", "--filter", "refund-*"]).code(0);
     let report: serde_json::Value = serde_json::from_str(&out.stdout).expect("stdout is the JSON report");
     let ids: Vec<&str> = report["scenarios"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["refund-handler-structured-logs", "refund-posts-ledger-reversal"]);
@@ -431,9 +369,9 @@ fn run_json_to_standard_output_moves_the_table_to_standard_error() {
 
 #[test]
 fn run_filter_that_matches_nothing_is_an_input_error() {
-    let out = Run::new(["run", "--filter", "no-such-*"]).code(2);
+    let out = Test::new().args(["run", "--filter", "no-such-*"]).code(2);
     assert!(out.stderr.contains("no scenario id matches --filter no-such-*"), "{}", out.stderr);
-    let out = Run::new(["run", "--filter", "a[b"]).code(2);
+    let out = Test::new().args(["run", "--filter", "a[b"]).code(2);
     assert!(out.stderr.contains("--filter `a[b` is not a valid glob"), "{}", out.stderr);
 }
 
@@ -448,7 +386,7 @@ fn run_refuses_a_suite_that_does_not_load_and_says_where() {
         ("wrong-type", "wrong-type/suite.yaml:"),
     ] {
         let dir = format!("tests/fixtures/suites/{suite}");
-        let out = Run::new(["run", "--no-baseline", "--memory", SMALL, "--scenarios", &dir]).code(2);
+        let out = Test::new().args(["run", "--no-baseline", "--memory", SMALL, "--scenarios", &dir]).code(2);
         assert!(out.stderr.contains("the suite has"), "{suite}: {}", out.stderr);
         assert!(out.stderr.contains(needle), "{suite}: {}", out.stderr);
         assert!(out.stdout.is_empty(), "{suite}: nothing is reported when the suite does not load");
@@ -458,11 +396,15 @@ fn run_refuses_a_suite_that_does_not_load_and_says_where() {
 #[test]
 fn run_without_a_suite_or_memory_is_a_usage_error() {
     let tmp = tempfile::tempdir().unwrap();
-    let out = Run::new(["run", "--memory", &format!("{}/{SMALL}", env!("CARGO_MANIFEST_DIR"))]).dir(tmp.path()).code(2);
+    let out = Test::new()
+        .args(["run", "--memory", &format!("{}/{SMALL}", env!("CARGO_MANIFEST_DIR"))])
+        .dir(tmp.path())
+        .code(2);
     assert!(out.stderr.contains("no suite: pass --scenarios PATH"), "{}", out.stderr);
-    let out = Run::new(["run", "--scenarios", "."]).dir(tmp.path()).code(2);
+    let out = Test::new().args(["run", "--scenarios", "."]).dir(tmp.path()).code(2);
     assert!(out.stderr.contains("no memory file"), "{}", out.stderr);
-    let out = Run::new(["run", "--memory", &format!("{}/{SMALL}", env!("CARGO_MANIFEST_DIR")), "--scenarios", "."])
+    let out = Test::new()
+        .args(["run", "--memory", &format!("{}/{SMALL}", env!("CARGO_MANIFEST_DIR")), "--scenarios", "."])
         .dir(tmp.path())
         .code(2);
     assert!(out.stderr.contains(".: no scenarios found"), "{}", out.stderr);
@@ -474,19 +416,20 @@ fn github_annotations_and_step_outputs() {
     let outputs = tmp.path().join("github_output");
     std::fs::write(&outputs, "earlier=kept\n").unwrap();
     let json = tmp.path().join("r.json");
-    let out = Run::new(with(
-        &BROKEN,
-        &[
-            "--quiet",
-            "--annotations",
-            "github",
-            "--github-output",
-            outputs.to_str().unwrap(),
-            "--json",
-            json.to_str().unwrap(),
-        ],
-    ))
-    .code(1);
+    let out = Test::new()
+        .args(with(
+            &BROKEN,
+            &[
+                "--quiet",
+                "--annotations",
+                "github",
+                "--github-output",
+                outputs.to_str().unwrap(),
+                "--json",
+                json.to_str().unwrap(),
+            ],
+        ))
+        .code(1);
     let annotations: Vec<&str> = out.stdout.lines().take_while(|l| l.starts_with("::")).collect();
     // 18 MALFORMED, 3 FAIL, 2 WEAK_RETRIEVAL, 4 WEAK, and the pass_rate rule.
     assert_eq!(annotations.len(), 28, "{}", out.stdout);
@@ -504,25 +447,17 @@ fn github_annotations_and_step_outputs() {
         )
     );
     // Off by default outside GitHub Actions, and a bad kind is a usage error.
-    let out = Run::new(with(&BROKEN, &["--quiet"])).code(1);
+    let out = Test::new().args(with(&BROKEN, &["--quiet"])).code(1);
     assert!(!out.stdout.contains("::error"), "{}", out.stdout);
-    let out = Run::new(with(&BROKEN, &["--annotations", "gitlab"])).code(2);
+    let out = Test::new().args(with(&BROKEN, &["--annotations", "gitlab"])).code(2);
     assert!(out.stderr.contains("invalid value 'gitlab' for '--annotations <KIND>'"), "{}", out.stderr);
     assert!(out.stderr.contains("[possible values: github, off]"), "{}", out.stderr);
 }
 
 #[test]
 fn annotations_are_on_by_default_in_github_actions() {
-    let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
-        .args(BROKEN)
-        .arg("--quiet")
-        .env("GITHUB_ACTIONS", "true")
-        .env("MNEME_GATE_GIT", "off")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8(out.stdout).unwrap().starts_with("::error file="));
+    let out = Test::new().args(BROKEN).arg("--quiet").env("GITHUB_ACTIONS", "true").code(1);
+    assert!(out.stdout.starts_with("::error file="), "{}", out.stdout);
 }
 
 #[test]
@@ -530,11 +465,12 @@ fn run_writes_junit_markdown_and_trec_for_the_broken_suite() {
     let tmp = tempfile::tempdir().unwrap();
     let path = |name: &str| tmp.path().join(name).to_str().unwrap().to_string();
     let (junit, markdown, run, qrels) = (path("j.xml"), path("s.md"), path("r.trec"), path("q.trec"));
-    Run::new(with(
-        &BROKEN,
-        &["--quiet", "--junit", &junit, "--markdown", &markdown, "--trec-run", &run, "--trec-qrels", &qrels],
-    ))
-    .code(1);
+    Test::new()
+        .args(with(
+            &BROKEN,
+            &["--quiet", "--junit", &junit, "--markdown", &markdown, "--trec-run", &run, "--trec-qrels", &qrels],
+        ))
+        .code(1);
     insta::assert_snapshot!("run_broken_junit", std::fs::read_to_string(&junit).unwrap());
     insta::assert_snapshot!("run_broken_markdown", std::fs::read_to_string(&markdown).unwrap());
     insta::assert_snapshot!("run_broken_trec_run", std::fs::read_to_string(&run).unwrap());
@@ -546,7 +482,7 @@ fn run_writes_junit_markdown_and_trec_for_the_broken_suite() {
 #[test]
 fn development_commands_are_not_in_the_product() {
     for args in [&["synth", "--help"][..], &["floor", "--help"], &["schema"], &["render-md", "--help"]] {
-        let out = Run::new(args).code(2);
+        let out = Test::new().args(args).code(2);
         assert!(out.stderr.contains("unrecognized subcommand"), "{}", out.stderr);
     }
 }
@@ -568,7 +504,7 @@ fn a_report_into_a_pipe_is_written_through_it_not_renamed_over_it() {
     let fifo_arg = fifo.to_str().unwrap().to_string();
     let mut args: Vec<&str> = BROKEN.to_vec();
     args.extend(["--quiet", "--json", &fifo_arg]);
-    Run::new(args).code(1);
+    Test::new().args(args).code(1);
     // Checked before waiting for the reader, which waits forever if the
     // pipe was replaced.
     assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "the pipe is still a pipe");
@@ -586,14 +522,9 @@ fn unwritable_output_is_exit_3_and_unwritable_stderr_is_ignored() {
     }
     let status = |args: &[&str], stdout: bool| {
         let file = || std::fs::OpenOptions::new().write(true).open(full).unwrap();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
-        cmd.args(args).env("MNEME_GATE_GIT", "off").stdin(Stdio::null());
-        if stdout {
-            cmd.stdout(file()).stderr(Stdio::null());
-        } else {
-            cmd.stdout(Stdio::null()).stderr(file());
-        }
-        cmd.status().unwrap().code()
+        let run = Test::new().args(args);
+        let run = if stdout { run.stdout_to(file()).stderr_to(Stdio::null()) } else { run.stderr_to(file()) };
+        run.run().status.code()
     };
     assert_eq!(status(&["--help"], true), Some(3));
     assert_eq!(status(&["context", "--memory", SMALL, "--task", "storage", "--json"], true), Some(3));
@@ -610,35 +541,37 @@ fn unwritable_output_is_exit_3_and_unwritable_stderr_is_ignored() {
 fn run_profile_mneme_reports_benign_scenarios() {
     let tmp = tempfile::tempdir().unwrap();
     let junit = tmp.path().join("junit.xml");
-    let out = Run::new([
-        "run",
-        "--profile",
-        "mneme",
-        "--memory",
-        "docs/examples/mneme/project_memory.json",
-        "--scenarios",
-        "docs/examples/mneme/scenarios",
-        "--no-baseline",
-        "--annotations",
-        "github",
-        "--junit",
-        junit.to_str().unwrap(),
-    ])
-    .code(1);
+    let out = Test::new()
+        .args([
+            "run",
+            "--profile",
+            "mneme",
+            "--memory",
+            "docs/examples/mneme/project_memory.json",
+            "--scenarios",
+            "docs/examples/mneme/scenarios",
+            "--no-baseline",
+            "--annotations",
+            "github",
+            "--junit",
+            junit.to_str().unwrap(),
+        ])
+        .code(1);
     insta::assert_snapshot!("run_mneme_benign_terminal", out.stdout);
     let junit = std::fs::read_to_string(&junit).unwrap();
     assert!(junit.contains(r#"type="FALSE_POSITIVE">FALSE_POSITIVE at"#), "{junit}");
     assert!(out.stdout.contains("::error") || out.stderr.contains("::error"), "{}{}", out.stdout, out.stderr);
     // The same folders under profile default: today's rules, with warnings.
-    let out = Run::new([
-        "run",
-        "--memory",
-        "docs/examples/mneme/project_memory.json",
-        "--scenarios",
-        "docs/examples/mneme/scenarios",
-        "--no-baseline",
-    ])
-    .run();
+    let out = Test::new()
+        .args([
+            "run",
+            "--memory",
+            "docs/examples/mneme/project_memory.json",
+            "--scenarios",
+            "docs/examples/mneme/scenarios",
+            "--no-baseline",
+        ])
+        .run();
     assert!(!out.stdout.contains("FALSE_POSITIVE") && !out.stdout.contains("benign scenario"), "{}", out.stdout);
     assert!(out.stderr.contains("`scenario_type` is not supported by mneme-gate"), "{}", out.stderr);
 }
@@ -646,10 +579,10 @@ fn run_profile_mneme_reports_benign_scenarios() {
 #[test]
 fn a_chore_gets_nothing_unless_the_configuration_turns_the_rule_off() {
     let chore = ["--task", "Fix a typo in the refund endpoint that reverses the payment"];
-    let out = Run::new(with(&["context", "--memory", SMALL], &chore)).code(0);
+    let out = Test::new().args(with(&["context", "--memory", SMALL], &chore)).code(0);
     assert_eq!(out.stdout, "");
     assert!(out.stderr.contains("the task is a typo fix"), "{}", out.stderr);
-    let out = Run::new(with(&["explain", "--memory", SMALL, "--json"], &chore)).code(0);
+    let out = Test::new().args(with(&["explain", "--memory", SMALL, "--json"], &chore)).code(0);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["retrieved"], serde_json::json!([]));
     assert_eq!(v["profile"]["bm25f"]["skip_chores"], true);
@@ -662,10 +595,12 @@ fn a_chore_gets_nothing_unless_the_configuration_turns_the_rule_off() {
         .collect();
     assert_eq!(chored.first(), Some(&"ADR-002"), "{}", out.stdout);
     // `skip_chores: false` ranks it as any task.
-    let out = Run::new(with(&["--config", "tests/fixtures/config/chores_ranked.yaml", "context"], &chore)).code(0);
+    let out =
+        Test::new().args(with(&["--config", "tests/fixtures/config/chores_ranked.yaml", "context"], &chore)).code(0);
     assert!(out.stdout.contains("[ADR-002]"), "{}", out.stdout);
     // Only profile default has the rule: set under classic, it is an error at its line.
-    let out = Run::new(with(&["--config", "tests/fixtures/config/chores_classic.yaml", "context"], &chore)).code(2);
+    let out =
+        Test::new().args(with(&["--config", "tests/fixtures/config/chores_classic.yaml", "context"], &chore)).code(2);
     assert!(
         out.stderr.contains("chores_classic.yaml:4:16") && out.stderr.contains("`retrieval.skip_chores`"),
         "{}",

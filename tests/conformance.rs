@@ -3,8 +3,11 @@
 //! queries. The benchmark is vendored under `tests/conformance/mneme/`
 //! (Mneme's MIT licence beside it), so this always runs.
 
+mod common;
+
+use common::Test;
+
 use std::path::PathBuf;
-use std::process::Command;
 
 fn conformance_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/mneme")
@@ -34,16 +37,15 @@ fn retrieve_reproduces_mneme_0_10_0() {
     assert_eq!(want.len(), 7);
     let tmp = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(tmp.path(), queries).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+    let out = Test::new()
         .args(["retrieve", "--profile", "mneme", "--k", "3", "--memory"])
         .arg(dir.join("project_memory.json"))
         .arg("--queries")
         .arg(tmp.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let got: Vec<(String, Vec<String>)> = String::from_utf8(out.stdout)
-        .unwrap()
+        .run();
+    assert!(out.status.success(), "{}", out.stderr);
+    let got: Vec<(String, Vec<String>)> = out
+        .stdout
         .lines()
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).unwrap();
@@ -66,16 +68,15 @@ fn run_reproduces_mneme_0_10_0_benchmark() {
             .unwrap();
     let out_dir = tempfile::tempdir().unwrap();
     let json = out_dir.path().join("report.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+    let out = Test::new()
         .args(["run", "--quiet", "--no-baseline", "--profile", "mneme", "--memory"])
         .arg(dir.join("project_memory.json"))
         .arg("--scenarios")
         .arg(dir.join("benchmarks"))
         .arg("--json")
         .arg(&json)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        .run();
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let scenarios = report["scenarios"].as_array().unwrap();
     let results = expected["results"].as_array().unwrap();
@@ -140,16 +141,15 @@ fn mnemes_own_fixture_scenario_over_its_memory_files() {
     let out_dir = tempfile::tempdir().unwrap();
     for (memory, want) in expected {
         let json = out_dir.path().join(format!("{memory}.report.json"));
-        let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+        let out = Test::new()
             .args(["run", "--quiet", "--no-baseline", "--profile", "mneme", "--memory"])
             .arg(dir.join("memories").join(memory))
             .arg("--scenarios")
             .arg(dir.join("benchmark_scenario"))
             .arg("--json")
             .arg(&json)
-            .output()
-            .unwrap();
-        assert!(matches!(out.status.code(), Some(0 | 1)), "{memory}: {}", String::from_utf8_lossy(&out.stderr));
+            .run();
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{memory}: {}", out.stderr);
         let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         let got = &report["scenarios"][0];
         assert_eq!(got["id"], want["name"], "{memory}");

@@ -3,24 +3,19 @@
 //! no rounded figure that looks like a threshold it misses (the formatting
 //! itself is property-tested in `report::figures`).
 
+mod common;
+
+use common::Test;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn run(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env("MNEME_GATE_GIT", "off")
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("COLUMNS")
-        .output()
-        .unwrap();
-    (out.status.code(), String::from_utf8(out.stdout).unwrap() + &String::from_utf8(out.stderr).unwrap())
+    let out = Test::new().dir(dir).args(args).run();
+    (Some(out.code), out.all())
 }
 
 /// Every place `text` writes a zero with a minus sign (`-0`, `-0.0`,

@@ -5,54 +5,29 @@
 //! `<script>`, `<!--`, `</details>`, `|`, and a `(?s).*` assertion over a
 //! large answer), and the outputs are read the way GitHub Actions reads them.
 
-use std::path::Path;
-use std::process::{Command, Stdio};
+mod common;
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+use common::{copy_tree, Run, Test};
+
+use std::path::Path;
 
 /// One run of the binary in `dir`; `github` sets `GITHUB_ACTIONS=true` (so
 /// annotations are on by default).
-fn mneme(dir: &Path, args: &[&str], github: bool, stdin: Option<&str>) -> Out {
-    use std::io::Write;
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
-    command
-        .args(args)
-        .current_dir(dir)
-        .env("MNEME_GATE_GIT", "off")
-        .env("NO_COLOR", "1")
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+fn mneme(dir: &Path, args: &[&str], github: bool, stdin: Option<&str>) -> Run {
+    let mut run = Test::new().dir(dir).args(args);
     if github {
-        command.env("GITHUB_ACTIONS", "true");
-    } else {
-        command.env_remove("GITHUB_ACTIONS");
+        run = run.env("GITHUB_ACTIONS", "true");
     }
-    let mut child = command.spawn().expect("the binary runs");
     if let Some(text) = stdin {
-        // A command that exits before reading its input (a bad flag) may
-        // close the pipe first: its output and exit code are what is checked.
-        if let Err(e) = child.stdin.take().unwrap().write_all(text.as_bytes()) {
-            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
-        }
+        run = run.stdin(text);
     }
-    let out = child.wait_with_output().unwrap();
-    Out {
-        code: out.status.code().expect("exited"),
-        stdout: String::from_utf8(out.stdout).expect("standard output is UTF-8"),
-        stderr: String::from_utf8(out.stderr).expect("standard error is UTF-8"),
-    }
+    run.run()
 }
 
 /// Runs and checks the exit code.
-fn expect(dir: &Path, args: &[&str], github: bool, code: i32) -> Out {
-    let out = mneme(dir, args, github, None);
-    assert_eq!(out.code, code, "`mneme-gate {}`\nstdout:\n{}\nstderr:\n{}", args.join(" "), out.stdout, out.stderr);
-    out
+#[track_caller]
+fn expect(dir: &Path, args: &[&str], github: bool, code: i32) -> Run {
+    mneme(dir, args, github, None).code(code)
 }
 
 /// The first 200 characters of the large answer: hostile, like the rest.
@@ -62,20 +37,8 @@ const BIG_HEAD: &str =
 /// A copy of the hostile fixture in a fresh folder, with the large answer
 /// (≥ 50 KB) that the `(?s).*` assertion matches whole.
 fn fixture() -> tempfile::TempDir {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let entry = entry.unwrap();
-            let target = to.join(entry.file_name());
-            if entry.file_type().unwrap().is_dir() {
-                copy(&entry.path(), &target);
-            } else {
-                std::fs::copy(entry.path(), target).unwrap();
-            }
-        }
-    }
     let dir = tempfile::tempdir().unwrap();
-    copy(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile"), dir.path());
+    copy_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile"), dir.path());
     let mut big = String::from(BIG_HEAD);
     for i in 0..2_000 {
         big.push_str(&format!("filler line {i:05} of a long answer that the regex matches whole\n"));
@@ -150,7 +113,7 @@ fn context(text: &str, i: usize) -> String {
     format!("{:?}", &text[start..end])
 }
 
-fn assert_out(what: &str, out: &Out, annotations_on: Stream) {
+fn assert_out(what: &str, out: &Run, annotations_on: Stream) {
     assert_no_injection(&format!("{what}: stdout"), &out.stdout, annotations_on == Stream::Stdout);
     assert_no_injection(&format!("{what}: stderr"), &out.stderr, annotations_on == Stream::Stderr);
 }

@@ -3,46 +3,15 @@
 //! turned into a different run. Through the library and the real binary.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 mod common;
+
+use common::{copy_tree, git, Test};
 
 use mneme_gate::memory::{Memory, Severity};
 use mneme_gate::profile::{Family, Profile};
 use mneme_gate::retrieval::{Index, Query};
-
-struct Output {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// The binary with `args`, from `dir` (the crate root when `None`).
-fn run_in(dir: Option<&Path>, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
-    command
-        .args(args)
-        .current_dir(dir.unwrap_or(Path::new(env!("CARGO_MANIFEST_DIR"))))
-        .env_remove("GITHUB_ACTIONS")
-        .env("MNEME_GATE_GIT", "off")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    let out = command.output().expect("the binary runs");
-    Output {
-        code: out.status.code().expect("exited"),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-fn run(args: &[&str]) -> Output {
-    run_in(None, args, &[])
-}
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
@@ -87,19 +56,22 @@ fn a_glob_nested_too_deep_is_an_error_at_its_place() {
 
 #[test]
 fn validate_and_context_refuse_a_glob_nested_too_deep() {
-    let out = run(&["validate", "--memory", DEEP_GLOB]);
+    let out = Test::new().args(["validate", "--memory", DEEP_GLOB]).lossy().run();
     assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
     assert!(out.stdout.starts_with(&format!("{DEEP_GLOB}:4:80: error: {}\n", deep_glob_message())), "{}", out.stdout);
 
-    let out = run(&[
-        "context",
-        "--memory",
-        DEEP_GLOB,
-        "--task",
-        "payments ledger write",
-        "--file",
-        "services/payments/refunds.py",
-    ]);
+    let out = Test::new()
+        .args([
+            "context",
+            "--memory",
+            DEEP_GLOB,
+            "--task",
+            "payments ledger write",
+            "--file",
+            "services/payments/refunds.py",
+        ])
+        .lossy()
+        .run();
     assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
     assert!(out.stdout.is_empty(), "{}", out.stdout);
     assert!(out.stderr.contains(&format!("\n  {DEEP_GLOB}:4:80: error: {}\n", deep_glob_message())), "{}", out.stderr);
@@ -124,17 +96,17 @@ fn repeated_warnings() -> [String; 2] {
 
 #[test]
 fn validate_warns_at_both_places_of_a_repeated_member_and_strict_fails() {
-    let out = run(&["validate", "--memory", REPEATED]);
+    let out = Test::new().args(["validate", "--memory", REPEATED]).lossy().run();
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     let [first, second] = repeated_warnings();
     assert!(out.stdout.starts_with(&format!("{first}\n{second}\n")), "{}", out.stdout);
-    let out = run(&["validate", "--strict", "--memory", REPEATED]);
+    let out = Test::new().args(["validate", "--strict", "--memory", REPEATED]).lossy().run();
     assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
 }
 
 #[test]
 fn context_prints_the_warnings_of_a_repeated_member() {
-    let out = run(&["context", "--memory", REPEATED, "--task", "payments ledger refunds"]);
+    let out = Test::new().args(["context", "--memory", REPEATED, "--task", "payments ledger refunds"]).lossy().run();
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     let [first, second] = repeated_warnings();
     assert!(
@@ -147,34 +119,28 @@ fn context_prints_the_warnings_of_a_repeated_member() {
 
 // --- Files that are not files, and files too large ------------------------------
 
-/// `args` must finish within `seconds` (a safety net: a named pipe must
-/// never be waited on), its pipes drained while it runs.
-fn run_bounded(dir: Option<&Path>, args: &[&str], seconds: u64) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
-    command
-        .args(args)
-        .current_dir(dir.unwrap_or(Path::new(env!("CARGO_MANIFEST_DIR"))))
-        .env_remove("GITHUB_ACTIONS")
-        .env("MNEME_GATE_GIT", "off")
-        .env("NO_COLOR", "1");
-    let out = common::output_within(command, std::time::Duration::from_secs(seconds));
-    Output {
-        code: out.status.code().expect("exited"),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+/// A run drains the child's pipes while it waits: a child that writes more
+/// than a pipe holds (64 KiB on Linux) ends, rather than blocking until the
+/// deadline kills it; and so does one that writes that much before it reads
+/// as much from its standard input.
+#[test]
+fn a_run_drains_a_child_that_writes_more_than_a_pipe_holds() {
+    let script = "head -c 1000000 /dev/zero; head -c 300000 /dev/zero >&2";
+    let out = Test::program("sh").args(["-c", script]).code(0);
+    assert_eq!((out.stdout.len(), out.stderr.len()), (1_000_000, 300_000));
+    let script = "head -c 1000000 /dev/zero; wc -c";
+    let out = Test::program("sh").args(["-c", script]).stdin(vec![b'x'; 1_000_000]).code(0);
+    assert_eq!(out.stdout.len(), 1_000_000 + "1000000\n".len());
+    assert!(out.stdout.ends_with("1000000\n"), "{}", &out.stdout[1_000_000..]);
 }
 
-/// The bounded run drains the child's pipes while it waits: a child that
-/// writes more than a pipe holds (64 KiB on Linux) ends, rather than
-/// blocking until the deadline kills it.
+/// A run that does not end within its timeout is killed, and the test fails
+/// with what it printed so far.
 #[test]
-fn a_bounded_run_drains_a_child_that_writes_more_than_a_pipe_holds() {
-    let mut command = Command::new("sh");
-    command.args(["-c", "head -c 1000000 /dev/zero; head -c 300000 /dev/zero >&2"]);
-    let out = common::output_within(command, std::time::Duration::from_secs(120));
-    assert!(out.status.success(), "{:?}", out.status);
-    assert_eq!((out.stdout.len(), out.stderr.len()), (1_000_000, 300_000));
+#[should_panic(expected = "did not end within 1s")]
+fn a_run_past_its_timeout_is_killed_and_fails() {
+    // `exec`: the shell becomes the sleep, so nothing else holds the pipes.
+    Test::program("sh").args(["-c", "echo started; exec sleep 600"]).timeout(std::time::Duration::from_secs(1)).run();
 }
 
 /// A named pipe at `path`, or `false` where `mkfifo` is not available.
@@ -215,18 +181,18 @@ fn a_baseline_that_is_not_a_regular_file_is_refused_not_waited_on() {
         (vec!["diff", BASELINE, &shown], by_role("the new report")),
         (vec!["run", "--quiet", "--baseline", &shown], expected),
     ] {
-        let out = run_bounded(None, &args, 60);
+        let out = Test::new().args(&args).lossy().run();
         assert_eq!(out.code, 2, "{args:?}: {}{}", out.stdout, out.stderr);
         assert_eq!(out.stderr, format!("mneme-gate: error: {expected}\n"), "{args:?}");
     }
-    let out = run_bounded(None, &["diff", "/dev/zero", BASELINE], 60);
+    let out = Test::new().args(["diff", "/dev/zero", BASELINE]).lossy().run();
     assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
     assert!(
         out.stderr.contains("the old report /dev/zero is a character device, not a regular file"),
         "{}",
         out.stderr
     );
-    let out = run_bounded(None, &["diff", tmp.path().to_str().unwrap(), BASELINE], 60);
+    let out = Test::new().args(["diff", tmp.path().to_str().unwrap(), BASELINE]).lossy().run();
     assert!(out.stderr.contains(" is a folder, not a regular file"), "{}", out.stderr);
 }
 
@@ -244,7 +210,7 @@ fn a_baseline_too_large_is_refused_and_one_with_a_byte_order_mark_loads() {
             huge.display()
         )
     );
-    let out = run_bounded(None, &["diff", huge.to_str().unwrap(), BASELINE], 60);
+    let out = Test::new().args(["diff", huge.to_str().unwrap(), BASELINE]).lossy().run();
     assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
 
     let text = std::fs::read_to_string(fixture("../../reports/baseline.json")).unwrap();
@@ -255,7 +221,7 @@ fn a_baseline_too_large_is_refused_and_one_with_a_byte_order_mark_loads() {
         report.summary.total,
         mneme_gate::baseline::load(&fixture("../../reports/baseline.json")).unwrap().summary.total
     );
-    let out = run_bounded(None, &["diff", bom.to_str().unwrap(), BASELINE], 60);
+    let out = Test::new().args(["diff", bom.to_str().unwrap(), BASELINE]).lossy().run();
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
 
     let latin1 = tmp.path().join("latin1.json");
@@ -286,11 +252,11 @@ fn a_memory_file_that_is_not_a_regular_file_or_too_large_is_refused() {
             if command == "context" {
                 args.extend(task);
             }
-            let out = run_bounded(None, &args, 60);
+            let out = Test::new().args(&args).lossy().run();
             assert_eq!((out.code, out.stderr.as_str()), (2, expected.as_str()), "{command}: {}", out.stdout);
         }
     }
-    let out = run_bounded(None, &["validate", "--memory", "/dev/zero"], 60);
+    let out = Test::new().args(["validate", "--memory", "/dev/zero"]).lossy().run();
     assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
     assert!(
         out.stderr.contains("the memory file /dev/zero is a character device, not a regular file"),
@@ -300,7 +266,8 @@ fn a_memory_file_that_is_not_a_regular_file_or_too_large_is_refused() {
 
     let huge = tmp.path().join("huge.json");
     sparse(&huge, mneme_gate::memory::MAX_MEMORY_BYTES + 1);
-    let out = run_bounded(None, &["context", "--memory", huge.to_str().unwrap(), "--task", "payments ledger"], 60);
+    let out =
+        Test::new().args(["context", "--memory", huge.to_str().unwrap(), "--task", "payments ledger"]).lossy().run();
     assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
     assert_eq!(
         out.stderr,
@@ -321,7 +288,7 @@ fn a_configuration_that_is_a_pipe_or_repeats_a_key_is_refused_in_words() {
     let small = small.to_str().unwrap();
     if mkfifo(&tmp.path().join("mneme-gate.yaml")) {
         // Found in the working folder, as CI does.
-        let out = run_bounded(Some(tmp.path()), &["validate", "--memory", small], 60);
+        let out = Test::new().dir(tmp.path()).args(["validate", "--memory", small]).lossy().run();
         assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
         assert_eq!(
             out.stderr,
@@ -331,7 +298,7 @@ fn a_configuration_that_is_a_pipe_or_repeats_a_key_is_refused_in_words() {
     }
     let config = tmp.path().join("twice.yaml");
     std::fs::write(&config, "memory: a.json\nmemory: b.json\n").unwrap();
-    let out = run_bounded(None, &["validate", "--config", config.to_str().unwrap(), "--memory", small], 60);
+    let out = Test::new().args(["validate", "--config", config.to_str().unwrap(), "--memory", small]).lossy().run();
     assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
     assert_eq!(
         out.stderr,
@@ -350,35 +317,10 @@ fn example_repository() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/examples/gate");
     copy_tree(&example, tmp.path());
-    let git = |args: &[&str]| {
-        let ok = Command::new("git")
-            .args(args)
-            .current_dir(tmp.path())
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("HOME", tmp.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "git {args:?}");
-    };
-    git(&["init", "-q", "."]);
-    git(&["add", "-A"]);
-    git(&["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "one"]);
+    git(tmp.path(), &["init", "-q", "."]);
+    git(tmp.path(), &["add", "-A"]);
+    git(tmp.path(), &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "one"]);
     tmp
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            std::fs::create_dir(&target).unwrap();
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 /// libgit2 keeps the last message of a thread, set even on the way of calls
@@ -394,11 +336,12 @@ fn stale_libgit2_messages_never_reach_users() {
     let env =
         [("MNEME_GATE_GIT", "on"), ("HOME", nowhere.to_str().unwrap()), ("XDG_CONFIG_HOME", nowhere.to_str().unwrap())];
     for revision in ["@{-1}", ":/no commit says this"] {
-        let out = run_in(
-            Some(repo.path()),
-            &["run", "--config", "mneme-gate.yaml", "--quiet", "--baseline-ref", revision],
-            &env,
-        );
+        let out = Test::new()
+            .dir(repo.path())
+            .args(["run", "--config", "mneme-gate.yaml", "--quiet", "--baseline-ref", revision])
+            .envs(env)
+            .lossy()
+            .run();
         assert_eq!(out.code, 2, "{revision}: {}{}", out.stdout, out.stderr);
         assert_eq!(
             out.stderr,
@@ -413,18 +356,6 @@ fn stale_libgit2_messages_never_reach_users() {
 /// The one pipe a report may come from: the command's own standard input.
 #[test]
 fn diff_still_reads_a_report_piped_to_its_standard_input() {
-    use std::io::Write;
     let report = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(BASELINE)).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
-        .args(["diff", BASELINE, "/dev/stdin"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(&report).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    Test::new().args(["diff", BASELINE, "/dev/stdin"]).stdin(report).lossy().code(0);
 }

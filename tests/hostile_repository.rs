@@ -14,17 +14,7 @@ use std::time::Duration;
 
 mod common;
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Out {
-    fn all(&self) -> String {
-        format!("{}{}", self.stdout, self.stderr)
-    }
-}
+use common::{Run, Test};
 
 /// A repository (`repo/`, with `.git` so that it is the repository root)
 /// and a folder beside it (`outside/`) holding canaries.
@@ -77,7 +67,7 @@ impl World {
     fn suite(&self) {
         self.suite_with("");
     }
-    fn run(&self, args: &[&str]) -> Out {
+    fn run(&self, args: &[&str]) -> Run {
         run_in(&self.repo, args, &[])
     }
     /// Every file under `outside/`, with its bytes.
@@ -102,40 +92,23 @@ fn walk(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
     }
 }
 
-/// Runs the binary in `dir`; a run that does not end within two minutes
-/// (a named pipe waited on, a quadratic input) is killed and fails.
-fn run_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
-    run_in_with_input(dir, args, env, None)
+/// Runs the binary in `dir`, with `HOME` there and nothing of the
+/// machine's CI or model settings; a run that does not end (a named pipe
+/// waited on, a quadratic input) is killed after [`common::TIMEOUT`] and
+/// fails.
+fn run_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    hermetic(dir).args(args).envs(env.iter().copied()).run()
 }
 
-/// [`run_in`] with `input` on standard input.
-fn run_in_with_input(dir: &Path, args: &[&str], env: &[(&str, &str)], input: Option<&str>) -> Out {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
-    command
-        .args(args)
-        .current_dir(dir)
-        .env("MNEME_GATE_GIT", "off")
-        .env("NO_COLOR", "1")
+/// The binary in `dir` with this file's environment.
+fn hermetic(dir: &Path) -> Test {
+    Test::new()
+        .dir(dir)
         .env("HOME", dir)
-        .env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_STEP_SUMMARY")
         .env_remove("MNEME_GATE_MODEL_ENDPOINTS")
-        .env_remove("MNEME_GATE_CACHE_DIR");
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    let out = common::output_within_input(command, input.map(str::as_bytes), Duration::from_secs(120));
-    Out {
-        code: out.status.code().expect("exited"),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-#[track_caller]
-fn expect(out: Out, code: i32) -> Out {
-    assert_eq!(out.code, code, "stdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
-    out
+        .env_remove("MNEME_GATE_CACHE_DIR")
+        .lossy()
 }
 
 fn mkfifo(path: &Path) {
@@ -179,7 +152,8 @@ fn the_hook_and_the_mcp_server_do_not_follow_a_github_link_out_of_the_repository
         w.repo.display().to_string()
     );
     let no_cache = [("MNEME_GATE_CACHE", "off")];
-    let Out { code, stdout, stderr } = run_in_with_input(&w.repo, &["hook", "claude"], &no_cache, Some(&prompt));
+    let Run { code, stdout, stderr, .. } =
+        hermetic(&w.repo).args(["hook", "claude"]).envs(no_cache).stdin(&prompt).run();
     assert_eq!(code, 0, "the hook fails open: {stderr}");
     assert!(!stdout.contains("CANARY") && !stderr.contains("CANARY"), "read outside:\n{stdout}\n{stderr}");
     assert!(stderr.contains("leads out of the source folder"), "{stderr}");
@@ -193,7 +167,7 @@ fn the_hook_and_the_mcp_server_do_not_follow_a_github_link_out_of_the_repository
         r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"memory_health","arguments":{}}}"#.to_string(),
     ];
     let input = lines.join("\n") + "\n";
-    let Out { code, stdout, stderr } = run_in_with_input(&w.repo, &["mcp"], &no_cache, Some(&input));
+    let Run { code, stdout, stderr, .. } = hermetic(&w.repo).args(["mcp"]).envs(no_cache).stdin(&input).run();
     assert_eq!(code, 0, "{stderr}");
     assert!(!stdout.contains("CANARY") && !stderr.contains("CANARY"), "read outside:\n{stdout}\n{stderr}");
     for id in 2..=4 {
@@ -209,7 +183,7 @@ fn a_json_memory_file_or_a_baseline_linked_out_of_the_repository_is_refused() {
     w.canary("memory.json", &memory);
     w.link("linked.json", w.outside.join("memory.json"));
     w.write("mneme-gate.yaml", "memory:\n  - linked.json\n");
-    let out = expect(w.run(&["context", TASK]), 2);
+    let out = w.run(&["context", TASK]).code(2);
     assert!(!out.all().contains("CANARY-JSON"), "{}", out.all());
     assert!(out.stderr.contains("linked.json is a symbolic link to"), "{}", out.stderr);
     assert!(out.stderr.contains("leads outside the repository"), "{}", out.stderr);
@@ -244,7 +218,7 @@ fn configuration_paths_that_lead_outside_the_repository_are_refused() {
     for (config, place) in &cases {
         w.write("mneme-gate.yaml", config);
         for args in [&["context", TASK][..], &["validate"], &["import"]] {
-            let out = expect(w.run(args), 2);
+            let out = w.run(args).code(2);
             assert!(!out.all().contains("CANARY"), "{config:?} {args:?}: read outside:\n{}", out.all());
             assert!(
                 out.stderr.contains(&format!("mneme-gate.yaml:{place}: `memory` names")),
@@ -257,15 +231,15 @@ fn configuration_paths_that_lead_outside_the_repository_are_refused() {
     // A suite outside is refused the same way.
     w.canary("suite/suite.yaml", SUITE);
     w.write("mneme-gate.yaml", "memory: project_memory.json\nscenarios: [../outside/suite/]\n");
-    let out = expect(w.run(&["run", "--quiet"]), 2);
+    let out = w.run(&["run", "--quiet"]).code(2);
     assert!(out.stderr.contains("mneme-gate.yaml:2:12: `scenarios` names"), "{}", out.stderr);
 
     // `..` that stays inside the repository is fine (a configuration in a
     // subfolder), and so is a path the command line names.
     w.write("conf/mneme-gate.yaml", "memory: ../project_memory.json\n");
-    expect(w.run(&["context", TASK, "--config", "conf/mneme-gate.yaml"]), 0);
+    w.run(&["context", TASK, "--config", "conf/mneme-gate.yaml"]).code(0);
     w.write("mneme-gate.yaml", "memory: project_memory.json\n");
-    let out = expect(w.run(&["context", TASK, "--memory", file.to_str().unwrap()]), 0);
+    let out = w.run(&["context", TASK, "--memory", file.to_str().unwrap()]).code(0);
     assert!(out.stdout.contains("CANARY-CONF"), "an explicit path is read as given: {}", out.all());
 }
 
@@ -276,7 +250,7 @@ fn a_configured_baseline_outside_the_repository_is_never_written() {
     for path in ["../outside/victim.json".to_string(), victim.display().to_string()] {
         w.suite_with(&format!("baseline: {path}\n"));
         for args in [&["baseline"][..], &["run", "--quiet"]] {
-            let out = expect(w.run(args), 2);
+            let out = w.run(args).code(2);
             assert!(out.stderr.contains("mneme-gate.yaml:3:11: `baseline` names"), "{args:?}: {}", out.stderr);
             assert!(!out.all().contains("CANARY"), "{}", out.all());
             assert_eq!(std::fs::read_to_string(&victim).unwrap(), "CANARY-VICTIM", "{path} {args:?}");
@@ -285,7 +259,7 @@ fn a_configured_baseline_outside_the_repository_is_never_written() {
     // Named on the command line, a path outside is the user's choice.
     w.suite();
     let chosen = w.outside.join("chosen.json");
-    expect(w.run(&["baseline", "--out", chosen.to_str().unwrap()]), 0);
+    w.run(&["baseline", "--out", chosen.to_str().unwrap()]).code(0);
     assert!(chosen.is_file());
 }
 
@@ -311,17 +285,17 @@ fn init_writes_nothing_through_a_linked_folder() {
 fn init_reads_adr_dir_only_as_a_small_regular_file() {
     let w = world();
     w.link(".adr-dir", "/dev/zero");
-    expect(w.run(&["init"]), 0);
+    w.run(&["init"]).code(0);
     let w = world();
     mkfifo(&w.repo.join(".adr-dir"));
-    expect(w.run(&["init"]), 0);
+    w.run(&["init"]).code(0);
 }
 
 #[test]
 fn a_dangling_configuration_link_is_named() {
     let w = world();
     w.link("mneme-gate.yaml", "nowhere.yaml");
-    let out = expect(w.run(&["validate"]), 2);
+    let out = w.run(&["validate"]).code(2);
     assert!(out.stderr.contains("dangling link"), "{}", out.stderr);
 }
 
@@ -334,27 +308,27 @@ fn an_output_path_that_is_a_link_in_the_repository_is_refused() {
     let victim = w.canary("victim.txt", "CANARY-VICTIM");
     w.link("reports/junit.xml", &victim);
     for flag in ["--junit", "--json", "--markdown"] {
-        let out = expect(w.run(&["run", "--quiet", flag, "reports/junit.xml"]), 2);
+        let out = w.run(&["run", "--quiet", flag, "reports/junit.xml"]).code(2);
         assert!(out.stderr.contains("reports/junit.xml is a symbolic link"), "{flag}: {}", out.stderr);
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "CANARY-VICTIM", "{flag}");
     }
     // A dangling link makes no folder outside; a linked folder is refused too.
     w.link("reports/new.json", w.outside.join("made/deep/new.json"));
-    expect(w.run(&["run", "--quiet", "--json", "reports/new.json"]), 2);
+    w.run(&["run", "--quiet", "--json", "reports/new.json"]).code(2);
     w.link("out", &w.outside);
-    expect(w.run(&["run", "--quiet", "--json", "out/x.json"]), 2);
-    expect(w.run(&["baseline", "--out", "reports/junit.xml"]), 2);
-    expect(w.run(&["baseline", "--out", "out/baseline.json"]), 2);
+    w.run(&["run", "--quiet", "--json", "out/x.json"]).code(2);
+    w.run(&["baseline", "--out", "reports/junit.xml"]).code(2);
+    w.run(&["baseline", "--out", "out/baseline.json"]).code(2);
     assert!(!w.outside.join("made").exists() && !w.outside.join("x.json").exists());
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "CANARY-VICTIM");
     // `merge` writes its reports the same way.
-    expect(w.run(&["run", "--quiet", "--partition", "1/1", "--json", "part.json"]), 0);
-    let out = expect(w.run(&["merge", "part.json", "--quiet", "--json", "reports/junit.xml"]), 2);
+    w.run(&["run", "--quiet", "--partition", "1/1", "--json", "part.json"]).code(0);
+    let out = w.run(&["merge", "part.json", "--quiet", "--json", "reports/junit.xml"]).code(2);
     assert!(out.stderr.contains("reports/junit.xml is a symbolic link"), "{}", out.stderr);
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "CANARY-VICTIM");
     // A path outside the repository, given explicitly, is written as given.
     let summary = w.outside.join("summary.md");
-    expect(w.run(&["run", "--quiet", "--markdown", summary.to_str().unwrap()]), 0);
+    w.run(&["run", "--quiet", "--markdown", summary.to_str().unwrap()]).code(0);
     assert!(std::fs::read_to_string(&summary).unwrap().contains("gate passed"));
 }
 
@@ -370,7 +344,7 @@ fn cassettes_prune_deletes_nothing_outside_the_repository() {
     w.canary("tapes/bbbb.json", "{}");
     w.link("cassettes", w.outside.join("tapes"));
     let before = w.outside_files();
-    let out = expect(w.run(&["cassettes", "prune", "--delete"]), 2);
+    let out = w.run(&["cassettes", "prune", "--delete"]).code(2);
     assert!(out.stderr.contains("does not resolve inside"), "{}", out.stderr);
     assert_eq!(w.outside_files(), before);
     // Nor is the linked folder read: neither listed by `prune` nor replayed
@@ -378,7 +352,7 @@ fn cassettes_prune_deletes_nothing_outside_the_repository() {
     w.canary("tapes/cccc.json", "CANARY-TAPE");
     w.write("scenarios/suite.yaml", &format!("{SUITE}    assertions:\n      - forbidden_text: x\n"));
     for args in [&["cassettes", "prune"][..], &["run", "--quiet"]] {
-        let out = expect(w.run(args), 2);
+        let out = w.run(args).code(2);
         assert!(out.stderr.contains("the cassette folder"), "{args:?}: {}", out.all());
         assert!(out.stderr.contains("leads outside the repository"), "{args:?}: {}", out.all());
         assert!(!out.all().contains("aaaa") && !out.all().contains("CANARY"), "{args:?} read outside: {}", out.all());
@@ -388,13 +362,13 @@ fn cassettes_prune_deletes_nothing_outside_the_repository() {
     w.suite_with(&format!("{MODEL}  cassettes: ../outside/c\n"));
     w.canary("c/aaaa.json", "[]");
     let before = w.outside_files();
-    let out = expect(w.run(&["cassettes", "prune", "--delete"]), 2);
+    let out = w.run(&["cassettes", "prune", "--delete"]).code(2);
     assert!(out.stderr.contains("`model.cassettes` must be a folder inside the repository"), "{}", out.stderr);
     assert_eq!(w.outside_files(), before, "{}", out.all());
     // Named on the command line, a folder outside is still never pruned.
     let tapes = w.outside.join("c");
     w.suite_with(MODEL);
-    let out = expect(w.run(&["cassettes", "prune", "--delete", "--cassettes", tapes.to_str().unwrap()]), 2);
+    let out = w.run(&["cassettes", "prune", "--delete", "--cassettes", tapes.to_str().unwrap()]).code(2);
     assert!(out.stderr.contains("does not resolve inside"), "{}", out.stderr);
     assert_eq!(w.outside_files(), before, "{}", out.all());
 }
@@ -405,7 +379,7 @@ fn a_folder_named_like_a_cassette_does_not_stop_the_others_from_being_pruned() {
     w.suite_with(&format!("{MODEL}  cassettes: cassettes/\n"));
     std::fs::create_dir_all(w.repo.join("cassettes/aaaa.json")).unwrap();
     w.write("cassettes/zzzz.json", "[]");
-    let out = expect(w.run(&["cassettes", "prune", "--delete"]), 2);
+    let out = w.run(&["cassettes", "prune", "--delete"]).code(2);
     assert!(out.stderr.contains("cassettes/aaaa.json: not removed"), "{}", out.stderr);
     assert!(w.repo.join("cassettes/aaaa.json").is_dir());
     assert!(!w.repo.join("cassettes/zzzz.json").exists(), "the rest is pruned");
@@ -484,33 +458,24 @@ fn sources_of_one_word_bullets_stay_within_a_memory_limit() {
         w.write(&format!("docs/adr/{n:04}-d.md"), &text);
     }
     w.write("mneme-gate.yaml", "memory:\n  - adr: docs/adr/\n");
-    let bin = env!("CARGO_BIN_EXE_mneme-gate");
-    let status = Command::new("sh")
-        .args(["-c", &format!("ulimit -v 1048576 && exec '{bin}' validate")])
-        .current_dir(&w.repo)
-        .env("MNEME_GATE_GIT", "off")
-        .output()
-        .unwrap();
-    let stderr = format!("{}{}", String::from_utf8_lossy(&status.stdout), String::from_utf8_lossy(&status.stderr));
-    assert!(status.status.code().is_some(), "killed by a signal: {stderr}");
+    // Test::run fails when a signal ended the run (the address space ran out).
+    let stderr = limited(&w.repo).arg("validate").run().all();
     assert!(!stderr.contains("memory allocation") && !stderr.contains("panicked"), "{stderr}");
     assert!(stderr.contains("records and bullets"), "the run-wide budget is said: {stderr}");
 }
 
-/// Runs the binary in `dir` under 1 GiB of address space (`ulimit -v`): its
-/// exit code (`None` when a signal ended it) and its output.
-fn run_limited(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+/// The binary in `dir` under 1 GiB of address space (`ulimit -v`), its
+/// arguments to be added.
+fn limited(dir: &Path) -> Test {
     let bin = env!("CARGO_BIN_EXE_mneme-gate");
-    let out = Command::new("sh")
-        .args(["-c", &format!("ulimit -v 1048576 && exec '{bin}' \"$@\""), "sh"])
-        .args(args)
-        .current_dir(dir)
-        .env("MNEME_GATE_GIT", "off")
-        .env("MNEME_GATE_CACHE", "off")
-        .output()
-        .unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    (out.status.code(), text)
+    Test::program("sh").args(["-c", &format!("ulimit -v 1048576 && exec '{bin}' \"$@\""), "sh"]).dir(dir).lossy()
+}
+
+/// Runs the binary in `dir` under [`limited`]: its exit code (a run ended
+/// by a signal fails the test) and its output.
+fn run_limited(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = limited(dir).args(args).env("MNEME_GATE_CACHE", "off").run();
+    (Some(out.code), out.all())
 }
 
 #[test]
@@ -591,17 +556,7 @@ fn a_fifo_at_the_git_index_does_not_hang_coverage_or_run() {
     let w = world();
     w.suite();
     std::fs::remove_dir_all(w.repo.join(".git")).unwrap();
-    let git = |args: &[&str]| {
-        let ok = Command::new("git")
-            .args(["-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"])
-            .args(args)
-            .current_dir(&w.repo)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("HOME", &w.repo)
-            .output()
-            .unwrap();
-        assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
-    };
+    let git = |args: &[&str]| common::git(&w.repo, args);
     git(&["init", "-q"]);
     git(&["add", "."]);
     git(&["commit", "-qm", "x"]);
@@ -619,14 +574,14 @@ fn a_memory_file_that_is_a_named_pipe_is_named_as_one() {
     let w = world();
     std::fs::remove_file(w.repo.join("project_memory.json")).unwrap();
     mkfifo(&w.repo.join("project_memory.json"));
-    let out = expect(w.run(&["context", TASK]), 2);
+    let out = w.run(&["context", TASK]).code(2);
     assert!(out.stderr.contains("named pipe"), "{}", out.stderr);
     // The hook says so too (and still exits 0, adding nothing).
     let input = format!(
         "{{\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"refund ledger\",\"cwd\":{:?},\"session_id\":\"s\"}}",
         w.repo.display().to_string()
     );
-    let out = run_in_with_input(&w.repo, &["hook", "claude"], &[("MNEME_GATE_CACHE", "off")], Some(&input));
+    let out = hermetic(&w.repo).args(["hook", "claude"]).envs([("MNEME_GATE_CACHE", "off")]).stdin(&input).run();
     assert_eq!(out.code, 0);
     assert!(out.stderr.contains("is a named pipe (FIFO)"), "{}", out.stderr);
 }
@@ -635,36 +590,20 @@ fn a_memory_file_that_is_a_named_pipe_is_named_as_one() {
 
 #[test]
 fn the_mcp_server_answers_a_line_that_is_not_json_with_a_parse_error() {
-    use std::io::{BufRead, BufReader, Write};
     let w = world();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
-        .args(["mcp"])
-        .current_dir(&w.repo)
-        .env("MNEME_GATE_CACHE", "off")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
     // Before any handshake, and while the session stays open: the client
-    // must not have to wait for its own time-out.
-    stdin.write_all(b"this is not json\n").unwrap();
-    stdin.flush().unwrap();
-    let reply = rx.recv_timeout(Duration::from_secs(60));
-    stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n").unwrap();
-    drop(stdin);
-    let _ = child.wait();
+    // must not have to wait for its own time-out (the answer comes within
+    // a minute, each line of the session is bounded so).
+    let mut session = hermetic(&w.repo)
+        .arg("mcp")
+        .env("MNEME_GATE_CACHE", "off")
+        .stderr_to(Stdio::null())
+        .timeout(Duration::from_secs(60))
+        .session();
+    session.send("this is not json");
+    let reply = session.line();
+    session.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+    session.end();
     let reply = reply.expect("an answer to a line that is not JSON");
     let v: serde_json::Value = serde_json::from_str(&reply).unwrap();
     assert_eq!(v["error"]["code"], -32700, "{reply}");

@@ -6,8 +6,11 @@
 //! the gate in a testsuite of its own, so a single regression reads as one
 //! failing scenario and the rules it broke; the same bytes on every run.
 
+mod common;
+
+use common::Test;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -16,18 +19,8 @@ fn root() -> PathBuf {
 /// `run` with `args`, the JUnit report on standard output; its exit code and
 /// the XML.
 fn junit(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
-        .arg("run")
-        .args(args)
-        .args(["--junit", "-"])
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env("MNEME_GATE_GIT", "off")
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("COLUMNS")
-        .output()
-        .unwrap();
-    (out.status.code(), String::from_utf8(out.stdout).unwrap())
+    let out = Test::new().arg("run").args(args).args(["--junit", "-"]).dir(dir).run();
+    (out.status.code(), out.stdout)
 }
 
 // --- A small XML reader: elements, attributes, text and the five entities

@@ -3,6 +3,10 @@
 //! paragraphs of `|` cells, every table written is a table, no `**` left
 //! unrendered.
 
+mod common;
+
+use common::Test;
+
 use std::path::{Path, PathBuf};
 
 use comrak::nodes::{AstNode, NodeValue};
@@ -147,12 +151,7 @@ fn the_readme_commands_table_is_one_table_with_a_row_per_command() {
     assert_eq!(tables.len(), 1, "{section}");
     let rows = tables[0].children().count();
     // Every command the binary has (its --help), but clap's own `help`.
-    let help = std::process::Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
-        .env("COLUMNS", "200")
-        .arg("--help")
-        .output()
-        .unwrap();
-    let help = String::from_utf8(help.stdout).unwrap();
+    let help = Test::new().env("COLUMNS", "200").arg("--help").code(0).stdout;
     let listed = &help[help.find("Commands:\n").expect("--help lists the commands") + 10..];
     let commands: Vec<&str> = listed
         .lines()

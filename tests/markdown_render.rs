@@ -8,9 +8,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
-use common::copy_tree;
+use common::{copy_tree, Test};
 
 const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
 
@@ -126,20 +125,15 @@ struct Run {
 /// `mneme-gate run --quiet --markdown --json` in `dir`, with `env` added to
 /// a clean environment (no GitHub variables, git info off).
 fn run(dir: &Path, env: &[(&str, &str)]) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
-    cmd.args(["run", "--quiet", "--annotations", "off", "--markdown", "out/summary.md", "--json", "out/report.json"])
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env("MNEME_GATE_GIT", "off");
+    let mut cmd = Test::new()
+        .args(["run", "--quiet", "--annotations", "off", "--markdown", "out/summary.md", "--json", "out/report.json"])
+        .dir(dir);
     for name in ["GITHUB_ACTIONS", "GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_SHA", "GITHUB_WORKSPACE"] {
-        cmd.env_remove(name);
+        cmd = cmd.env_remove(name);
     }
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
+    let out = cmd.envs(env.iter().copied()).run();
     let read = |name: &str| std::fs::read_to_string(dir.join("out").join(name)).unwrap();
-    Run { code: out.status.code().expect("exited"), markdown: read("summary.md"), json: read("report.json") }
+    Run { code: out.code, markdown: read("summary.md"), json: read("report.json") }
 }
 
 fn github_env(workspace: &Path) -> Vec<(&'static str, String)> {
@@ -303,7 +297,7 @@ fn a_run_in_a_folder_of_the_checkout_links_paths_from_the_repository_root() {
 fn the_broken_suite_renders_and_each_warning_is_its_own_item() {
     let tmp = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+    let out = Test::new()
         .args(["run", "--no-baseline", "--quiet", "--annotations", "off", "--markdown"])
         .arg(tmp.path().join("s.md"))
         .args([
@@ -312,11 +306,8 @@ fn the_broken_suite_renders_and_each_warning_is_its_own_item() {
             "--scenarios",
             "tests/fixtures/suites/broken",
         ])
-        .current_dir(root)
-        .env("MNEME_GATE_GIT", "off")
-        .env_remove("GITHUB_ACTIONS")
-        .output()
-        .unwrap();
+        .dir(root)
+        .run();
     assert_eq!(out.status.code(), Some(1));
     let markdown = std::fs::read_to_string(tmp.path().join("s.md")).unwrap();
     let html = assert_renders(&markdown);

@@ -5,11 +5,14 @@
 //! bound, exit 3 when the server is down or refuses, malformed replies,
 //! `--repeat`, `cassettes prune`, and the API key in no output.
 
+mod common;
+
+use common::{Run, Test};
+
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -244,13 +247,7 @@ fn project(stub: &Stub, extra: &str) -> tempfile::TempDir {
     dir
 }
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(dir: &Path, args: &[&str]) -> Out {
+fn run(dir: &Path, args: &[&str]) -> Run {
     // The workflow allows the stub's endpoint that the configuration names:
     // the key goes only to an endpoint the environment or a flag gives.
     let allowed = std::fs::read_to_string(dir.join("mneme-gate.yaml"))
@@ -258,31 +255,16 @@ fn run(dir: &Path, args: &[&str]) -> Out {
         .lines()
         .find_map(|l| l.trim().strip_prefix("base_url:").map(|u| u.trim().to_string()))
         .unwrap_or_default();
-    let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+    let out = Test::new()
         .args(args)
-        .current_dir(dir)
+        .dir(dir)
         .env("MNEME_GATE_MODEL_ENDPOINTS", allowed)
         .env("MNEME_TEST_KEY", KEY)
-        .env("MNEME_GATE_GIT", "off")
-        .env("NO_COLOR", "1")
-        .env_remove("GITHUB_ACTIONS")
         .env_remove("HTTP_PROXY")
         .env_remove("http_proxy")
         .env_remove("ALL_PROXY")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let out = Out {
-        code: out.status.code().unwrap(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    };
+        .run();
     assert!(!out.stdout.contains(KEY) && !out.stderr.contains(KEY), "the key leaked:\n{}\n{}", out.stdout, out.stderr);
-    out
-}
-
-fn expect(out: Out, code: i32) -> Out {
-    assert_eq!(out.code, code, "stdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
     out
 }
 
@@ -316,7 +298,7 @@ fn record_fills_the_cassettes_and_replay_reproduces_the_report_byte_for_byte_wit
     let stub = Stub::start();
     let dir = project(&stub, "");
     let d = dir.path();
-    let recorded = expect(run(d, &["run", "--responses", "record", "--json", "record.json"]), 0);
+    let recorded = run(d, &["run", "--responses", "record", "--json", "record.json"]).code(0);
     assert!(
         recorded.stderr.contains("model: 0 request(s) replayed from cassettes, 6 sent to http://127.0.0.1:"),
         "{}",
@@ -392,7 +374,7 @@ fn record_fills_the_cassettes_and_replay_reproduces_the_report_byte_for_byte_wit
     // The server stops; replay needs none of it.
     stub.stop();
     drop(stub);
-    let replayed = expect(run(d, &["run", "--json", "replay.json"]), 0);
+    let replayed = run(d, &["run", "--json", "replay.json"]).code(0);
     assert!(!replayed.stderr.contains("sent to"), "{}", replayed.stderr);
     let (a, b) = (std::fs::read(d.join("record.json")).unwrap(), std::fs::read(d.join("replay.json")).unwrap());
     assert!(a == b, "record and replay differ");
@@ -405,13 +387,13 @@ fn an_edited_decision_makes_replay_name_exactly_its_scenarios_and_record_refresh
     let stub = Stub::start();
     let dir = project(&stub, "");
     let d = dir.path();
-    expect(run(d, &["run", "--responses", "record"]), 0);
+    run(d, &["run", "--responses", "record"]).code(0);
     let before = cassettes(d);
     let memory = d.join("project_memory.json");
     let edited = MEMORY.replace("render prices in server components", "render prices on the server");
     std::fs::write(&memory, edited).unwrap();
 
-    let out = expect(run(d, &["run"]), 2);
+    let out = run(d, &["run"]).code(2);
     assert_eq!(
         out.stderr,
         "mneme-gate: error: 1 scenario(s) have no cassette for their request in cassettes; run with --responses record to record them:\n  \
@@ -420,16 +402,16 @@ fn an_edited_decision_makes_replay_name_exactly_its_scenarios_and_record_refresh
     assert_eq!(out.stdout, "", "no report when the answers are incomplete");
 
     let sent = stub.received().len();
-    let out = expect(run(d, &["run", "--responses", "record"]), 0);
+    let out = run(d, &["run", "--responses", "record"]).code(0);
     assert!(out.stderr.contains("model: 5 request(s) replayed from cassettes, 1 sent to"), "{}", out.stderr);
     let again = &stub.received()[sent..];
     assert_eq!(again.len(), 1);
     assert!(again[0].body["messages"][0]["content"].as_str().unwrap().contains("render prices on the server"));
-    expect(run(d, &["run"]), 0);
+    run(d, &["run"]).code(0);
 
     // The old cassette is listed by prune, and removed with --delete.
     assert_eq!(cassettes(d).len(), 7);
-    let out = expect(run(d, &["cassettes", "prune"]), 0);
+    let out = run(d, &["cassettes", "prune"]).code(0);
     let old: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(old.len(), 1, "{}", out.stdout);
     assert!(before.iter().any(|p| p.ends_with(Path::new(old[0]).file_name().unwrap())));
@@ -439,9 +421,9 @@ fn an_edited_decision_makes_replay_name_exactly_its_scenarios_and_record_refresh
         "{}",
         out.stderr
     );
-    expect(run(d, &["cassettes", "prune", "--delete"]), 0);
+    run(d, &["cassettes", "prune", "--delete"]).code(0);
     assert_eq!(cassettes(d).len(), 6);
-    expect(run(d, &["run"]), 0);
+    run(d, &["run"]).code(0);
 }
 
 #[test]
@@ -455,7 +437,7 @@ fn retries_honour_retry_after_and_survive_500s_and_slow_replies() {
         Step::UntilClosed,
         Step::Answer,
     ]);
-    let out = expect(run(dir.path(), &["run", "--responses", "live", "--model-timeout", "1", "--json", "r.json"]), 0);
+    let out = run(dir.path(), &["run", "--responses", "live", "--model-timeout", "1", "--json", "r.json"]).code(0);
     assert!(out.stderr.contains("6 sent to"), "{}", out.stderr);
     // 6 requests, 3 of them tried again (429, 500, timeout): 9 received.
     assert_eq!(stub.received().len(), 9);
@@ -467,7 +449,7 @@ fn at_most_concurrency_requests_are_in_flight() {
     let stub = Stub::start();
     stub.state.meet.store(2, Ordering::SeqCst);
     let dir = project(&stub, "  concurrency: 2\n");
-    expect(run(dir.path(), &["run", "--responses", "live", "--repeat", "2"]), 0);
+    run(dir.path(), &["run", "--responses", "live", "--repeat", "2"]).code(0);
     assert_eq!(stub.received().len(), 12);
     assert_eq!(stub.state.most_in_flight.load(Ordering::SeqCst), 2, "the bound is reached and never passed");
 }
@@ -480,13 +462,11 @@ fn a_server_that_is_down_or_refuses_is_exit_3_with_one_line_and_no_report() {
     let dir = project(&stub, "");
     let d = dir.path();
     let down = format!("http://127.0.0.1:{port}/v1");
-    let out = expect(
-        run(
-            d,
-            &["run", "--responses", "record", "--model-base-url", &down, "--model-retries", "1", "--json", "r.json"],
-        ),
-        3,
-    );
+    let out = run(
+        d,
+        &["run", "--responses", "record", "--model-base-url", &down, "--model-retries", "1", "--json", "r.json"],
+    )
+    .code(3);
     let lines: Vec<&str> = out.stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{}", out.stderr);
     assert!(
@@ -511,16 +491,16 @@ fn a_server_that_is_down_or_refuses_is_exit_3_with_one_line_and_no_report() {
         None,
         r#"{"error":{"message":"Incorrect API key provided: sk-test-9f8e7d6c5b4a"}}"#,
     )]);
-    let out = expect(run(d, &["run", "--responses", "record", "--model-concurrency", "1", "--json", "r.json"]), 3);
+    let out = run(d, &["run", "--responses", "record", "--model-concurrency", "1", "--json", "r.json"]).code(3);
     assert!(out.stderr.contains("HTTP 401 (the server says: \"Incorrect API key provided: [redacted]\"): the server refused the API key: check that MNEME_TEST_KEY holds a valid key"), "{}", out.stderr);
     assert!(!d.join("r.json").exists());
 
     stub.script(&[Step::Status(404, None, "{}")]);
-    let out = expect(run(d, &["run", "--responses", "record", "--model-concurrency", "1"]), 3);
+    let out = run(d, &["run", "--responses", "record", "--model-concurrency", "1"]).code(3);
     assert!(out.stderr.contains("HTTP 404: no such endpoint or model: check that `model.base_url` ends in /v1 and that the server serves `stub-model`"), "{}", out.stderr);
 
     stub.script(&[Step::Body("{\"choices\": oops")]);
-    let out = expect(run(d, &["run", "--responses", "record", "--model-concurrency", "1"]), 3);
+    let out = run(d, &["run", "--responses", "record", "--model-concurrency", "1"]).code(3);
     assert!(
         out.stderr.contains("the reply is not an OpenAI chat completion (invalid JSON at line 1, column 13"),
         "{}",
@@ -529,24 +509,22 @@ fn a_server_that_is_down_or_refuses_is_exit_3_with_one_line_and_no_report() {
 
     // The endpoint the configuration names, with no allowlist: the key is
     // not even read (exit 2, before any request).
-    let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+    let out = Test::new()
         .args(["run", "--responses", "live"])
-        .current_dir(d)
+        .dir(d)
         .env_remove("MNEME_GATE_MODEL_ENDPOINTS")
         .env("MNEME_TEST_KEY", KEY)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("the API key of MNEME_TEST_KEY is not sent there"));
+        .run();
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("the API key of MNEME_TEST_KEY is not sent there"));
     // No key in the environment; the endpoint from the command line.
-    let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+    let out = Test::new()
         .args(["run", "--responses", "live", "--model-base-url", &stub.base_url()])
-        .current_dir(d)
+        .dir(d)
         .env_remove("MNEME_TEST_KEY")
-        .output()
-        .unwrap();
+        .run();
     assert_eq!(out.status.code(), Some(3));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("the API key variable MNEME_TEST_KEY is not set"));
+    assert!(out.stderr.contains("the API key variable MNEME_TEST_KEY is not set"));
     // The requests before each failure were recorded; nothing holds the key.
     no_key_in_files(d);
 }
@@ -561,7 +539,7 @@ fn a_reply_that_does_not_parse_against_the_schema_is_malformed_with_the_raw_repl
         Step::Content("{\"refused\": false, \"files\": 1}"),
         Step::Content("{\"refused\": false, \"files\": 1}"),
     ]);
-    let out = expect(run(d, &["run", "--responses", "record", "--json", "r.json", "--filter", "refund"]), 1);
+    let out = run(d, &["run", "--responses", "record", "--json", "r.json", "--filter", "refund"]).code(1);
     assert!(out.stdout.contains("MALFORMED"), "{}", out.stdout);
     let report: Value = serde_json::from_str(&std::fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
     let refund = &report["scenarios"][0];
@@ -584,7 +562,7 @@ fn repeat_reports_pass_hat_n_and_the_verdicts_of_each_scenario_and_replays_them(
     let d = dir.path();
     // Every scenario's second governed answer breaks its decision.
     *stub.state.bad_governed.lock().unwrap() = Some(2);
-    let out = expect(run(d, &["run", "--responses", "record", "--repeat", "3", "--json", "record.json"]), 1);
+    let out = run(d, &["run", "--responses", "record", "--repeat", "3", "--json", "record.json"]).code(1);
     assert_eq!(stub.received().len(), 18);
     assert!(out.stdout.contains("pass^3: 0.000 (0 of 3 scenario(s) passed every trial)"), "{}", out.stdout);
     assert!(out.stdout.contains("  flaky: checkout: PASS 2, FAIL 1\n"), "{}", out.stdout);
@@ -598,19 +576,19 @@ fn repeat_reports_pass_hat_n_and_the_verdicts_of_each_scenario_and_replays_them(
     assert_eq!(report["model"]["pass_hat_n"], 0.0);
     assert_eq!(cassettes(d).len(), 18);
     drop(stub);
-    expect(run(d, &["run", "--repeat", "3", "--json", "replay.json"]), 1);
+    run(d, &["run", "--repeat", "3", "--json", "replay.json"]).code(1);
     assert!(std::fs::read(d.join("record.json")).unwrap() == std::fs::read(d.join("replay.json")).unwrap());
     // Without --repeat, the first samples replay alone: the first trial's verdicts.
     let first_all_pass =
         report["scenarios"].as_array().unwrap().iter().filter_map(|s| s.get("model")).all(|m| m["trials"][0] == "PASS");
-    expect(run(d, &["run"]), if first_all_pass { 0 } else { 1 });
+    run(d, &["run"]).code(if first_all_pass { 0 } else { 1 });
 }
 
 #[test]
 fn prices_give_an_estimated_cost() {
     let stub = Stub::start();
     let dir = project(&stub, "  prices: {input_per_million: 2.0, output_per_million: 8.0}\n");
-    let out = expect(run(dir.path(), &["run", "--responses", "live", "--json", "-"]), 0);
+    let out = run(dir.path(), &["run", "--responses", "live", "--json", "-"]).code(0);
     let report: Value = serde_json::from_str(&out.stdout).unwrap();
     let total = 600.0 * 2.0 / 1e6 + 120.0 * 8.0 / 1e6;
     assert_eq!(
@@ -628,13 +606,13 @@ fn without_a_model_nothing_changes_and_record_is_refused() {
     std::fs::create_dir(d.join("scenarios")).unwrap();
     std::fs::write(d.join("scenarios/suite.yaml"), SUITE).unwrap();
     std::fs::write(d.join("mneme-gate.yaml"), "memory: project_memory.json\nscenarios: [scenarios/]\n").unwrap();
-    let out = expect(run(d, &["run", "--json", "r.json"]), 0);
+    let out = run(d, &["run", "--json", "r.json"]).code(0);
     assert!(!out.stdout.contains("Model "), "{}", out.stdout);
     let text = std::fs::read_to_string(d.join("r.json")).unwrap();
     assert!(!text.contains("\"model\""), "no model field without a model");
-    let out = expect(run(d, &["run", "--responses", "record"]), 2);
+    let out = run(d, &["run", "--responses", "record"]).code(2);
     assert!(out.stderr.contains("--responses record|live and --repeat need a model"), "{}", out.stderr);
-    let out = expect(run(d, &["cassettes", "prune"]), 2);
+    let out = run(d, &["cassettes", "prune"]).code(2);
     assert!(out.stderr.contains("no model is configured"), "{}", out.stderr);
 }
 
@@ -643,7 +621,7 @@ fn without_a_model_nothing_changes_and_record_is_refused() {
 #[test]
 fn the_model_fields_of_the_reports() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = expect(run(root, &["--config", "docs/examples/models/mneme-gate.yaml", "run", "--json", "-"]), 0);
+    let out = run(root, &["--config", "docs/examples/models/mneme-gate.yaml", "run", "--json", "-"]).code(0);
     let report: Value = serde_json::from_str(&out.stdout).unwrap();
     let refund = report["scenarios"].as_array().unwrap().iter().find(|s| s["id"] == "refund").unwrap();
     insta::assert_json_snapshot!("model_report_fields", json!({"model": report["model"], "refund": refund["model"]}));
@@ -663,7 +641,7 @@ fn a_hostile_cassette_is_refused() {
     let text = std::fs::read_to_string(&cassette).unwrap();
 
     std::fs::write(&cassette, text.replace("\"max_tokens\": 512", "\"max_tokens\": 513")).unwrap();
-    let out = expect(run(d, &["run"]), 2);
+    let out = run(d, &["run"]).code(2);
     assert!(
         out.stderr.contains(
             "its request does not hash to its key (it was edited); delete it and run with --responses record"
@@ -679,7 +657,7 @@ fn a_hostile_cassette_is_refused() {
         std::fs::write(outside.path(), &text).unwrap();
         std::fs::remove_file(&cassette).unwrap();
         std::os::unix::fs::symlink(outside.path(), &cassette).unwrap();
-        let out = expect(run(d, &["run"]), 2);
+        let out = run(d, &["run"]).code(2);
         assert!(out.stderr.contains("leads outside the cassette folder"), "{}", out.stderr);
     }
 }
@@ -719,7 +697,7 @@ fn partitions_of_a_run_with_a_model_merge_to_the_single_run() {
         let mut parts = Vec::new();
         for k in 1..=n {
             let (slice, part) = (format!("{k}/{n}"), format!("part-{k}-of-{n}.json"));
-            expect(run(d, &["run", "--repeat", "2", "--partition", &slice, "--json", &part]), 0);
+            run(d, &["run", "--repeat", "2", "--partition", &slice, "--json", &part]).code(0);
             parts.push(part);
         }
         let mut args: Vec<String> = ["merge".to_string()].into_iter().chain(parts).collect();
@@ -744,7 +722,7 @@ fn token_counts_from_cassettes_saturate_instead_of_wrapping() {
     let stub = Stub::start();
     let dir = project(&stub, "");
     let d = dir.path();
-    expect(run(d, &["run", "--responses", "record"]), 0);
+    run(d, &["run", "--responses", "record"]).code(0);
     stub.stop();
     // A cassette is a file of the repository: its counts can say anything.
     for path in cassettes(d) {
@@ -752,6 +730,6 @@ fn token_counts_from_cassettes_saturate_instead_of_wrapping() {
         v["usage"]["prompt_tokens"] = json!(u64::MAX);
         std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
     }
-    let out = expect(run(d, &["run"]), 0);
+    let out = run(d, &["run"]).code(0);
     assert!(out.stdout.contains(&format!("{} tokens in", u64::MAX)), "{}", out.stdout);
 }

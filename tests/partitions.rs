@@ -9,41 +9,18 @@
 //! generated suite of 10,000 scenarios is in `crates/mneme-gate-dev`
 //! (`tests/partitions.rs`), which has the generator.
 
+mod common;
+
+use common::{Run, Test};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn mneme_gate(dir: &Path, args: &[&str]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("COLUMNS")
-        .env("MNEME_GATE_GIT", "off")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .expect("the binary runs");
-    Out {
-        code: out.status.code().expect("exited"),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
-
-#[track_caller]
-fn expect(out: Out, code: i32) -> Out {
-    assert_eq!(out.code, code, "stdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
-    out
+fn mneme_gate(dir: &Path, args: &[&str]) -> Run {
+    Test::new().dir(dir).args(args).run()
 }
 
 /// The report files both commands write, by flag.
@@ -68,7 +45,7 @@ struct Outcome {
     files: Vec<(String, Vec<u8>)>,
 }
 
-fn outcome(out: Out, dir: &Path) -> Outcome {
+fn outcome(out: Run, dir: &Path) -> Outcome {
     let files =
         FORMATS.iter().map(|(_, name)| (name.to_string(), std::fs::read(dir.join(name)).unwrap_or_default())).collect();
     Outcome { code: out.code, terminal: out.stdout, files }
@@ -100,7 +77,7 @@ fn same_as_a_single_run(dir: &Path, run: &[&str], merge: &[&str], ns: std::ops::
                 .chain(run.iter().copied())
                 .chain(["--partition", &slice, "--json", &part])
                 .collect();
-            let out = expect(mneme_gate(dir, &args), 0);
+            let out = mneme_gate(dir, &args).code(0);
             assert!(out.stdout.starts_with(&format!("partition {k}/{n}: ")), "{}", out.stdout);
             parts.push(part);
         }
@@ -198,13 +175,13 @@ fn partials(dir: &Path, n: usize, extra: &[&str]) -> Vec<String> {
             let slice = format!("{k}/{n}");
             let args: Vec<&str> =
                 ["run", "--partition", &slice, "--json", &part].into_iter().chain(extra.iter().copied()).collect();
-            expect(mneme_gate(&root(), &args), 0);
+            mneme_gate(&root(), &args).code(0);
             part
         })
         .collect()
 }
 
-fn merge(parts: &[&str]) -> Out {
+fn merge(parts: &[&str]) -> Run {
     let args: Vec<&str> = ["merge", "--no-baseline"].into_iter().chain(parts.iter().copied()).collect();
     mneme_gate(&root(), &args)
 }
@@ -216,15 +193,15 @@ fn merge_refuses_partitions_that_do_not_make_one_run() {
     let p: Vec<&str> = three.iter().map(String::as_str).collect();
 
     // A missing partition.
-    let out = expect(merge(&[p[0], p[2]]), 2);
+    let out = merge(&[p[0], p[2]]).code(2);
     assert!(out.stderr.contains("1 of the run's 3 partitions is missing (2/3)"), "{}", out.stderr);
     assert!(out.stdout.is_empty(), "{}", out.stdout);
     // One given twice.
-    let out = expect(merge(&[p[0], p[1], p[1], p[2]]), 2);
+    let out = merge(&[p[0], p[1], p[1], p[2]]).code(2);
     assert!(out.stderr.contains("are both partition 2/3: give each partition once"), "{}", out.stderr);
     // Partitions of another N.
     let two = partials(tmp.path(), 2, &[]);
-    let out = expect(merge(&[p[0], p[1], p[2], &two[0]]), 2);
+    let out = merge(&[p[0], p[1], p[2], &two[0]]).code(2);
     assert!(
         out.stderr.contains("are not partitions of the same run: it is partition 1/2, the other 1/3"),
         "{}",
@@ -237,19 +214,19 @@ fn merge_refuses_partitions_that_do_not_make_one_run() {
     let other_dir = tmp.path().join("other");
     std::fs::create_dir(&other_dir).unwrap();
     let other = partials(&other_dir, 3, &["--memory", memory.to_str().unwrap()]);
-    let out = expect(merge(&[p[0], &other[1], p[2]]), 2);
+    let out = merge(&[p[0], &other[1], p[2]]).code(2);
     assert!(out.stderr.contains("are not partitions of the same run: the memory file differs"), "{}", out.stderr);
     // Another selection of scenarios.
     let filtered_dir = tmp.path().join("filtered");
     std::fs::create_dir(&filtered_dir).unwrap();
     let filtered = partials(&filtered_dir, 3, &["--filter", "pay*"]);
-    let out = expect(merge(&[p[0], p[1], &filtered[2]]), 2);
+    let out = merge(&[p[0], p[1], &filtered[2]]).code(2);
     assert!(out.stderr.contains("the scenarios selected differ"), "{}", out.stderr);
     // Another profile.
     let k_dir = tmp.path().join("k");
     std::fs::create_dir(&k_dir).unwrap();
     let k5 = partials(&k_dir, 3, &["--k", "5"]);
-    let out = expect(merge(&[p[0], p[1], &k5[2]]), 2);
+    let out = merge(&[p[0], p[1], &k5[2]]).code(2);
     assert!(out.stderr.contains("the profile, k or metric definitions differ"), "{}", out.stderr);
 }
 
@@ -257,8 +234,8 @@ fn merge_refuses_partitions_that_do_not_make_one_run() {
 fn merge_refuses_what_is_not_a_partial_report_with_its_place() {
     let tmp = tempfile::tempdir().unwrap();
     let whole = tmp.path().join("whole.json");
-    expect(mneme_gate(&root(), &["run", "--no-baseline", "--json", whole.to_str().unwrap()]), 0);
-    let out = expect(merge(&[whole.to_str().unwrap()]), 2);
+    mneme_gate(&root(), &["run", "--no-baseline", "--json", whole.to_str().unwrap()]).code(0);
+    let out = merge(&[whole.to_str().unwrap()]).code(2);
     assert!(
         out.stderr.contains("this is a whole report (`mneme-gate.report/v1`), not a partial one"),
         "{}",
@@ -270,13 +247,13 @@ fn merge_refuses_what_is_not_a_partial_report_with_its_place() {
     // Cut short: the place of the end.
     let cut = tmp.path().join("cut.json");
     std::fs::write(&cut, &text[..text.len() / 2]).unwrap();
-    let out = expect(merge(&[cut.to_str().unwrap()]), 2);
+    let out = merge(&[cut.to_str().unwrap()]).code(2);
     assert!(out.stderr.contains("cut.json:"), "{}", out.stderr);
     assert!(out.stderr.contains(": not a partial report of mneme-gate: EOF while parsing"), "{}", out.stderr);
     // A field of the wrong type, with its line and column.
     let wrong = tmp.path().join("wrong.json");
     std::fs::write(&wrong, text.replacen("\"index\": 1,", "\"index\": \"1\",", 1)).unwrap();
-    let out = expect(merge(&[wrong.to_str().unwrap()]), 2);
+    let out = merge(&[wrong.to_str().unwrap()]).code(2);
     let line = text.lines().position(|l| l.contains("\"index\": 1,")).unwrap() + 1;
     assert!(out.stderr.contains(&format!("wrong.json:{line}:")), "{}", out.stderr);
     // A scenario moved to another partition by hand.
@@ -285,7 +262,7 @@ fn merge_refuses_what_is_not_a_partial_report_with_its_place() {
     first["partition"]["index"] = 2.into();
     let edited = tmp.path().join("edited.json");
     std::fs::write(&edited, serde_json::to_string_pretty(&first).unwrap()).unwrap();
-    let out = expect(merge(&[edited.to_str().unwrap(), &two[1]]), 2);
+    let out = merge(&[edited.to_str().unwrap(), &two[1]]).code(2);
     assert!(
         out.stderr.contains("edited.json: the partial report is not one mneme-gate wrote: scenario"),
         "{}",
@@ -297,53 +274,53 @@ fn merge_refuses_what_is_not_a_partial_report_with_its_place() {
     first["scenarios"].as_array_mut().unwrap().pop();
     first["report"]["scenarios"].as_array_mut().unwrap().pop();
     std::fs::write(&edited, serde_json::to_string_pretty(&first).unwrap()).unwrap();
-    let out = expect(merge(&[edited.to_str().unwrap(), &two[1]]), 2);
+    let out = merge(&[edited.to_str().unwrap(), &two[1]]).code(2);
     assert!(out.stderr.contains("the partitions do not hold the suite's scenarios"), "{}", out.stderr);
     // A verdict no run gives: refused with its place, not a panic.
     let mut first: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&two[0]).unwrap()).unwrap();
     first["report"]["scenarios"][0]["verdict"] = "PASSED".into();
     std::fs::write(&edited, serde_json::to_string_pretty(&first).unwrap()).unwrap();
-    let out = expect(merge(&[edited.to_str().unwrap(), &two[1]]), 2);
+    let out = merge(&[edited.to_str().unwrap(), &two[1]]).code(2);
     assert!(out.stderr.contains("edited.json:"), "{}", out.stderr);
     assert!(out.stderr.contains("unknown variant `PASSED`"), "{}", out.stderr);
     assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
     // A benign scenario's verdict on a violation scenario.
     first["report"]["scenarios"][0]["verdict"] = "FALSE_POSITIVE".into();
     std::fs::write(&edited, serde_json::to_string_pretty(&first).unwrap()).unwrap();
-    let out = expect(merge(&[edited.to_str().unwrap(), &two[1]]), 2);
+    let out = merge(&[edited.to_str().unwrap(), &two[1]]).code(2);
     assert!(out.stderr.contains("is FALSE_POSITIVE, which only a benign scenario can be"), "{}", out.stderr);
     // Not a file.
-    let out = expect(merge(&[tmp.path().to_str().unwrap()]), 2);
+    let out = merge(&[tmp.path().to_str().unwrap()]).code(2);
     assert!(out.stderr.contains("is a folder, not a regular file"), "{}", out.stderr);
-    let out = expect(merge(&[tmp.path().join("nope.json").to_str().unwrap()]), 2);
+    let out = merge(&[tmp.path().join("nope.json").to_str().unwrap()]).code(2);
     assert!(out.stderr.contains("cannot read"), "{}", out.stderr);
 }
 
 #[test]
 fn partition_flags_are_checked_before_any_work() {
-    let out = expect(mneme_gate(&root(), &["run", "--partition", "1/3"]), 2);
+    let out = mneme_gate(&root(), &["run", "--partition", "1/3"]).code(2);
     assert!(
         out.stderr.contains("--partition writes the partition's partial report: pass --json FILE"),
         "{}",
         out.stderr
     );
     for bad in ["0/3", "4/3", "3", "a/b", "1/0"] {
-        let out = expect(mneme_gate(&root(), &["run", "--partition", bad, "--json", "-"]), 2);
+        let out = mneme_gate(&root(), &["run", "--partition", bad, "--json", "-"]).code(2);
         assert!(out.stderr.contains("--partition"), "{bad}: {}", out.stderr);
     }
-    let out = expect(mneme_gate(&root(), &["run", "--partition", "1/3", "--json", "-", "--junit", "j.xml"]), 2);
+    let out = mneme_gate(&root(), &["run", "--partition", "1/3", "--json", "-", "--junit", "j.xml"]).code(2);
     assert!(
         out.stderr.contains("--junit is about the whole run, not one partition: give it to `mneme-gate merge`"),
         "{}",
         out.stderr
     );
-    let out = expect(mneme_gate(&root(), &["merge"]), 2);
+    let out = mneme_gate(&root(), &["merge"]).code(2);
     assert!(out.stderr.contains("PART.json"), "{}", out.stderr);
 }
 
 #[test]
 fn a_partition_to_standard_output_is_a_partial_report() {
-    let out = expect(mneme_gate(&root(), &["run", "--partition", "2/2", "--json", "-"]), 0);
+    let out = mneme_gate(&root(), &["run", "--partition", "2/2", "--json", "-"]).code(0);
     let partial: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(partial["schema"], "mneme-gate.partial/v1");
     assert_eq!(partial["partition"], serde_json::json!({"index": 2, "count": 2}));
@@ -369,7 +346,7 @@ fn the_coverage_rules_are_refused_with_partitions_not_left_out_of_the_gate() {
         std::fs::write(&config, text).unwrap();
         let config = config.display().to_string();
         let name = rule.split(':').next().unwrap();
-        let out = expect(mneme_gate(&root(), &["--config", &config, "run", "--partition", "1/2", "--json", "-"]), 2);
+        let out = mneme_gate(&root(), &["--config", &config, "run", "--partition", "1/2", "--json", "-"]).code(2);
         assert!(
             out.stderr.contains(&format!("gate rule {name} is on, and --partition cannot judge it")),
             "{}",
@@ -379,7 +356,7 @@ fn the_coverage_rules_are_refused_with_partitions_not_left_out_of_the_gate() {
             .into_iter()
             .chain(parts.iter().map(String::as_str))
             .collect();
-        let out = expect(mneme_gate(&root(), &args), 2);
+        let out = mneme_gate(&root(), &args).code(2);
         assert!(out.stderr.contains(&format!("gate rule {name} is on")), "{}", out.stderr);
     }
 }

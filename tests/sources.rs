@@ -14,6 +14,8 @@ use std::process::Command;
 // (the other tests run the binary with their own settings).
 mod common;
 
+use common::{copy_tree, expect, Out, Test};
+
 use mneme_gate::memory::sources::{self, IdFrom, Proposed};
 use mneme_gate::memory::{Memory, Source, SourceKind, Sources};
 use mneme_gate::profile::Family;
@@ -540,54 +542,18 @@ fn a_broken_front_matter_is_an_error_at_its_line() {
 // ---------------------------------------------------------------------------
 // The command line.
 
-struct Out {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
+/// The binary in `dir`, git info and the cache off.
 fn run(dir: &Path, args: &[&str]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env("MNEME_GATE_GIT", "off")
-        .env("MNEME_GATE_CACHE", "off")
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("COLUMNS")
-        .output()
-        .unwrap();
-    Out {
-        code: out.status.code(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
-
-fn expect(out: Out, code: i32, what: &str) -> Out {
-    assert_eq!(out.code, Some(code), "{what}\nstdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
-    out
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
+    let out = Test::new().dir(dir).args(args).env("MNEME_GATE_CACHE", "off").run();
+    Out { code: Some(out.code), stdout: out.stdout, stderr: out.stderr }
 }
 
 /// A repository whose only decisions are `docs/adr/` and `.cursor/rules/`.
 fn adr_and_cursor_repository() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let f = root().join("fixtures/sources");
-    copy_dir(&f.join("govuk-aws/docs/architecture/decisions"), &dir.path().join("docs/adr"));
-    copy_dir(&f.join("awesome-cursorrules/.cursor/rules"), &dir.path().join(".cursor/rules"));
+    copy_tree(&f.join("govuk-aws/docs/architecture/decisions"), &dir.path().join("docs/adr"));
+    copy_tree(&f.join("awesome-cursorrules/.cursor/rules"), &dir.path().join(".cursor/rules"));
     std::fs::write(
         dir.path().join("mneme-gate.yaml"),
         "# decisions: the ADRs and the Cursor rules, in pool order\nmemory: [adr: docs/adr/, cursor: .cursor/rules/]\nscenarios: scenarios/\n",
@@ -1395,7 +1361,7 @@ fn init_lists_every_decision_folder_of_the_real_repositories() {
     ];
     for (name, want) in cases {
         let dir = tempfile::tempdir().unwrap();
-        copy_dir(&root().join("fixtures/sources").join(name), dir.path());
+        copy_tree(&root().join("fixtures/sources").join(name), dir.path());
         common::git(dir.path(), &["init", "-q"]);
         common::git(dir.path(), &["add", "-A"]);
         common::git(dir.path(), &["commit", "-qm", "fixture"]);

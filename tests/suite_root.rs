@@ -15,6 +15,8 @@ use std::time::Duration;
 
 mod common;
 
+use common::Test;
+
 /// When a run is killed: every run here refuses at once, and a read that
 /// never ends is the bug; minutes, so that a loaded machine never fails it.
 const TIMEOUT: Duration = Duration::from_secs(300);
@@ -108,26 +110,21 @@ impl Fixture {
     /// Runs `mneme-gate run` on `suite` (or `root`), writing every report,
     /// with `env` added; killed after [`TIMEOUT`].
     fn run_on(&self, root: &str, env: &[(&str, &str)]) -> Run {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
-        command
-            .args(["run", "--memory", "memory.json", "--scenarios", root, "--no-baseline"])
-            .args(["--json", "report.json", "--markdown", "report.md", "--junit", "report.xml"])
-            .current_dir(self.dir.path())
-            .env("MNEME_GATE_GIT", "off")
-            .env("NO_COLOR", "1")
-            .env_remove("GITHUB_ACTIONS");
-        for (k, v) in env {
-            command.env(k, v);
-        }
         for report in ["report.json", "report.md", "report.xml"] {
             let _ = fs::remove_file(self.path(report));
         }
-        let out = common::output_within(command, TIMEOUT);
-        let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
+        let out = Test::new()
+            .args(["run", "--memory", "memory.json", "--scenarios", root, "--no-baseline"])
+            .args(["--json", "report.json", "--markdown", "report.md", "--junit", "report.xml"])
+            .dir(self.dir.path())
+            .envs(env.iter().copied())
+            .timeout(TIMEOUT)
+            .lossy()
+            .run();
         let run = Run {
-            code: out.status.code().expect("exited"),
-            stdout: text(out.stdout),
-            stderr: text(out.stderr),
+            code: out.code,
+            stdout: out.stdout,
+            stderr: out.stderr,
             reports: ["report.json", "report.md", "report.xml"]
                 .map(|r| fs::read_to_string(self.path(r)).unwrap_or_default()),
         };

@@ -7,9 +7,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use common::copy_tree;
+use common::{copy_tree, Test};
 
 const WIDTH: usize = 80;
 
@@ -26,22 +25,12 @@ fn root() -> PathBuf {
 /// The binary in `dir`, colour and git off; `columns` sets `COLUMNS` (and
 /// `None` removes it).
 fn run(dir: &Path, args: &[&str], columns: Option<usize>) -> Out {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mneme-gate"));
-    cmd.args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env("MNEME_GATE_GIT", "off")
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("COLUMNS");
+    let mut cmd = Test::new().dir(dir).args(args);
     if let Some(c) = columns {
-        cmd.env("COLUMNS", c.to_string());
+        cmd = cmd.env("COLUMNS", c.to_string());
     }
-    let out = cmd.output().unwrap();
-    Out {
-        code: out.status.code(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
+    let out = cmd.run();
+    Out { code: Some(out.code), stdout: out.stdout, stderr: out.stderr }
 }
 
 /// Columns a line takes, approximately, as a terminal shows it: one per
