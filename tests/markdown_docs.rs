@@ -137,9 +137,9 @@ fn the_check_finds_a_table_broken_by_a_blank_line_and_stray_asterisks() {
 }
 
 #[test]
-fn the_readme_commands_table_is_one_table_with_a_row_per_command() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let section = &readme[readme.find("## Commands\n").unwrap()..];
+fn the_reference_commands_table_is_one_table_with_a_row_per_command() {
+    let reference = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference.md")).unwrap();
+    let section = &reference[reference.find("## Commands\n").unwrap()..];
     let section = &section[..section[3..].find("\n## ").unwrap() + 3];
     let arena = Arena::new();
     let root = parse_document(&arena, section, &gfm());
