@@ -101,7 +101,7 @@ impl Config {
                 None,
                 None,
                 format!(
-                    "the configuration file is larger than {}, the most mneme-gate reads; a configuration is a few lines: check the path (see README: Configuration)",
+                    "the configuration file is larger than {}, the most mneme-gate reads; a configuration is a few lines: check the path (see docs/reference.md: Configuration)",
                     size_in_words(limit)
                 ),
             ),
@@ -270,7 +270,7 @@ impl Config {
                     message: if message.contains("(docs/") {
                         message
                     } else {
-                        format!("{message} (see README: Configuration)")
+                        format!("{message} (see docs/reference.md: Configuration)")
                     },
                 };
                 (error, value_error(&e))
@@ -593,7 +593,7 @@ mod tests {
             }
             assert_eq!(
                 (e.line, e.column, e.message.as_str()),
-                (Some(line), Some(column), &*format!("{message} (see README: Configuration)")),
+                (Some(line), Some(column), &*format!("{message} (see docs/reference.md: Configuration)")),
                 "{text:.80}"
             );
         }
@@ -613,7 +613,7 @@ mod tests {
         let e = Config::discover(Some(&large)).unwrap_err();
         assert_eq!(
             e.to_string(),
-            format!("{}: the configuration file is larger than 1 MiB, the most mneme-gate reads; a configuration is a few lines: check the path (see README: Configuration)", large.display())
+            format!("{}: the configuration file is larger than 1 MiB, the most mneme-gate reads; a configuration is a few lines: check the path (see docs/reference.md: Configuration)", large.display())
         );
         let e = Config::discover(Some(dir.path())).unwrap_err();
         assert_eq!(

@@ -39,13 +39,13 @@ pub fn config_text(sources: &[Source]) -> String {
         }
     };
     format!(
-        "# mneme-gate configuration, written by `mneme-gate init` (see the README: Configuration).\n\
+        "# mneme-gate configuration, written by `mneme-gate init` (see docs/reference.md: Configuration).\n\
          # Paths are relative to this file.\n\
          {memory}\
          scenarios:\n  - scenarios/\n\
          baseline: reports/baseline.json\n\
          retrieval:\n  profile: default   # or `mneme` to reproduce Mneme exactly\n  k: 3\n\
-         gate: {{}}            # rule modes and tolerances: see the README\n"
+         gate: {{}}            # rule modes and tolerances: see docs/gate.md\n"
     )
 }
 
@@ -237,7 +237,7 @@ pub fn starter_suite(index: &Index, memory: &str) -> (String, usize, usize) {
          # - rewrite `task` the way an agent would be asked to do the work;\n\
          # - list in `acceptable` the decisions that may also be injected;\n\
          # - record the model's answers without and with the context block under `responses:`\n\
-         #   and add `assertions:` they must satisfy (see the README: Running a suite).\n\
+         #   and add `assertions:` they must satisfy (see docs/scenarios.md).\n\
          # Skeletons whose decision is not retrieved for its own title are commented out with\n\
          # the reason: fix the task (or the decision), then uncomment them.\n\
          # A starter's task is its decision's own title, which says little about the retriever:\n\

@@ -31,7 +31,8 @@ Then the pipeline, each stage taking plain data from the ones before it:
   from, and the memory kept hot for `mcp`.
 - [`hook`]: an agent's hook input read into a task and a file, and its output.
 - [`scenarios`]: native YAML suites and Mneme benchmark folders.
-- [`model`]: the answers a scenario lacks, asked of a model through cassettes.
+- [`model`]: Layer 2's language model: the answers a scenario lacks, asked
+  of an OpenAI-compatible endpoint and kept as cassettes, replayed in CI.
 - [`verdict`]: one scenario's answers judged (PASS, FAIL, WEAK, ...).
 - [`metrics`]: per-scenario and suite figures.
 - [`run`]: the stages above for every scenario, in parallel, in suite order.

@@ -154,7 +154,14 @@ fn validate_reports_all_four_problems_and_exits_2() {
 fn validate_warnings_fail_only_when_strict() {
     let out = Test::new().args(["validate", "--memory", "tests/fixtures/memory/warnings.json"]).code(0);
     assert!(out.stdout.contains("2 warning(s)"));
-    Test::new().args(["validate", "--memory", "tests/fixtures/memory/warnings.json", "--strict"]).code(2);
+    // A strict failure goes through the one error path: the findings on
+    // stdout, then the `error:` line on stderr, and exit 2.
+    let out = Test::new().args(["validate", "--memory", "tests/fixtures/memory/warnings.json", "--strict"]).code(2);
+    assert!(out.stdout.contains("2 warning(s)"), "{}", out.stdout);
+    assert_eq!(
+        out.stderr,
+        "mneme-gate: error: tests/fixtures/memory/warnings.json is not valid: 0 errors and 2 warnings (--strict counts warnings)\n"
+    );
     let out = Test::new().args(["validate", "--memory", SMALL, "--strict"]).code(0);
     insta::assert_snapshot!("validate_small", out.stdout);
 }
@@ -452,6 +459,30 @@ fn github_annotations_and_step_outputs() {
     let out = Test::new().args(with(&BROKEN, &["--annotations", "gitlab"])).code(2);
     assert!(out.stderr.contains("invalid value 'gitlab' for '--annotations <KIND>'"), "{}", out.stderr);
     assert!(out.stderr.contains("[possible values: github, off]"), "{}", out.stderr);
+}
+
+#[test]
+fn a_strict_validation_failure_is_an_annotation_in_github_actions() {
+    let out = Command::new(env!("CARGO_BIN_EXE_mneme-gate"))
+        .args(["validate", "--memory", "tests/fixtures/memory/warnings.json", "--strict"])
+        .env("GITHUB_ACTIONS", "true")
+        .env("MNEME_GATE_GIT", "off")
+        .env("NO_COLOR", "1")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("error: tests/fixtures/memory/warnings.json is not valid: 0 errors and 2 warnings"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "::error title=mneme-gate::tests/fixtures/memory/warnings.json is not valid: 0 errors and 2 warnings"
+        ),
+        "{stderr}"
+    );
 }
 
 #[test]

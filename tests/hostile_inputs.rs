@@ -304,7 +304,7 @@ fn a_configuration_that_is_a_pipe_or_repeats_a_key_is_refused_in_words() {
         out.stderr,
         format!(
             "mneme-gate: error: {}:2:1: `memory` is set a second time here, in the same mapping; YAML does not allow \
-             it: keep only one (see README: Configuration)\n",
+             it: keep only one (see docs/reference.md: Configuration)\n",
             config.display()
         )
     );

@@ -1,7 +1,7 @@
 //! The README and every page of `docs/` read as GitHub renders them
 //! (GitHub-flavoured Markdown, with comrak): no table that fell apart into
 //! paragraphs of `|` cells, every table written is a table, no `**` left
-//! unrendered.
+//! unrendered, and every relative link leads to a file and a heading.
 
 mod common;
 
@@ -141,9 +141,9 @@ fn the_check_finds_a_table_broken_by_a_blank_line_and_stray_asterisks() {
 }
 
 #[test]
-fn the_readme_commands_table_is_one_table_with_a_row_per_command() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let section = &readme[readme.find("## Commands\n").unwrap()..];
+fn the_reference_commands_table_is_one_table_with_a_row_per_command() {
+    let reference = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference.md")).unwrap();
+    let section = &reference[reference.find("## Commands\n").unwrap()..];
     let section = &section[..section[3..].find("\n## ").unwrap() + 3];
     let arena = Arena::new();
     let root = parse_document(&arena, section, &gfm());
@@ -165,4 +165,93 @@ fn the_readme_commands_table_is_one_table_with_a_row_per_command() {
     for c in commands {
         assert!(section.contains(&format!("| `mneme-gate {c} ")), "{c}");
     }
+}
+
+/// The anchor GitHub gives a heading: lower case, every character but
+/// letters, digits, `-`, `_` and spaces dropped, spaces made `-`; a repeated
+/// anchor gets `-1`, `-2`, ...
+fn anchors(markdown: &str) -> Vec<String> {
+    let arena = Arena::new();
+    let root = parse_document(&arena, markdown, &gfm());
+    let (mut seen, mut bases): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+    for node in root.descendants() {
+        if !matches!(node.data.borrow().value, NodeValue::Heading(_)) {
+            continue;
+        }
+        let mut text = String::new();
+        for d in node.descendants() {
+            match &d.data.borrow().value {
+                NodeValue::Text(t) => text.push_str(t),
+                NodeValue::Code(c) => text.push_str(&c.literal),
+                _ => {}
+            }
+        }
+        let slug: String = text
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let n = bases.iter().filter(|s| **s == slug).count();
+        seen.push(if n == 0 { slug.clone() } else { format!("{slug}-{n}") });
+        bases.push(slug);
+    }
+    seen
+}
+
+/// Every relative link of `markdown` (outside code): its target.
+fn relative_links(markdown: &str) -> Vec<String> {
+    let arena = Arena::new();
+    let root = parse_document(&arena, markdown, &gfm());
+    root.descendants()
+        .filter_map(|n| match &n.data.borrow().value {
+            NodeValue::Link(link) | NodeValue::Image(link) => Some(link.url.clone()),
+            _ => None,
+        })
+        .filter(|url| !url.contains("://") && !url.starts_with("mailto:"))
+        .collect()
+}
+
+#[test]
+fn every_relative_link_of_the_docs_resolves() {
+    let mut problems = Vec::new();
+    for file in documents() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for url in relative_links(&text) {
+            let (path, anchor) = url.split_once('#').map_or((url.as_str(), None), |(p, a)| (p, Some(a)));
+            let target = if path.is_empty() { file.clone() } else { file.parent().unwrap().join(path) };
+            if !target.exists() {
+                problems.push(format!("{}: {url}: no such file", file.display()));
+                continue;
+            }
+            if let Some(anchor) = anchor {
+                if target.extension().is_some_and(|e| e == "md") {
+                    let there = std::fs::read_to_string(&target).unwrap();
+                    if !anchors(&there).iter().any(|a| a == anchor) {
+                        problems.push(format!("{}: {url}: no such heading", file.display()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "links that lead nowhere:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn anchors_are_the_ones_github_makes() {
+    let page = "# Install\n\n## Configuration (`mneme-gate.yaml`)\n\n## In the agent's loop\n\n## Where we differ from Mneme 0.10.0\n\n## Install\n";
+    assert_eq!(
+        anchors(page),
+        [
+            "install",
+            "configuration-mneme-gateyaml",
+            "in-the-agents-loop",
+            "where-we-differ-from-mneme-0100",
+            "install-1"
+        ]
+    );
+    assert_eq!(
+        relative_links("[a](docs/x.md#y) [b](https://e.org) `[c](z.md)`\n\n```\n[d](w.md)\n```\n"),
+        ["docs/x.md#y"]
+    );
 }

@@ -1704,5 +1704,5 @@ fn id_from_stem_in_the_configuration() {
     let out = common::run(dir.path(), &["validate"], QUIET);
     assert_eq!(out.code, Some(2), "{}{}", out.stdout, out.stderr);
     assert!(out.stderr.contains("`id_from` is `slug`") && out.stderr.contains("docs/sources.md"), "{}", out.stderr);
-    assert!(!out.stderr.contains("README: Configuration"), "{}", out.stderr);
+    assert!(!out.stderr.contains("docs/reference.md: Configuration"), "{}", out.stderr);
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs every console example of docs/*.md and checks its output.
+"""Runs every console example of README.md and docs/*.md and checks its output.
 
 A console example is a fenced block opened with ```console. Each line that
 starts with "$ " is a command; the lines after it, up to the next "$ " line or
@@ -93,7 +93,7 @@ def main():
     env["NO_COLOR"] = "1"
     env["PATH"] = f"{binary.parent}{os.pathsep}{env.get('PATH', '')}"
 
-    files = [Path(f) for f in args.files] or sorted((ROOT / "docs").glob("*.md"))
+    files = [Path(f) for f in args.files] or [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
     (ROOT / "target").mkdir(exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="docs-examples.", dir=ROOT / "target"))
     try:
