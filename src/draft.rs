@@ -501,7 +501,9 @@ fn is_document(path: &str) -> bool {
 fn is_decision_like(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     let (folder, name) = lower.rsplit_once('/').unwrap_or(("", &lower));
-    crate::memory::sources::walk::adr_file(name) && (folder.contains("adr") || folder.contains("decision"))
+    let numbered = crate::memory::sources::walk::adr_file(name);
+    let own_folder = crate::memory::sources::walk::folder_adr(std::path::Path::new(folder), name);
+    (numbered || own_folder) && (folder.contains("adr") || folder.contains("decision"))
 }
 
 /// What kind of control a commit no decision touches is, if any.

@@ -128,6 +128,33 @@ fn nygard_adrs_of_govuk_aws() {
     assert_eq!((m.pool.len(), m.excluded.len()), (12, 0));
 }
 
+/// Decision records kept as folders of their own (`<date>-<slug>/README.md`,
+/// each beside its images), as the Eclipse Dataspace Components keep them:
+/// the folder names the decision, the source's own README (an index) is
+/// skipped.
+#[test]
+fn decision_folders_of_the_eclipse_dataspace_connector() {
+    let sources = fixture(SourceKind::Adr, "edc-connector/docs/developer/decision-records");
+    let none: &[&str] = &[];
+    let memory = check(
+        &sources,
+        &[
+            ("ADR-2022-02-03-integration-testing", "Integration testing", None, none, 3, 0),
+            ("ADR-2022-03-15-policy-scopes", "Policy Scopes", None, none, 2, 0),
+            ("ADR-2022-06-03-event-framework", "Event framework", None, none, 0, 0),
+            ("ADR-2022-06-09-shared-clock", "Shared clock", None, none, 0, 0),
+        ],
+    );
+    let (pool, out) = ids(&memory);
+    assert_eq!(pool.len(), 4);
+    assert!(out.is_empty());
+    let clock = memory.pool.iter().find(|d| d.id == "ADR-2022-06-09-shared-clock").unwrap();
+    assert!(clock.origin.as_ref().unwrap().file.ends_with("2022-06-09-shared-clock/README.md"));
+    assert!(clock.tags.is_empty(), "the decision's own folder is not a tag: {:?}", clock.tags);
+    // Dated names are no sequence numbers: no warning that four share `2022`.
+    assert!(memory.diagnostics.is_empty(), "{:#?}", memory.diagnostics);
+}
+
 /// MADR 2 as log4brains writes it (`- Status:` bullets, date-numbered files
 /// whose ids are their names), with its README, index and template skipped.
 #[test]
@@ -958,6 +985,21 @@ fn init_proposes_the_sources_it_finds() {
     let config = std::fs::read_to_string(dir.path().join("mneme-gate.yaml")).unwrap();
     assert!(config.contains("memory:             # decision sources, in pool order (docs/sources.md)\n  - adr: \"docs/adr/\"\n  - cursor: \".cursor/rules/\"\n"), "{config}");
     expect(run(dir.path(), &["run"]), 0, "the generated suite passes");
+}
+
+/// `init` finds decision records kept as folders of their own, deep in a
+/// repository (`docs/developer/decision-records/<date>-<slug>/README.md`).
+#[test]
+fn init_finds_decision_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_tree(&root().join("fixtures/sources/edc-connector"), dir.path());
+    common::git(dir.path(), &["init", "-q"]);
+    let out = expect(run(dir.path(), &["init"]), 0, "init");
+    assert!(out.stdout.replace('\n', " ").contains("adr:docs/developer/decision-records"), "{}", out.stdout);
+    let config = std::fs::read_to_string(dir.path().join("mneme-gate.yaml")).unwrap();
+    assert!(config.contains("  - adr: \"docs/developer/decision-records/\"\n"), "{config}");
+    let out = expect(run(dir.path(), &["validate"]), 0, "validate");
+    assert!(out.stdout.contains("4 record"), "{}", out.stdout);
 }
 
 /// Cursor's legacy `.cursorrules`: one record per top-level section, or one

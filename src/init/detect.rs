@@ -71,6 +71,16 @@ pub fn find(root: &Path, known: &[String]) -> Found {
         let mut numbered = Vec::new();
         for (name, t) in &names {
             if t.is_dir() {
+                // A decision kept as a folder of its own (`0007-events/README.md`).
+                if adr_file(&format!("{name}.md")) {
+                    for own in ["README.md", "index.md"] {
+                        let file = dir.join(name).join(own);
+                        if fs::symlink_metadata(&file).is_ok_and(|m| m.is_file()) {
+                            numbered.push(file);
+                            break;
+                        }
+                    }
+                }
                 if depth < MAX_DEPTH && !name.starts_with('.') && !SKIPPED.contains(&name.as_str()) {
                     let child = if rel.is_empty() { name.clone() } else { format!("{rel}/{name}") };
                     stack.push((dir.join(name), child, depth + 1));
@@ -143,17 +153,25 @@ pub fn prefixes(folders: &[String]) -> Vec<Option<String>> {
         .collect()
 }
 
-/// Whether `dir` (a real folder, not a link) holds a numbered Markdown file.
+/// Whether `dir` (a real folder, not a link) holds a numbered Markdown file,
+/// or a numbered folder with a `README.md` or `index.md` (a decision kept as
+/// a folder of its own).
 fn has_numbered(dir: &Path) -> bool {
     let is_dir = fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir());
-    is_dir
-        && fs::read_dir(dir)
-            .map(|entries| {
-                entries
-                    .filter_map(Result::ok)
-                    .any(|e| e.file_type().is_ok_and(|t| t.is_file()) && adr_file(&e.file_name().to_string_lossy()))
-            })
-            .unwrap_or(false)
+    let numbered = |e: &fs::DirEntry| {
+        let name = e.file_name().to_string_lossy().into_owned();
+        match e.file_type() {
+            Ok(t) if t.is_file() => adr_file(&name),
+            Ok(t) if t.is_dir() => {
+                adr_file(&format!("{name}.md"))
+                    && ["README.md", "index.md"]
+                        .iter()
+                        .any(|own| fs::symlink_metadata(e.path().join(own)).is_ok_and(|m| m.is_file()))
+            }
+            _ => false,
+        }
+    };
+    is_dir && fs::read_dir(dir).map(|entries| entries.filter_map(Result::ok).any(|e| numbered(&e))).unwrap_or(false)
 }
 
 /// Whether the start of a file reads as an ADR: a status (front matter,

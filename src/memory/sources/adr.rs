@@ -41,6 +41,19 @@ pub(crate) fn is_date(n: &str) -> bool {
     n.len() == 8 && ok(&n[..4], 1970, 2999) && ok(&n[4..6], 1, 12) && ok(&n[6..], 1, 31)
 }
 
+/// Whether a file or folder name starts with an ISO date (`2022-02-10-…`,
+/// as the Eclipse Dataspace Components name their decision records): its
+/// leading number is a year, not a sequence number, and the id is the whole
+/// name, as for [`is_date`].
+pub(crate) fn iso_dated(name: &str) -> bool {
+    let b = name.as_bytes();
+    b.len() >= 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && is_date(&format!("{}{}{}", &name[..4], &name[5..7], &name[8..10]))
+        && !b.get(10).is_some_and(u8::is_ascii_digit)
+}
+
 /// What an ADR's id may come from, settled over the whole source by
 /// [`assign_ids`] (a number is an id only when no other file of the source
 /// has it).
@@ -140,12 +153,14 @@ fn part(w: &str) -> Option<Part> {
 /// that does not read as an ADR (a note about it is in `problems`).
 pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileRecords {
     let mut out = FileRecords::default();
-    let name = rel.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let stem = name.strip_suffix(".md").or_else(|| name.strip_suffix(".markdown")).unwrap_or(&name).to_string();
+    // The decision's own path without `.md`: its file's, or its folder's
+    // when the decision is a folder of its own (`0007-events/README.md`).
+    let stem_path = super::walk::adr_stem_path(rel);
+    let stem = stem_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let prefix = source.id_prefix.as_deref().unwrap_or("ADR-");
     let file_number = number(&stem);
     let (number_value, number_id) = match file_number {
-        Some(n) if !is_date(n) => (n.parse::<u64>().ok(), Some(format!("{prefix}{n}"))),
+        Some(n) if !is_date(n) && !iso_dated(&stem) => (n.parse::<u64>().ok(), Some(format!("{prefix}{n}"))),
         _ => (None, None),
     };
     let stem_id = match file_number {
@@ -253,9 +268,17 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
         superseded_by = Some(by);
     }
     let superseded_stem = superseded_by.as_deref().and_then(|r| {
-        let file = r.rsplit('/').next().unwrap_or(r);
-        let file = file.split(['#', '?']).next().unwrap_or(file);
-        file.strip_suffix(".md").map(str::to_string)
+        let target = r.split(['#', '?']).next().unwrap_or(r);
+        let mut pieces = target.trim_end_matches('/').rsplit('/');
+        let file = pieces.next().unwrap_or(target);
+        match pieces.next() {
+            // A decision kept as a folder: its folder's name.
+            Some(folder) if matches!(file.to_ascii_lowercase().as_str(), "readme.md" | "index.md") => {
+                Some(folder.to_string())
+            }
+            _ if target.ends_with('/') => Some(file.to_string()),
+            _ => file.strip_suffix(".md").map(str::to_string),
+        }
     });
     let superseded_by = superseded_by.map(|r| reference(&r, prefix));
 
@@ -352,14 +375,13 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileR
     // Tags: front matter, else the folders below the source's folder.
     let tags = match &fm.tags {
         Some(f) => out.list_field(f, "tags", &id),
-        None => rel
+        None => stem_path
             .parent()
             .map(|p| p.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect())
             .unwrap_or_default(),
     };
     let forced_inactive = source.proposed == Proposed::Inactive && status.as_deref() == Some("proposed");
-    let rel_text = rel.to_string_lossy().replace('\\', "/");
-    let rel_stem = rel_text.strip_suffix(".md").or_else(|| rel_text.strip_suffix(".markdown")).unwrap_or(&rel_text);
+    let rel_stem = stem_path.to_string_lossy().replace('\\', "/");
     out.records.push(Record {
         id,
         title,
@@ -595,9 +617,17 @@ pub(crate) fn read_status(text: &str, links: &[String]) -> (String, Option<Strin
 /// (`0015-dns.md`), else the first number of the text (`ADR-0123`,
 /// `15. DNS`), with the prefix; else the text as written.
 pub(crate) fn reference(text: &str, prefix: &str) -> String {
-    let file = text.rsplit('/').next().unwrap_or(text);
+    // A decision kept as a folder is linked by its folder (`../0015-dns/`)
+    // or its folder's README (`../0015-dns/README.md`).
+    let target = text.split(['#', '?']).next().unwrap_or(text).trim_end_matches('/');
+    let mut pieces = target.rsplit('/');
+    let last = pieces.next().unwrap_or(target);
+    let file = match pieces.next() {
+        Some(folder) if matches!(last.to_ascii_lowercase().as_str(), "readme.md" | "index.md") => folder,
+        _ => last,
+    };
     if let Some(n) = number(file) {
-        if is_date(n) {
+        if is_date(n) || iso_dated(file) {
             let stem = file.split(['#', '?']).next().unwrap_or(file);
             let stem = stem.strip_suffix(".md").unwrap_or(stem);
             return format!("{prefix}{stem}");
@@ -757,9 +787,14 @@ mod tests {
             "ADR-20201016-use-the-adr-slug-as-its-unique-id"
         );
         assert_eq!(reference("0012-x.md#top", "ADR-"), "ADR-0012");
+        assert_eq!(reference("../0015-dns/README.md", "ADR-"), "ADR-0015");
+        assert_eq!(reference("../0015-dns/", "ADR-"), "ADR-0015");
+        assert_eq!(reference("../2022-02-10-use-jackson/README.md", "ADR-"), "ADR-2022-02-10-use-jackson");
         assert!(is_date("20200926"));
         assert!(!is_date("00000001"));
         assert!(!is_date("0001"));
+        assert!(iso_dated("2022-02-10-use-jackson") && iso_dated("2022-02-10"));
+        assert!(!iso_dated("2022-13-10-x") && !iso_dated("0001-x") && !iso_dated("2022-02-100"));
         assert_eq!(reference("the new one", "ADR-"), "the new one");
         assert_eq!(inline_status("Status: accepted"), Some("accepted"));
         assert_eq!(inline_status("Date: 2020"), None);

@@ -132,14 +132,16 @@ pub(crate) fn find(source: &Source, root: &Path) -> Result<Walk, String> {
     let sub = |p: &str| path.join(p);
     match source.kind {
         SourceKind::Json => return Err(format!("{} is a folder: a JSON source is one memory file", shown(path))),
-        SourceKind::Adr => walk_dir(path, &canonical, &mut walk, &|name| adr_candidate(name).then_some(Role::Adr)),
+        SourceKind::Adr => walk_dir(path, &canonical, &mut walk, &|dir, name| {
+            (adr_candidate(name) || folder_adr(dir, name)).then_some(Role::Adr)
+        }),
         SourceKind::Agents => {
-            walk_dir(path, &canonical, &mut walk, &|name| (name == "AGENTS.md").then_some(Role::AgentsMemory))
+            walk_dir(path, &canonical, &mut walk, &|_, name| (name == "AGENTS.md").then_some(Role::AgentsMemory))
         }
         SourceKind::Cursor => {
             let legacy = sub(".cursorrules");
             let rules = if is_named(path, ".cursor") { sub("rules") } else { sub(".cursor/rules") };
-            let keep = |name: &str| name.ends_with(".mdc").then_some(Role::CursorRule);
+            let keep = |_: &Path, name: &str| name.ends_with(".mdc").then_some(Role::CursorRule);
             if rules.is_dir() {
                 walk_under(&rules, &canonical, &mut walk, &keep);
             }
@@ -154,7 +156,7 @@ pub(crate) fn find(source: &Source, root: &Path) -> Result<Walk, String> {
             let base = if path.join(".github").is_dir() { path.join(".github") } else { path.clone() };
             let repository = base.join("copilot-instructions.md");
             let instructions = base.join("instructions");
-            let keep = |name: &str| name.ends_with(".instructions.md").then_some(Role::CopilotInstructions);
+            let keep = |_: &Path, name: &str| name.ends_with(".instructions.md").then_some(Role::CopilotInstructions);
             if repository.is_file() {
                 push_file(
                     &repository,
@@ -176,7 +178,7 @@ pub(crate) fn find(source: &Source, root: &Path) -> Result<Walk, String> {
                 push_file(&memory, PathBuf::from("CLAUDE.md"), Role::ClaudeMemory, &canonical, &mut walk);
             }
             let rules = if is_named(path, ".claude") { path.join("rules") } else { path.join(".claude/rules") };
-            let keep = |name: &str| name.ends_with(".md").then_some(Role::ClaudeRule);
+            let keep = |_: &Path, name: &str| name.ends_with(".md").then_some(Role::ClaudeRule);
             if rules.is_dir() {
                 walk_under(&rules, &canonical, &mut walk, &keep);
             } else if is_named(path, "rules") {
@@ -224,6 +226,31 @@ fn written_inside(path: &Path, root: &Path) -> bool {
 /// (`0001-title.md`, `20200926-title.md`), and not a template.
 pub(crate) fn adr_file(name: &str) -> bool {
     adr_candidate(name) && name.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// Whether `name` in the folder `dir` (relative to the ADR source's folder)
+/// is a decision kept as a folder of its own: a `README.md` or `index.md`
+/// in a folder named like a numbered or dated ADR file
+/// (`2022-02-10-use-jackson/README.md`, `0007-events/index.md`), a layout
+/// teams use to keep a decision's images beside it.
+pub(crate) fn folder_adr(dir: &Path, name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    matches!(lower.as_str(), "readme.md" | "index.md")
+        && dir.file_name().map(|f| f.to_string_lossy()).is_some_and(|folder| adr_file(&format!("{folder}.md")))
+}
+
+/// The decision's own path, without `.md`, for a file an ADR source keeps:
+/// the file's (`0001-use-x` of `0001-use-x.md`), or its folder's when the
+/// decision is a folder of its own ([`folder_adr`]).
+pub(crate) fn adr_stem_path(rel: &Path) -> PathBuf {
+    let name = rel.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    match rel.parent() {
+        Some(dir) if folder_adr(dir, &name) => dir.to_path_buf(),
+        _ => {
+            let stem = name.strip_suffix(".md").or_else(|| name.strip_suffix(".markdown")).unwrap_or(&name);
+            rel.with_file_name(stem)
+        }
+    }
 }
 
 /// Whether an ADR folder's file may be an ADR: Markdown, and not a
@@ -338,13 +365,13 @@ fn special_kind(meta: &fs::Metadata) -> &'static str {
 }
 
 /// Walks the source's own folder.
-fn walk_dir(dir: &Path, root: &Path, walk: &mut Walk, keep: &dyn Fn(&str) -> Option<Role>) {
+fn walk_dir(dir: &Path, root: &Path, walk: &mut Walk, keep: &dyn Fn(&Path, &str) -> Option<Role>) {
     walk_from(dir, PathBuf::new(), 0, root, walk, keep);
 }
 
 /// Walks a folder below the source's folder (`.cursor/rules`): the ids and
 /// tags of its files are relative to it.
-fn walk_under(dir: &Path, root: &Path, walk: &mut Walk, keep: &dyn Fn(&str) -> Option<Role>) {
+fn walk_under(dir: &Path, root: &Path, walk: &mut Walk, keep: &dyn Fn(&Path, &str) -> Option<Role>) {
     match fs::canonicalize(dir) {
         Ok(c) if c.starts_with(root) => walk_from(dir, PathBuf::new(), 0, root, walk, keep),
         Ok(c) => walk.problems.push(WalkProblem {
@@ -369,7 +396,7 @@ fn walk_from(
     depth: usize,
     root: &Path,
     walk: &mut Walk,
-    keep: &dyn Fn(&str) -> Option<Role>,
+    keep: &dyn Fn(&Path, &str) -> Option<Role>,
 ) {
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
@@ -420,7 +447,7 @@ fn walk_from(
             walk_from(&path, rel_path, depth + 1, root, walk, keep);
             continue;
         }
-        let Some(role) = keep(&text) else { continue };
+        let Some(role) = keep(&rel, &text) else { continue };
         match check_file(&path, root) {
             Ok(()) => walk.files.push(Found { shown: shown(&path), path, rel: rel_path, role }),
             Err(p) => walk.problems.push(p),
@@ -456,6 +483,19 @@ mod tests {
         assert!(adr_candidate("use-templates-for-emails.md"));
         assert!(!adr_candidate("README.md"));
         assert!(!adr_candidate("madr-template.md"));
+    }
+
+    #[test]
+    fn a_decision_may_be_a_folder_of_its_own() {
+        assert!(folder_adr(Path::new("2022-02-10-use-jackson"), "README.md"));
+        assert!(folder_adr(Path::new("api/0007-events"), "index.md"));
+        assert!(!folder_adr(Path::new(""), "README.md"), "the source's own README");
+        assert!(!folder_adr(Path::new("images"), "README.md"), "a folder not named as an ADR");
+        assert!(!folder_adr(Path::new("0007-events"), "notes.md"));
+        assert!(!folder_adr(Path::new("0000-template"), "README.md"), "a template");
+        assert_eq!(adr_stem_path(Path::new("2022-02-10-use-jackson/README.md")), Path::new("2022-02-10-use-jackson"));
+        assert_eq!(adr_stem_path(Path::new("api/0001-use-x.md")), Path::new("api/0001-use-x"));
+        assert_eq!(adr_stem_path(Path::new("0001-use-x/notes.md")), Path::new("0001-use-x/notes"));
     }
 
     #[test]
