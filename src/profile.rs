@@ -65,6 +65,21 @@ impl Serialize for Milli {
     }
 }
 
+impl schemars::JsonSchema for Milli {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Milli".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    /// What [`Milli`] serialises to: a number, exact to three decimals.
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "number", "description": "An exact decimal with at most three digits after the point."})
+    }
+}
+
 /// The family decides what overrides cannot change: the tokenizer, how item
 /// records migrate, which item types are eligible, and the empty-query rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -91,7 +106,7 @@ impl Family {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Weights {
     pub title: Milli,
     pub tags: Milli,
@@ -103,7 +118,7 @@ pub struct Weights {
 /// The scored fields, in the order explain and the index use: the five
 /// canonical fields, which every profile scores, then the five sections of
 /// an ADR ([`crate::memory::Sections`]), which only profile `default` scores.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Field {
     Title,
@@ -170,7 +185,7 @@ impl Weights {
 }
 
 /// The weights of the section fields (profile `default` only).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SectionWeights {
     pub summary: Milli,
     pub decision: Milli,
@@ -182,7 +197,7 @@ pub struct SectionWeights {
 /// The constants of profile `default`'s scoring (BM25F over token sets, in
 /// exact integer arithmetic: see `docs/retrieval.md` and
 /// [`crate::retrieval::bm25`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Bm25f {
     /// Saturation: a term's weighted, length-normalised occurrence `x`
     /// counts `x × (k1 + 1) / (k1 + x)`.
@@ -245,7 +260,7 @@ impl Named {
 }
 
 /// The effective profile: everything that decides a ranking.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Profile {
     /// The named profile this one starts from.
     pub name: &'static str,

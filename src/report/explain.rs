@@ -20,15 +20,27 @@ use crate::describe::printable;
 use crate::profile::Milli;
 use crate::retrieval::{ExplainedRecord, Explanation, ScopeCheck};
 
+/// The name and version of the explain document's schema.
+#[derive(Debug, Clone, Copy, Serialize, schemars::JsonSchema)]
+pub enum ExplainSchema {
+    #[serde(rename = "mneme-gate.explain/v1")]
+    V1,
+}
+
+/// The explain document: its schema's name, then the explanation's fields.
+/// Written with a borrowed explanation; its JSON Schema is that of
+/// `ExplainDocument<Explanation>` (the MCP server's `memory_explain`
+/// declares it as its output schema).
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct ExplainDocument<E> {
+    pub schema: ExplainSchema,
+    #[serde(flatten)]
+    pub explanation: E,
+}
+
 /// The JSON document (`mneme-gate.explain/v1`), with a final newline.
 pub fn json(explanation: &Explanation) -> String {
-    #[derive(Serialize)]
-    struct Doc<'a> {
-        schema: &'static str,
-        #[serde(flatten)]
-        explanation: &'a Explanation,
-    }
-    super::json::pretty(&Doc { schema: "mneme-gate.explain/v1", explanation })
+    super::json::pretty(&ExplainDocument { schema: ExplainSchema::V1, explanation })
 }
 
 /// The readable report: a header, then one row per record, most relevant

@@ -123,7 +123,7 @@ pub fn posting_score(params: &Bm25f, df: u64, n: u64, fields: impl IntoIterator<
 }
 
 /// One field of a decision holding a token, as the score uses it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct FieldTerm {
     pub field: crate::profile::Field,
     pub weight: Milli,
@@ -139,7 +139,7 @@ pub struct FieldTerm {
 
 /// Everything one query token contributes to one decision, every constant
 /// included, so that it can be printed and rebuilt.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct TermScore {
     pub token: String,
     /// From the edited file's path only (not a task token).

@@ -265,7 +265,7 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
 }
 
 /// What the scope pre-filter did with one record.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "result", rename_all = "snake_case")]
 pub enum ScopeCheck {
     /// The record has no scope globs: always a candidate.
@@ -279,7 +279,7 @@ pub enum ScopeCheck {
     NotInPool,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct FieldMatch {
     pub field: Field,
     pub tokens: Vec<String>,
@@ -288,7 +288,7 @@ pub struct FieldMatch {
     pub contribution: Milli,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ExplainedRecord {
     pub id: String,
     pub title: String,
@@ -335,7 +335,7 @@ impl ExplainedRecord {
 }
 
 /// The answer to "why these decisions?" for one query.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Explanation {
     pub task: String,
     pub file: Option<String>,

@@ -11,13 +11,17 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use rmcp::handler::server::common::{schema_for_input, schema_for_output};
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
-use serde_json::{json, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::cache::{Hot, Loaded};
 use crate::context::render;
-use crate::profile::Profile;
-use crate::retrieval::{Query, Scratch};
+use crate::profile::{Milli, Profile};
+use crate::report::explain::ExplainDocument;
+use crate::retrieval::{Explanation, Query, Scratch};
 
 pub(super) const SEARCH: &str = "memory_search";
 pub(super) const CONTEXT: &str = "memory_context";
@@ -27,173 +31,102 @@ pub(super) const HEALTH: &str = "memory_health";
 /// The largest `k` a search may ask for (as `retrieval.k` in the configuration).
 const MAX_K: u64 = 1_000_000;
 
-fn object(value: Value) -> Arc<JsonObject> {
-    match value {
-        Value::Object(map) => Arc::new(map),
-        _ => unreachable!("a schema is an object"),
-    }
+/// The arguments of `memory_context` and `memory_explain`, as their input
+/// schema declares them (read by [`Args::parse`]).
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct QueryArgs {
+    /// What the agent is doing, in words (the prompt or the step).
+    task: String,
+    /// The file being edited, relative to the repository root: its words join the query and it turns on the scope pre-filter.
+    #[serde(default)]
+    file: Option<String>,
 }
 
-fn query_schema(with_k: bool) -> Value {
-    let mut properties = json!({
-        "task": {"type": "string", "description": "What the agent is doing, in words (the prompt or the step)."},
-        "file": {
-            "type": ["string", "null"],
-            "description": "The file being edited, relative to the repository root: its words join the query and it turns on the scope pre-filter."
-        }
-    });
-    if with_k {
-        properties["k"] = json!({
-            "type": "integer", "minimum": 1, "maximum": MAX_K,
-            "description": "How many decisions to retrieve (default: the profile's k)."
-        });
-    }
-    json!({"type": "object", "properties": properties, "required": ["task"], "additionalProperties": false})
+/// The arguments of `memory_search`, a query and how many decisions, as its
+/// input schema declares them (read by [`Args::parse`]).
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct SearchArgs {
+    /// What the agent is doing, in words (the prompt or the step).
+    task: String,
+    /// The file being edited, relative to the repository root: its words join the query and it turns on the scope pre-filter.
+    #[serde(default)]
+    file: Option<String>,
+    /// How many decisions to retrieve (default: the profile's k).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 1_000_000))]
+    k: Option<u64>,
 }
 
-fn profile_schema() -> Value {
-    let number = json!({"type": "number"});
-    json!({
-        "type": "object",
-        "properties": {
-            "name": {"type": "string"},
-            "weights": {
-                "type": "object",
-                "properties": {"title": number, "tags": number, "constraint": number, "anti_patterns": number, "content": number},
-                "required": ["title", "tags", "constraint", "anti_patterns", "content"]
-            },
-            "tag_boost": number,
-            "min_token_len": {"type": "integer"},
-            "stem": {"type": "boolean"},
-            "k": {"type": "integer"},
-            "min_score": number
-        },
-        "required": ["name", "weights", "tag_boost", "min_token_len", "stem", "k", "min_score"]
-    })
+/// `memory_health` takes no arguments.
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct NoArgs {}
+
+/// One decision `memory_search` retrieved.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Hit<'a> {
+    /// 1 for the best.
+    #[schemars(range(min = 1))]
+    rank: usize,
+    id: &'a str,
+    title: &'a str,
+    score: Milli,
 }
 
-fn search_output() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "retrieved": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "rank": {"type": "integer", "minimum": 1},
-                        "id": {"type": "string"},
-                        "title": {"type": "string"},
-                        "score": {"type": "number"}
-                    },
-                    "required": ["rank", "id", "title", "score"]
-                }
-            },
-            "note": {"type": ["string", "null"], "description": "Why nothing was retrieved, when nothing was."}
-        },
-        "required": ["retrieved", "note"]
-    })
+/// What `memory_search` answers.
+#[derive(Debug, Serialize, JsonSchema)]
+struct SearchOutput<'a> {
+    /// The decisions that govern the task, best first.
+    retrieved: Vec<Hit<'a>>,
+    /// Why nothing was retrieved, when nothing was.
+    note: Option<String>,
 }
 
-fn context_output() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "context": {"type": "string", "description": "The context block; empty when nothing is retrieved."},
-            "retrieved": {"type": "array", "items": {"type": "string"}, "description": "The ids in the block, in rank order."},
-            "note": {"type": ["string", "null"]}
-        },
-        "required": ["context", "retrieved", "note"]
-    })
+/// What `memory_context` answers.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ContextOutput<'a> {
+    /// The context block; empty when nothing is retrieved.
+    context: String,
+    /// The ids in the block, in rank order.
+    retrieved: Vec<&'a str>,
+    /// Why nothing was retrieved, when nothing was.
+    note: Option<String>,
 }
 
-fn explain_output() -> Value {
-    let milli = json!({"type": "number"});
-    let strings = json!({"type": "array", "items": {"type": "string"}});
-    json!({
-        "type": "object",
-        "properties": {
-            "schema": {"const": "mneme-gate.explain/v1"},
-            "task": {"type": "string"},
-            "file": {"type": ["string", "null"]},
-            "query_tokens": strings,
-            "profile": profile_schema(),
-            "retrieved": strings,
-            "note": {"type": ["string", "null"]},
-            "records": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "id": {"type": "string"},
-                        "title": {"type": "string"},
-                        "pool_order": {"type": ["integer", "null"]},
-                        "scope": {
-                            "type": "object",
-                            "properties": {
-                                "result": {"enum": ["unscoped", "no_path", "matched", "out_of_scope", "not_in_pool"]},
-                                "glob": {"type": "string"}
-                            },
-                            "required": ["result"]
-                        },
-                        "fields": {
-                            "type": "array",
-                            "items": {
-                                "type": "object",
-                                "properties": {
-                                    "field": {"enum": ["title", "tags", "constraint", "anti_patterns", "content"]},
-                                    "tokens": strings,
-                                    "count": {"type": "integer"},
-                                    "weight": milli,
-                                    "contribution": milli
-                                },
-                                "required": ["field", "tokens", "count", "weight", "contribution"]
-                            }
-                        },
-                        "tag_hits": strings,
-                        "tag_boost": milli,
-                        "score": {"type": ["number", "null"]},
-                        "rank": {"type": ["integer", "null"]},
-                        "reason": {"type": ["string", "null"]},
-                        "detail": {"type": ["string", "null"]}
-                    },
-                    "required": ["id", "title", "pool_order", "scope", "fields", "tag_hits", "tag_boost", "score", "rank", "reason", "detail"]
-                }
-            }
-        },
-        "required": ["schema", "task", "file", "query_tokens", "profile", "retrieved", "note", "records"]
-    })
+/// What `memory_health` answers.
+#[derive(Debug, Serialize, JsonSchema)]
+struct HealthOutput<'a> {
+    /// The memory file served.
+    memory: String,
+    /// sha256: of the bytes indexed (null: none loaded yet).
+    content_hash: Option<&'a str>,
+    records: Option<usize>,
+    pool: Option<usize>,
+    excluded: Option<usize>,
+    warnings: Vec<String>,
+    /// Why the file as it is now is not served (the last good version is, when there is one).
+    problem: Option<&'a str>,
+    profile: &'a Profile,
+    /// Reading, loading and indexing the served version took this long.
+    load_ms: Option<f64>,
 }
 
-fn health_output() -> Value {
-    let count = json!({"type": ["integer", "null"]});
-    json!({
-        "type": "object",
-        "properties": {
-            "memory": {"type": "string", "description": "The memory file served."},
-            "content_hash": {"type": ["string", "null"], "description": "sha256: of the bytes indexed (null: none loaded yet)."},
-            "records": count,
-            "pool": count,
-            "excluded": count,
-            "warnings": {"type": "array", "items": {"type": "string"}},
-            "problem": {
-                "type": ["string", "null"],
-                "description": "Why the file as it is now is not served (the last good version is, when there is one)."
-            },
-            "profile": profile_schema(),
-            "load_ms": {"type": ["number", "null"], "description": "Reading, loading and indexing the served version took this long."}
-        },
-        "required": ["memory", "content_hash", "records", "pool", "excluded", "warnings", "problem", "profile", "load_ms"]
-    })
+/// The input schema of `T`, as rmcp derives it (draft 2020-12, an object).
+fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    schema_for_input::<T>().expect("a tool's arguments are an object")
 }
 
 /// Every tool, as `tools/list` shows them.
 pub(super) fn list() -> Vec<Tool> {
     let read_only = || ToolAnnotations::new().read_only(true).destructive(false).idempotent(true).open_world(false);
-    let tool = |name: &'static str, title: &str, description: &'static str, input: Value, output: Value| {
-        Tool::new(name, description, object(input))
+    let tool = |name: &'static str, title: &str, description: &'static str, input, output| {
+        Tool::new(name, description, input)
             .with_title(title)
-            .with_raw_output_schema(object(output))
+            .with_raw_output_schema(output)
             .with_annotations(read_only())
     };
     vec![
@@ -201,32 +134,32 @@ pub(super) fn list() -> Vec<Tool> {
             SEARCH,
             "Search the architectural decisions",
             "The decisions that govern a task, ranked as CI's gate ranks them: id, title and score, best first.",
-            query_schema(true),
-            search_output(),
+            input::<SearchArgs>(),
+            schema_for_output::<SearchOutput<'static>>(),
         ),
         tool(
             CONTEXT,
             "The decisions to follow",
             "The context block for a task (and the file being edited): the decisions that govern it, with their \
              constraints and anti-patterns, to follow while editing. Empty when none applies.",
-            query_schema(false),
-            context_output(),
+            input::<QueryArgs>(),
+            schema_for_output::<ContextOutput<'static>>(),
         ),
         tool(
             EXPLAIN,
             "Explain a ranking",
             "Why these decisions: every record of the memory with its matched tokens per field, its score, its rank, \
              and the one reason it is not retrieved.",
-            query_schema(false),
-            explain_output(),
+            input::<QueryArgs>(),
+            schema_for_output::<ExplainDocument<Explanation>>(),
         ),
         tool(
             HEALTH,
             "Memory health",
             "The memory file served: its content hash, record counts, pool size, warnings, profile, load time, and \
              the problem of its current version when it does not load.",
-            json!({"type": "object", "properties": {}, "additionalProperties": false}),
-            health_output(),
+            input::<NoArgs>(),
+            schema_for_output::<HealthOutput<'static>>(),
         ),
     ]
 }
@@ -240,6 +173,10 @@ struct Args {
 }
 
 impl Args {
+    /// The arguments of a query tool, checked by hand so that a problem is
+    /// told in the command line's words; the keys and types are those of
+    /// [`SearchArgs`] and [`QueryArgs`], whose derived schemas the tools
+    /// declare (a test keeps the two in step).
     fn parse(arguments: Option<&JsonObject>, with_k: bool) -> Result<Args, String> {
         let empty = JsonObject::new();
         let map = arguments.unwrap_or(&empty);
@@ -286,8 +223,9 @@ fn answer(structured: Value, text: String) -> CallToolResult {
     result
 }
 
-fn profile_json(profile: &Profile) -> Value {
-    serde_json::to_value(profile).expect("a profile serialises")
+/// `doc` as the structured content of an answer.
+fn structured(doc: &impl Serialize) -> Value {
+    serde_json::to_value(doc).expect("a tool's answer serialises")
 }
 
 /// Answers a call of tool `name`, or `None` when there is no such tool.
@@ -325,16 +263,16 @@ pub(super) fn call(
 fn search(loaded: &Loaded, scratch: &mut Scratch, args: &Args) -> CallToolResult {
     let index = &loaded.index;
     let retrieval = index.retrieve_with(args.query(), args.k.unwrap_or(index.profile().k), scratch);
-    let retrieved: Vec<Value> = retrieval
+    let retrieved = retrieval
         .hits
         .iter()
         .enumerate()
         .map(|(i, h)| {
             let d = index.decision(h.pool);
-            json!({"rank": i + 1, "id": d.id, "title": d.title, "score": h.score})
+            Hit { rank: i + 1, id: &d.id, title: &d.title, score: h.score }
         })
         .collect();
-    let doc = json!({"retrieved": retrieved, "note": retrieval.why_empty(index.profile())});
+    let doc = structured(&SearchOutput { retrieved, note: retrieval.why_empty(index.profile()) });
     let text = doc.to_string();
     answer(doc, text)
 }
@@ -343,8 +281,9 @@ fn context(loaded: &Loaded, scratch: &mut Scratch, args: &Args) -> CallToolResul
     let index = &loaded.index;
     let retrieval = index.retrieve_with(args.query(), index.profile().k, scratch);
     let block = render(retrieval.hits.iter().map(|h| index.decision(h.pool)));
-    let ids: Vec<&str> = retrieval.hits.iter().map(|h| index.decision(h.pool).id.as_str()).collect();
-    let doc = json!({"context": block, "retrieved": ids, "note": retrieval.why_empty(index.profile())});
+    let retrieved = retrieval.hits.iter().map(|h| index.decision(h.pool).id.as_str()).collect();
+    let doc =
+        structured(&ContextOutput { context: block.clone(), retrieved, note: retrieval.why_empty(index.profile()) });
     answer(doc, block)
 }
 
@@ -356,16 +295,16 @@ fn explain(loaded: &Loaded, args: &Args) -> CallToolResult {
 
 fn health(hot: &Hot) -> CallToolResult {
     let loaded = hot.loaded().ok();
-    let doc = json!({
-        "memory": hot.path().display().to_string(),
-        "content_hash": loaded.map(|l| l.hash.as_str()),
-        "records": loaded.map(|l| l.records),
-        "pool": loaded.map(|l| l.index.decisions().len()),
-        "excluded": loaded.map(|l| l.index.excluded().len()),
-        "warnings": loaded.map(|l| l.warnings.clone()).unwrap_or_default(),
-        "problem": hot.problem(),
-        "profile": profile_json(hot.profile()),
-        "load_ms": loaded.map(|l| l.load_time.as_secs_f64() * 1000.0),
+    let doc = structured(&HealthOutput {
+        memory: hot.path().display().to_string(),
+        content_hash: loaded.map(|l| l.hash.as_str()),
+        records: loaded.map(|l| l.records),
+        pool: loaded.map(|l| l.index.decisions().len()),
+        excluded: loaded.map(|l| l.index.excluded().len()),
+        warnings: loaded.map(|l| l.warnings.clone()).unwrap_or_default(),
+        problem: hot.problem(),
+        profile: hot.profile(),
+        load_ms: loaded.map(|l| l.load_time.as_secs_f64() * 1000.0),
     });
     let text = doc.to_string();
     answer(doc, text)
@@ -379,6 +318,7 @@ pub(super) fn unknown(name: &str) -> Cow<'static, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn args(json: Value, with_k: bool) -> Result<Args, String> {
         Args::parse(json.as_object(), with_k)
@@ -405,6 +345,51 @@ mod tests {
             args(json!({"task": "t", "k": 1.5}), true),
             Err("`k` must be a whole number from 1 to 1000000, found 1.5".into())
         );
+    }
+
+    #[test]
+    fn the_parser_accepts_what_the_input_schemas_declare() {
+        for (with_k, schema) in [(true, input::<SearchArgs>()), (false, input::<QueryArgs>())] {
+            let properties = schema["properties"].as_object().unwrap();
+            let mut all = JsonObject::new();
+            for (key, property) in properties {
+                // A value of the property's first type.
+                let value = match property["type"].as_array().map_or(&property["type"], |t| &t[0]).as_str() {
+                    Some("string") => json!("x"),
+                    Some("integer") => json!(property["minimum"].as_u64().unwrap_or(1)),
+                    other => panic!("{key}: a type the parser does not read: {other:?}"),
+                };
+                all.insert(key.clone(), value);
+            }
+            assert!(Args::parse(Some(&all), with_k).is_ok(), "{all:?}");
+            let required: Vec<&str> =
+                schema["required"].as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect();
+            assert_eq!(required, ["task"]);
+            let mut without = all.clone();
+            without.remove("task");
+            assert!(Args::parse(Some(&without), with_k).is_err());
+            all.insert("other".into(), json!(1));
+            assert!(Args::parse(Some(&all), with_k).is_err(), "additionalProperties: false");
+        }
+    }
+
+    #[test]
+    fn every_answer_matches_its_declared_output_schema_properties() {
+        // The derived schemas name exactly the fields the answers carry.
+        let props = |schema: &JsonObject| {
+            let mut keys: Vec<String> = schema["properties"].as_object().unwrap().keys().cloned().collect();
+            keys.sort();
+            keys
+        };
+        let tools = list();
+        let search = tools.iter().find(|t| t.name == SEARCH).unwrap();
+        assert_eq!(props(search.output_schema.as_ref().unwrap()), ["note", "retrieved"]);
+        assert_eq!(props(&search.input_schema), ["file", "k", "task"]);
+        let explain = tools.iter().find(|t| t.name == EXPLAIN).unwrap();
+        let explain_props = props(explain.output_schema.as_ref().unwrap());
+        for key in ["schema", "task", "file", "query_tokens", "profile", "retrieved", "note", "records"] {
+            assert!(explain_props.iter().any(|k| k == key), "{key} in {explain_props:?}");
+        }
     }
 
     #[test]
