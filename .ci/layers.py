@@ -20,7 +20,7 @@ ORDER = [
     "describe", "digest", "atomic", "confine", "profile", "tokenize", "chore", "git",
     # the pipeline
     "memory", "retrieval", "context", "cache", "hook", "scenarios", "model", "verdict", "metrics",
-    "run", "suggest", "tune", "gate", "report", "baseline", "coverage", "draft",
+    "run", "suggest", "tune", "gate", "report", "baseline", "evaluate", "coverage", "draft",
     # beside it, gathering stages
     "config", "init", "error",
     # the only module that prints

@@ -18,9 +18,10 @@ use super::args::{
 };
 use crate::config::Config;
 use crate::error::Error;
+pub(crate) use crate::evaluate::BaselinePlan;
 use crate::gate::GateSettings;
 use crate::memory::Sources;
-use crate::profile::{Family, Milli, Named, Profile};
+use crate::profile::{Milli, Named, Profile};
 use crate::report::layout;
 use crate::report::markdown::Links;
 use crate::report::partition::Slice;
@@ -204,29 +205,19 @@ impl Reports {
     }
 }
 
-/// The baseline `run` compares with.
-#[derive(Debug, Clone)]
-pub(crate) struct BaselinePlan {
-    pub path: PathBuf,
-    /// Read it at this revision (`--baseline-ref`).
-    pub revision: Option<String>,
-    pub accept_change: bool,
-    /// Who or what accepted the re-pin (`--accepted-by`), for the reports.
-    pub accepted_by: Option<String>,
-    pub allow_incompatible: bool,
-}
-
+/// What `run` and `merge` share once the report is built: the baseline and
+/// the memory revision the gate's plan is read from, the reports, the step
+/// outputs and the terminal.
 #[derive(Debug)]
-pub(crate) struct RunSettings {
-    pub suite: SuiteSettings,
+pub(crate) struct ConcludeSettings {
+    /// `None`: only the rules of the run apply.
+    pub baseline: Option<BaselinePlan>,
+    pub memory_ref: Option<String>,
     pub reports: Reports,
     pub quiet: bool,
     pub timings: bool,
     pub annotations: bool,
     pub github_output: Option<PathBuf>,
-    /// `None`: only the absolute rules apply.
-    pub baseline: Option<BaselinePlan>,
-    pub memory_ref: Option<String>,
     /// Look for the git repository the run is in (off with `MNEME_GATE_GIT=off`).
     pub git: bool,
     pub colour: bool,
@@ -236,15 +227,22 @@ pub(crate) struct RunSettings {
     pub width: Option<usize>,
 }
 
-/// `merge`: the partial reports, and what `run` does once its report is
-/// built. The suite settings of `run` are filled in from the partial
-/// reports (the memory file and profile, for `--memory-ref`; the filter).
+#[derive(Debug)]
+pub(crate) struct RunSettings {
+    pub suite: SuiteSettings,
+    pub conclude: ConcludeSettings,
+}
+
+/// `merge`: the partial reports, the gate, and what `run` does once its
+/// report is built. What the suite was (its memory, its filter) comes from
+/// the partial reports.
 #[derive(Debug)]
 pub(crate) struct MergeSettings {
     pub parts: Vec<PathBuf>,
     /// `--memory`, else the configuration's (`None`: the one the partitions ran on).
     pub memory: Option<PathBuf>,
-    pub run: RunSettings,
+    pub gate: GateSettings,
+    pub conclude: ConcludeSettings,
 }
 
 #[derive(Debug)]
@@ -528,8 +526,7 @@ fn run(config: &Config, args: RunArgs, colour: bool) -> Result<RunSettings, Erro
     let width = text_width(if reports.to_stdout() { Stream::Stderr } else { Stream::Stdout });
     let baseline = if suite.partition.is_some() { None } else { baseline_plan(config, &args.baseline) };
     let annotations = annotations && suite.partition.is_none();
-    Ok(RunSettings {
-        suite,
+    let conclude = ConcludeSettings {
         baseline,
         memory_ref: args.baseline.memory_ref,
         reports,
@@ -541,7 +538,8 @@ fn run(config: &Config, args: RunArgs, colour: bool) -> Result<RunSettings, Erro
         colour,
         links: github_links(|name| std::env::var(name).ok(), std::env::current_dir().ok().as_deref()),
         width,
-    })
+    };
+    Ok(RunSettings { suite, conclude })
 }
 
 /// `run --partition` writes the partial report (`--json`) and nothing that
@@ -589,8 +587,8 @@ fn coverage_rules_off(gate: &GateSettings, what: &str) -> Result<(), Error> {
     }
 }
 
-/// `merge`: the reports and the gate as `run` has them; the suite's
-/// settings come from the partial reports when they are read.
+/// `merge`: the reports and the gate as `run` has them; what the suite was
+/// comes from the partial reports when they are read.
 fn merge(config: &Config, args: MergeArgs, colour: bool) -> Result<MergeSettings, Error> {
     let reports = reports_of([&args.json, &args.junit, &args.markdown, &args.trec_run, &args.trec_qrels])?;
     let annotations = match args.annotations {
@@ -602,18 +600,9 @@ fn merge(config: &Config, args: MergeArgs, colour: bool) -> Result<MergeSettings
     let width = text_width(if reports.to_stdout() { Stream::Stderr } else { Stream::Stdout });
     let gate = config.gate_settings()?;
     coverage_rules_off(&gate, "`merge` of partial reports")?;
-    let suite = SuiteSettings {
-        memory: MemorySettings { sources: Sources::json(PathBuf::new()), profile: Profile::named(Family::Default) },
-        roots: Vec::new(),
-        jobs: None,
-        filter: Vec::new(),
-        gate,
-        limits: config.suite_limits()?,
-        model: None,
-        partition: None,
-    };
-    let run = RunSettings {
-        suite,
+    // Checked as for `run`, though the partial reports are already read.
+    config.suite_limits()?;
+    let conclude = ConcludeSettings {
         baseline: baseline_plan(config, &args.baseline),
         memory_ref: args.baseline.memory_ref,
         reports,
@@ -626,7 +615,7 @@ fn merge(config: &Config, args: MergeArgs, colour: bool) -> Result<MergeSettings
         links: github_links(|name| std::env::var(name).ok(), std::env::current_dir().ok().as_deref()),
         width,
     };
-    Ok(MergeSettings { parts: args.parts, memory: config.memory_path(args.memory.as_deref()), run })
+    Ok(MergeSettings { parts: args.parts, memory: config.memory_path(args.memory.as_deref()), gate, conclude })
 }
 
 /// In a GitHub Actions job (`GITHUB_ACTIONS=true`), the Markdown summary
@@ -801,6 +790,7 @@ fn colour_stdout() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::Family;
     use clap::Parser;
 
     fn settings(args: &[&str], config: &str) -> Result<Settings, Error> {
@@ -827,21 +817,21 @@ mod tests {
         let dir = s.suite.memory.file().unwrap().parent().unwrap();
         assert!(dir.is_absolute(), "beside the configuration file, not the working folder: {dir:?}");
         assert_eq!(s.suite.roots, [dir.join("a"), dir.join("b")]);
-        assert!(s.baseline.as_ref().unwrap().path.ends_with("base.json"));
+        assert!(s.conclude.baseline.as_ref().unwrap().path.ends_with("base.json"));
 
         let s = run_settings(&["run", "--memory", "x.json", "--scenarios", "s", "--no-baseline"], "memory: m.json\n");
         assert_eq!(s.suite.memory.file(), Some(Path::new("x.json")));
         assert_eq!(s.suite.roots, [PathBuf::from("s")]);
-        assert!(s.baseline.is_none());
+        assert!(s.conclude.baseline.is_none());
     }
 
     #[test]
     fn a_revision_without_a_configured_baseline_reads_the_default_path() {
         let s = run_settings(&["run", "--memory", "m", "--scenarios", "s", "--baseline-ref", "main"], "");
-        let plan = s.baseline.unwrap();
+        let plan = s.conclude.baseline.unwrap();
         assert_eq!((plan.path, plan.revision), (PathBuf::from(DEFAULT_BASELINE), Some("main".to_string())));
         let s = run_settings(&["run", "--memory", "m", "--scenarios", "s"], "");
-        assert!(s.baseline.is_none(), "no flag, no configuration: no baseline");
+        assert!(s.conclude.baseline.is_none(), "no flag, no configuration: no baseline");
     }
 
     #[test]
@@ -886,9 +876,9 @@ mod tests {
     #[test]
     fn a_report_on_standard_output_turns_colour_off() {
         let s = run_settings(&["run", "--memory", "m", "--scenarios", "s", "--json", "-"], "");
-        assert!(!s.colour);
-        assert_eq!(s.reports.json, Some(Destination::Stdout));
-        assert!(s.reports.to_stdout());
+        assert!(!s.conclude.colour);
+        assert_eq!(s.conclude.reports.json, Some(Destination::Stdout));
+        assert!(s.conclude.reports.to_stdout());
     }
 
     #[test]
