@@ -112,7 +112,7 @@ fn suite_means_are_advisory_unless_configured() {
     assert!(!evaluate(now.clone(), plan(&strict, working(bundled()))).unwrap().gate.passed);
 
     let mut tolerant = GateSettings::default();
-    tolerant.set_tolerance("mrr", 0.05);
+    tolerant.set_tolerance(crate::gate::SuiteMean::Mrr, 0.05);
     assert!(violated(&evaluate(now, plan(&tolerant, working(bundled()))).unwrap()).is_empty());
 }
 
