@@ -13,16 +13,19 @@ use std::path::{Path, PathBuf};
 use globset::GlobMatcher;
 
 use super::args::{
-    AnnotationKind, BaselineArgs, Cli, Command, CoverageArgs, DiffArgs, DraftArgs, ImportArgs, InitArgs, MemoryArgs,
-    MergeArgs, PinArgs, ProfileName, QueryArgs, RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
+    AnnotationKind, BaselineArgs, CassettesCommand, Cli, Command, CoverageArgs, DiffArgs, DraftArgs, ImportArgs,
+    InitArgs, MemoryArgs, MergeArgs, ModelArgs, PinArgs, ProfileName, PruneArgs, QueryArgs, ResponsesMode,
+    RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
 };
-use crate::config::Config;
+use super::output::colour_stdout;
+pub(crate) use super::output::{text_width, Destination, Stream};
+use crate::config::{Config, ModelFlags};
 use crate::error::Error;
 pub(crate) use crate::evaluate::BaselinePlan;
 use crate::gate::GateSettings;
 use crate::memory::Sources;
+use crate::model::Mode;
 use crate::profile::{Milli, Named, Profile};
-use crate::report::layout;
 use crate::report::markdown::Links;
 use crate::report::partition::Slice;
 use crate::scenarios::SuiteLimits;
@@ -47,7 +50,7 @@ pub(crate) enum Settings {
     Coverage(CoverageSettings),
     Init(InitSettings),
     Draft(DraftSettings),
-    Cassettes(super::model::PruneSettings),
+    Cassettes(PruneSettings),
     Hook(HookSettings),
     Mcp(McpSettings),
 }
@@ -140,31 +143,6 @@ pub(crate) struct ValidateSettings {
     pub suites: Vec<PathBuf>,
     pub strict: bool,
     pub json: bool,
-}
-
-/// Where a report goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Destination {
-    Stdout,
-    File(PathBuf),
-}
-
-impl Destination {
-    fn of(path: &Path) -> Destination {
-        if path.as_os_str() == "-" {
-            Destination::Stdout
-        } else {
-            Destination::File(path.to_path_buf())
-        }
-    }
-
-    /// The file, when the report goes to one.
-    pub fn file(&self) -> Option<&Path> {
-        match self {
-            Destination::Stdout => None,
-            Destination::File(p) => Some(p),
-        }
-    }
 }
 
 /// A suite to run: the memory, the suite roots, the threads, the scenarios
@@ -354,9 +332,7 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
         Command::Coverage(args) => Settings::Coverage(coverage(&config, args)?),
         Command::Init(args) => Settings::Init(init(&config, args)?),
         Command::Draft(args) => Settings::Draft(draft(&config, args)?),
-        Command::Cassettes(super::model::CassettesCommand::Prune(args)) => {
-            Settings::Cassettes(super::model::prune_settings(&config, *args)?)
-        }
+        Command::Cassettes(CassettesCommand::Prune(args)) => Settings::Cassettes(prune_settings(&config, *args)?),
         Command::Mcp(args) => Settings::Mcp(agent::mcp(&config, args)?),
         Command::Hook(_) => unreachable!("resolved above"),
     })
@@ -510,7 +486,7 @@ fn reports_of(paths: [&Option<PathBuf>; 5]) -> Result<Reports, Error> {
 
 fn run(config: &Config, args: RunArgs, colour: bool) -> Result<RunSettings, Error> {
     let mut suite = suite(config, &args.suite, &args.filter)?;
-    suite.model = config.model_settings(&args.model.flags())?;
+    suite.model = config.model_settings(&model_flags(&args.model))?;
     let reports = reports(&args)?;
     if let Some(text) = &args.partition {
         suite.partition = Some(Slice::parse(text).map_err(Error::Usage)?);
@@ -743,48 +719,48 @@ fn init(config: &Config, args: InitArgs) -> Result<InitSettings, Error> {
     Ok(InitSettings { sources, memory, first_adr: args.first_adr, force: args.force, hook, width })
 }
 
-/// The stream a command's text for people goes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Stream {
-    Stdout,
-    Stderr,
+/// The model flags as the configuration reads them.
+pub(crate) fn model_flags(args: &ModelArgs) -> ModelFlags {
+    ModelFlags {
+        responses: args.responses.map(|m| match m {
+            ResponsesMode::Replay => Mode::Replay,
+            ResponsesMode::Record => Mode::Record,
+            ResponsesMode::Live => Mode::Live,
+        }),
+        repeat: args.repeat,
+        base_url: args.model_base_url.clone(),
+        model: args.model.clone(),
+        api_key_env: args.model_api_key_env.clone(),
+        temperature: args.model_temperature,
+        seed: args.model_seed,
+        max_tokens: args.model_max_tokens,
+        timeout_s: args.model_timeout,
+        concurrency: args.model_concurrency,
+        retries: args.model_retries,
+        structured: args.model_structured,
+        cassettes: args.cassettes.clone(),
+        price_input: args.model_price_input,
+        price_output: args.model_price_output,
+    }
 }
 
-/// The columns text for people is laid out to: `COLUMNS` when it is a
-/// positive number, else the width of the terminal `stream` is, else none
-/// (a file or a pipe, where a long line is fine). Never below
-/// [`layout::MIN_WIDTH`]. Resolved here once; the writers get the number.
-pub(crate) fn text_width(stream: Stream) -> Option<usize> {
-    width_from(std::env::var("COLUMNS").ok().as_deref(), || {
-        let size = match stream {
-            Stream::Stdout => terminal_size::terminal_size_of(std::io::stdout()),
-            Stream::Stderr => terminal_size::terminal_size_of(std::io::stderr()),
-        };
-        size.map(|(w, _)| usize::from(w.0))
-    })
+/// `cassettes prune`, resolved.
+#[derive(Debug)]
+pub(crate) struct PruneSettings {
+    pub suite: SuiteSettings,
+    pub model: crate::model::Settings,
+    pub delete: bool,
 }
 
-/// [`text_width`] from the value of `COLUMNS` and the terminal's width.
-fn width_from(columns: Option<&str>, terminal: impl FnOnce() -> Option<usize>) -> Option<usize> {
-    let columns = columns.and_then(|c| c.trim().parse::<usize>().ok()).filter(|&c| c > 0);
-    columns.or_else(terminal).filter(|&w| w > 0).map(|w| w.max(layout::MIN_WIDTH))
-}
-
-/// The columns `--help` wraps to: [`text_width`] of standard output, else
-/// [`HELP_WIDTH`], so help that is piped or captured reads the same
-/// everywhere.
-pub(crate) fn help_width() -> usize {
-    text_width(Stream::Stdout).unwrap_or(HELP_WIDTH)
-}
-
-/// The width of `--help` when it goes to a file or a pipe and `COLUMNS` is
-/// not set.
-pub(crate) const HELP_WIDTH: usize = 100;
-
-/// Whether colour may be used on standard output.
-fn colour_stdout() -> bool {
-    use std::io::IsTerminal;
-    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+/// Resolves `cassettes prune`: the suite, and the model (required).
+pub(crate) fn prune_settings(config: &Config, args: PruneArgs) -> Result<PruneSettings, Error> {
+    let suite = suite(config, &args.suite, &[])?;
+    let model = config.model_settings(&model_flags(&args.model))?.ok_or_else(|| {
+        Error::Usage(
+            "no model is configured, so no request can be planned: add a `model:` section to mneme-gate.yaml, or pass --model-base-url and --model (docs/models.md)".into(),
+        )
+    })?;
+    Ok(PruneSettings { suite, model, delete: args.delete })
 }
 
 #[cfg(test)]
@@ -861,16 +837,6 @@ mod tests {
             Err(Error::Usage(m)) => assert!(m.starts_with("no suite"), "{m}"),
             other => panic!("{other:?}"),
         }
-    }
-
-    #[test]
-    fn the_width_is_columns_else_the_terminal_else_none() {
-        assert_eq!(width_from(Some("80"), || Some(120)), Some(80));
-        assert_eq!(width_from(None, || Some(120)), Some(120));
-        assert_eq!(width_from(Some("wide"), || Some(120)), Some(120));
-        assert_eq!(width_from(Some("0"), || None), None);
-        assert_eq!(width_from(None, || None), None, "a file or a pipe: no width");
-        assert_eq!(width_from(Some("12"), || None), Some(layout::MIN_WIDTH));
     }
 
     #[test]
