@@ -469,8 +469,8 @@ mod tests {
         assert_eq!(g.mode(Rule::SuiteMeans), RuleMode::Fail);
         assert_eq!(g.mode(Rule::Recall), RuleMode::Advisory);
         assert_eq!(g.mode(Rule::Malformed), RuleMode::Fail);
-        assert_eq!(g.tolerance("mrr"), 0.05);
-        assert_eq!(g.tolerance("mean_ndcg_at_k"), 0.01);
+        assert_eq!(g.tolerance(crate::gate::SuiteMean::Mrr), 0.05);
+        assert_eq!(g.tolerance(crate::gate::SuiteMean::MeanNdcgAtK), 0.01);
         assert_eq!(parse("").unwrap().gate_settings().unwrap(), GateSettings::default());
         assert_eq!(GateSettings::default().mode(Rule::SuiteMeans), RuleMode::Advisory);
 

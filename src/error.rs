@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use crate::baseline::BaselineError;
 use crate::config::ConfigError;
 use crate::describe::{defuse_lines, printable};
+use crate::evaluate::EvaluateError;
 use crate::git::GitError;
 use crate::memory::MemoryError;
 use crate::model::ModelError;
@@ -83,6 +84,16 @@ pub enum Error {
     /// The machine failed: threads could not be started, and the like.
     #[error("{0}")]
     Infrastructure(String),
+}
+
+impl From<EvaluateError> for Error {
+    fn from(e: EvaluateError) -> Error {
+        match e {
+            EvaluateError::Baseline(e) => Error::Baseline(e),
+            EvaluateError::Incompatible { path, differences } => Error::IncompatibleBaseline { path, differences },
+            EvaluateError::MemoryNotLoaded(what) => Error::Infrastructure(format!("{what}: the memory was not loaded")),
+        }
+    }
 }
 
 impl Error {

@@ -155,12 +155,6 @@ impl std::fmt::Display for Rule {
     }
 }
 
-impl PartialEq<&str> for Rule {
-    fn eq(&self, other: &&str) -> bool {
-        self.name() == *other
-    }
-}
-
 /// The absolute rules, in the order they are reported.
 pub const ABSOLUTE_RULES: [Rule; 4] = [Rule::Recall, Rule::WeakRetrieval, Rule::Malformed, Rule::PassRate];
 
@@ -174,23 +168,69 @@ pub enum Better {
     Lower,
 }
 
-/// The suite figures the `suite_means` rule compares with the baseline: a
+/// A suite figure the `suite_means` rule compares with the baseline: a
 /// mean lower than the baseline's, or a rate higher, beyond its tolerance.
-pub const SUITE_MEANS: [(&str, Better); 6] = [
-    ("mean_recall_at_1", Better::Higher),
-    ("mean_precision_at_k", Better::Higher),
-    ("mrr", Better::Higher),
-    ("mean_ndcg_at_k", Better::Higher),
-    ("irrelevant_injection_rate", Better::Lower),
-    ("ungoverned_injection_rate", Better::Lower),
-];
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SuiteMean {
+    MeanRecallAt1,
+    MeanPrecisionAtK,
+    Mrr,
+    MeanNdcgAtK,
+    IrrelevantInjectionRate,
+    UngovernedInjectionRate,
+}
+
+impl SuiteMean {
+    /// Every figure, in the order they are configured and compared.
+    pub const ALL: [SuiteMean; 6] = [
+        SuiteMean::MeanRecallAt1,
+        SuiteMean::MeanPrecisionAtK,
+        SuiteMean::Mrr,
+        SuiteMean::MeanNdcgAtK,
+        SuiteMean::IrrelevantInjectionRate,
+        SuiteMean::UngovernedInjectionRate,
+    ];
+
+    /// The figure's name, as in the report's summary and in
+    /// `gate.tolerances` of `mneme-gate.yaml`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SuiteMean::MeanRecallAt1 => "mean_recall_at_1",
+            SuiteMean::MeanPrecisionAtK => "mean_precision_at_k",
+            SuiteMean::Mrr => "mrr",
+            SuiteMean::MeanNdcgAtK => "mean_ndcg_at_k",
+            SuiteMean::IrrelevantInjectionRate => "irrelevant_injection_rate",
+            SuiteMean::UngovernedInjectionRate => "ungoverned_injection_rate",
+        }
+    }
+
+    /// Whether a higher value is better (a mean) or worse (a rate).
+    pub fn better(self) -> Better {
+        match self {
+            SuiteMean::IrrelevantInjectionRate | SuiteMean::UngovernedInjectionRate => Better::Lower,
+            _ => Better::Higher,
+        }
+    }
+
+    /// The figure named `name`, if `suite_means` compares one by that name.
+    pub fn named(name: &str) -> Option<SuiteMean> {
+        SuiteMean::ALL.into_iter().find(|m| m.name() == name)
+    }
+}
+
+impl std::fmt::Display for SuiteMean {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// The gate as configured: a mode per rule and a tolerance per suite figure.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GateSettings {
     /// The mode of each rule, in the order of [`Rule::ALL`].
     modes: [RuleMode; Rule::ALL.len()],
-    tolerances: Vec<(&'static str, f64)>,
+    /// The tolerance of each suite figure, in the order of [`SuiteMean::ALL`].
+    tolerances: [f64; SuiteMean::ALL.len()],
     /// The threshold of `min_gated_share` (a share between 0 and 1).
     min_gated_share: f64,
     /// The threshold of `min_margin` (a score).
@@ -201,7 +241,7 @@ impl Default for GateSettings {
     fn default() -> Self {
         GateSettings {
             modes: Rule::ALL.map(Rule::default_mode),
-            tolerances: SUITE_MEANS.iter().map(|(m, _)| (*m, 0.0)).collect(),
+            tolerances: [0.0; SuiteMean::ALL.len()],
             min_gated_share: 0.0,
             min_margin: Milli::ZERO,
         }
@@ -221,8 +261,13 @@ impl GateSettings {
 
     /// How far a suite figure may move the wrong way before `suite_means`
     /// counts it (0 unless configured).
-    pub fn tolerance(&self, metric: &str) -> f64 {
-        self.tolerances.iter().find(|(m, _)| *m == metric).map_or(0.0, |(_, t)| *t)
+    pub fn tolerance(&self, figure: SuiteMean) -> f64 {
+        self.tolerances[figure as usize]
+    }
+
+    /// Sets a figure's tolerance.
+    pub fn set_tolerance(&mut self, figure: SuiteMean, tolerance: f64) {
+        self.tolerances[figure as usize] = tolerance;
     }
 
     /// The threshold of `min_gated_share`: the share of pool decisions some
@@ -245,17 +290,6 @@ impl GateSettings {
     /// Sets the threshold of `min_margin`.
     pub fn set_min_margin(&mut self, margin: Milli) {
         self.min_margin = margin;
-    }
-
-    /// Sets a figure's tolerance; false when `metric` is not a suite figure.
-    pub fn set_tolerance(&mut self, metric: &str, tolerance: f64) -> bool {
-        match self.tolerances.iter_mut().find(|(m, _)| *m == metric) {
-            Some(slot) => {
-                slot.1 = tolerance;
-                true
-            }
-            None => false,
-        }
     }
 }
 
@@ -643,6 +677,31 @@ mod tests {
     }
 
     #[test]
+    fn a_suite_figure_is_configured_by_its_name_and_typed_after() {
+        let names: Vec<&str> = SuiteMean::ALL.map(SuiteMean::name).into();
+        assert_eq!(
+            names,
+            [
+                "mean_recall_at_1",
+                "mean_precision_at_k",
+                "mrr",
+                "mean_ndcg_at_k",
+                "irrelevant_injection_rate",
+                "ungoverned_injection_rate"
+            ]
+        );
+        for figure in SuiteMean::ALL {
+            assert_eq!(SuiteMean::named(figure.name()), Some(figure));
+        }
+        assert_eq!(SuiteMean::named("mean_recall_at_k"), None, "judged by `recall`, not `suite_means`");
+        let rates: Vec<SuiteMean> = SuiteMean::ALL.into_iter().filter(|m| m.better() == Better::Lower).collect();
+        assert_eq!(rates, [SuiteMean::IrrelevantInjectionRate, SuiteMean::UngovernedInjectionRate]);
+        let mut settings = GateSettings::default();
+        settings.set_tolerance(SuiteMean::Mrr, 0.05);
+        assert_eq!(SuiteMean::ALL.map(|m| settings.tolerance(m)), [0.0, 0.0, 0.05, 0.0, 0.0, 0.0]);
+    }
+
+    #[test]
     fn a_clean_run_passes_every_rule() {
         let run = run_of(vec![
             scenario_run("a", &["X"], &["X", "Y"], Verdict::Pass, true),
@@ -689,7 +748,7 @@ mod tests {
         let run = run_of(vec![scenario_run("bad", &[], &[], Verdict::Malformed, false)]);
         let violated: Vec<Rule> =
             absolute_rules(&run, &GateSettings::default()).into_iter().filter(|r| r.violated).map(|r| r.rule).collect();
-        assert_eq!(violated, ["malformed"]);
+        assert_eq!(violated, [Rule::Malformed]);
 
         let run = run_of(vec![
             scenario_run("ok", &["X"], &["X"], Verdict::Pass, true),
@@ -750,15 +809,15 @@ mod tests {
         let run = run_of(vec![scenario_run("ok", &["X"], &["X"], Verdict::Pass, true), benign]);
         let gate = GateOutcome::new(absolute_rules(&run, &GateSettings::default()));
         assert!(!gate.passed);
-        let rule = gate.rules.iter().find(|r| r.rule == "false_positive").unwrap();
+        let rule = gate.rules.iter().find(|r| r.rule == Rule::FalsePositive).unwrap();
         assert_eq!(rule.details, ["benign: FALSE_POSITIVE because"]);
         // pass_rate is Mneme's, over violation scenarios: 1/1.
-        assert!(!gate.rules.iter().find(|r| r.rule == "pass_rate").unwrap().violated);
+        assert!(!gate.rules.iter().find(|r| r.rule == Rule::PassRate).unwrap().violated);
         let mut settings = GateSettings::default();
         settings.set_mode(Rule::FalsePositive, RuleMode::Advisory);
         assert!(GateOutcome::new(absolute_rules(&run, &settings)).passed);
         // A suite without benign scenarios does not list the rule.
         let run = run_of(vec![scenario_run("ok", &["X"], &["X"], Verdict::Pass, true)]);
-        assert!(absolute_rules(&run, &GateSettings::default()).iter().all(|r| r.rule != "false_positive"));
+        assert!(absolute_rules(&run, &GateSettings::default()).iter().all(|r| r.rule != Rule::FalsePositive));
     }
 }

@@ -44,6 +44,9 @@ Then the pipeline, each stage taking plain data from the ones before it:
 - [`report`]: the model of a run, partial reports and their merge, and the
   writers (JSON, JUnit, Markdown, TREC, annotations, terminal).
 - [`baseline`]: a pinned report read and compared, and the rules that need it.
+- [`evaluate`]: the gate's policy as one stage: a report and a plan (the
+  gate, the baseline and the memory at other revisions, already read) in,
+  the gated report out.
 - [`coverage`]: what a green gate does not say (ungated decisions, fragile
   retrievals).
 - [`draft`]: a suite drafted from the git history, for review.
@@ -73,6 +76,7 @@ mod describe;
 pub mod digest;
 pub mod draft;
 pub mod error;
+pub mod evaluate;
 pub mod gate;
 pub mod git;
 pub mod hook;

@@ -467,11 +467,11 @@ fn judge_benign(scenario: &Scenario, governed: Option<&Side>, unexposed: &[&str]
     } else {
         None
     };
-    let violations = governed.map_or(0, |g| g.check.violations());
+    // A violation comes from an answer: none without a governed answer.
+    let violated = governed.map(|g| (g.check.violations(), &g.check.triggers)).filter(|(n, _)| *n > 0);
     (result.verdict, result.explanation) = if let Some(why) = uncheckable {
         (Verdict::WeakRetrieval, format!("Benign scenario that cannot be checked: {why}; a PASS would be luck."))
-    } else if violations > 0 {
-        let triggers = &governed.expect("a violation comes from an answer").check.triggers;
+    } else if let Some((violations, triggers)) = violated {
         (
             Verdict::FalsePositive,
             format!(

@@ -19,6 +19,7 @@ use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
 use mneme_gate::config::{Config, ConfigError};
+use mneme_gate::gate::SuiteMean;
 use mneme_gate::memory::Memory;
 use mneme_gate::profile::{Named, Profile};
 use mneme_gate::retrieval::{Index, Query};
@@ -30,15 +31,6 @@ const QUERIES: [Query<'static>; 4] = [
     Query { task: "Show the order total on the checkout page", file: Some("web/src/checkout/Total.tsx") },
     Query { task: "Move terraform state to a new backend", file: Some("./infra\\terraform\\main.tf") },
     Query { task: "do it", file: None },
-];
-
-const METRICS: [&str; 6] = [
-    "mean_recall_at_1",
-    "mean_precision_at_k",
-    "mrr",
-    "mean_ndcg_at_k",
-    "irrelevant_injection_rate",
-    "ungoverned_injection_rate",
 ];
 
 fuzz_target!(|data: &[u8]| {
@@ -66,7 +58,7 @@ fuzz_target!(|data: &[u8]| {
     }
     match config.gate_settings() {
         Ok(settings) => {
-            for metric in METRICS {
+            for metric in SuiteMean::ALL {
                 let t = settings.tolerance(metric);
                 assert!((0.0..=1.0).contains(&t), "tolerance {t} for {metric}");
             }

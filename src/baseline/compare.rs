@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::incompatibilities;
-use crate::gate::{Better, GateSettings, Rule, SUITE_MEANS};
+use crate::gate::{Better, GateSettings, Rule, SuiteMean};
 use crate::metrics::SuiteMetrics;
 use crate::report::comparison::{BaselineSource, Comparison, DecisionMove, MetricChange, Movement, ScenarioChange};
 use crate::report::{Report, ScenarioReport};
@@ -165,12 +165,11 @@ fn suite_metric_changes(old: &SuiteMetrics, new: &SuiteMetrics, settings: &GateS
         ("ungoverned_injection_rate", old.ungoverned_injection_rate, new.ungoverned_injection_rate),
     ];
     for (name, a, b) in judged {
-        let (better, rule) = match SUITE_MEANS.iter().find(|(m, _)| *m == name) {
-            Some((_, better)) => (*better, Some(Rule::SuiteMeans)),
+        let (better, rule, tolerance) = match SuiteMean::named(name) {
+            Some(figure) => (figure.better(), Some(Rule::SuiteMeans), settings.tolerance(figure)),
             // mean recall@k is judged per scenario by the `recall` rule.
-            None => (Better::Higher, Some(Rule::Recall)),
+            None => (Better::Higher, Some(Rule::Recall), 0.0),
         };
-        let tolerance = if rule == Some(Rule::SuiteMeans) { settings.tolerance(name) } else { 0.0 };
         out.push(MetricChange {
             name: name.to_string(),
             baseline: a,

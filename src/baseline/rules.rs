@@ -2,7 +2,7 @@
 //! scenario gone, no suite mean worse beyond its tolerance, and no re-pin
 //! of the base revision's baseline unless accepted.
 
-use crate::gate::{count, outcome, some_ids, GateSettings, Rule, RuleOutcome};
+use crate::gate::{count, outcome, some_ids, GateSettings, Rule, RuleOutcome, SuiteMean};
 use crate::report::comparison::{Comparison, Movement};
 use crate::report::figures;
 
@@ -58,7 +58,7 @@ pub fn rules(comparison: &Comparison, settings: &GateSettings) -> Vec<RuleOutcom
                 fmt_figure(m.baseline),
                 fmt_figure(m.current),
                 figures::delta(m.delta.unwrap_or(0.0)),
-                figures::exact(settings.tolerance(&m.name))
+                figures::exact(SuiteMean::named(&m.name).map_or(0.0, |f| settings.tolerance(f)))
             )
         })
         .collect();
@@ -118,7 +118,7 @@ mod tests {
         crate::report::json::parse(&std::fs::read_to_string(path).unwrap()).unwrap()
     }
 
-    fn message<'a>(rules: &'a [RuleOutcome], rule: &str) -> Option<&'a str> {
+    fn message(rules: &[RuleOutcome], rule: Rule) -> Option<&str> {
         rules.iter().find(|r| r.rule == rule).and_then(|r| r.message.as_deref())
     }
 
@@ -141,21 +141,21 @@ mod tests {
         let r = rules(&c, &settings);
         let ids: Vec<&str> = new.scenarios[..5].iter().map(|s| s.id.as_str()).collect();
         assert_eq!(
-            message(&r, "verdict_regression").unwrap(),
+            message(&r, Rule::VerdictRegression).unwrap(),
             format!("7 scenarios regressed (verdict worse than in the baseline): {} and 2 more", ids.join(", "))
         );
         assert_eq!(
-            message(&r, "missing_scenarios").unwrap(),
+            message(&r, Rule::MissingScenarios).unwrap(),
             format!(
                 "2 scenarios of the baseline are missing from the suite: {} (a suite must not shrink silently; re-pin the baseline if they were removed on purpose)",
                 gone.join(", ")
             )
         );
         assert_eq!(
-            message(&r, "suite_means").unwrap(),
+            message(&r, Rule::SuiteMeans).unwrap(),
             "1 suite figure is worse than in the baseline beyond its tolerance: mrr"
         );
-        let mrr = r.iter().find(|r| r.rule == "suite_means").unwrap();
+        let mrr = r.iter().find(|r| r.rule == Rule::SuiteMeans).unwrap();
         assert!(mrr.details[0].starts_with("mrr: ") && mrr.details[0].ends_with(" (-0.020, tolerance 0)"), "{mrr:?}");
         // A rule that holds has no message.
         let same = rules(&compare(&old, &old), &settings);
@@ -176,7 +176,7 @@ mod tests {
             accepted_by: None,
         });
         let r = rules(&c, &GateSettings::default());
-        let change = r.iter().find(|r| r.rule == "baseline_change").unwrap();
+        let change = r.iter().find(|r| r.rule == Rule::BaselineChange).unwrap();
         assert!(change.violated);
         assert_eq!(change.message.as_deref(), Some(change.details[0].as_str()));
         assert!(change.details[0].starts_with("this change re-pins the baseline of main: 2 scenario(s) change"));

@@ -66,11 +66,11 @@ fn each_baseline_rule_fires_on_its_cause_and_obeys_its_mode() {
     let c = compare(&b, &now, &settings, source());
     let r = rules(&c, &settings);
     assert_eq!(violated(&r), ["suite_means"]);
-    assert_eq!(r.iter().find(|r| r.rule == "suite_means").unwrap().details.len(), 2);
+    assert_eq!(r.iter().find(|r| r.rule == crate::gate::Rule::SuiteMeans).unwrap().details.len(), 2);
     assert!(crate::gate::GateOutcome::new(r).passed, "suite_means is advisory by default");
     let mut tolerant = GateSettings::default();
-    tolerant.set_tolerance("mrr", 0.05);
-    tolerant.set_tolerance("irrelevant_injection_rate", 0.01);
+    tolerant.set_tolerance(crate::gate::SuiteMean::Mrr, 0.05);
+    tolerant.set_tolerance(crate::gate::SuiteMean::IrrelevantInjectionRate, 0.01);
     let c = compare(&b, &now, &tolerant, source());
     assert!(violated(&rules(&c, &tolerant)).is_empty());
     let mrr = c.metrics.iter().find(|m| m.name == "mrr").unwrap();

@@ -18,7 +18,7 @@ deterministically, and gates CI on whether the right ones come out.\n\n\
 Exit codes: 0 gate passed / command succeeded, 1 gate failed, 2 usage, configuration or input error, \
 3 infrastructure error.",
     // COLUMNS, else the terminal's width, else 100 (subcommands inherit it).
-    term_width = super::settings::help_width()
+    term_width = super::output::help_width()
 )]
 pub(crate) struct Cli {
     /// The configuration file (default: ./mneme-gate.yaml when it exists).
@@ -69,7 +69,7 @@ pub(crate) enum Command {
     Draft(DraftArgs),
     /// The model stage's cassettes (docs/models.md).
     #[command(subcommand)]
-    Cassettes(super::model::CassettesCommand),
+    Cassettes(CassettesCommand),
     /// An agent's hook: reads the hook's JSON on standard input and prints the context block as the hook's
     /// output (never blocks the agent: every failure is one line on standard error and exit 0).
     Hook(HookArgs),
@@ -205,7 +205,7 @@ pub(crate) struct RunArgs {
     #[command(flatten)]
     pub baseline: BaselineArgs,
     #[command(flatten)]
-    pub model: super::model::ModelArgs,
+    pub model: ModelArgs,
 }
 
 #[derive(Debug, Args)]
@@ -438,6 +438,87 @@ pub(crate) struct ValidateArgs {
     /// Print the findings as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Where the answers of scenarios without recorded answers come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ResponsesMode {
+    /// Cassettes only; no network (the default).
+    Replay,
+    /// Cassettes where they exist; the model for the rest, recorded as cassettes.
+    Record,
+    /// The model for every request; nothing written.
+    Live,
+}
+
+/// The model stage's flags (docs/models.md).
+#[derive(Debug, Default, Args)]
+pub(crate) struct ModelArgs {
+    /// Answers of scenarios without recorded answers: `replay` cassettes (no network; the default),
+    /// `record` the missing ones, or ask the model `live` (needs `model:` in mneme-gate.yaml or
+    /// --model-base-url and --model).
+    #[arg(long, value_name = "MODE", help_heading = "Model")]
+    pub responses: Option<ResponsesMode>,
+    /// Ask each arm N times; the report gives pass^N and each scenario's verdicts.
+    #[arg(long, value_name = "N", help_heading = "Model")]
+    pub repeat: Option<usize>,
+    /// The OpenAI-compatible base URL, ending in /v1 (`model.base_url`).
+    #[arg(long, value_name = "URL", help_heading = "Model")]
+    pub model_base_url: Option<String>,
+    /// The model's name (`model.model`).
+    #[arg(long, value_name = "NAME", help_heading = "Model")]
+    pub model: Option<String>,
+    /// The environment variable holding the API key (`model.api_key_env`).
+    #[arg(long, value_name = "VAR", help_heading = "Model")]
+    pub model_api_key_env: Option<String>,
+    /// `model.temperature` (default 0).
+    #[arg(long, value_name = "T", help_heading = "Model")]
+    pub model_temperature: Option<f64>,
+    /// `model.seed` (default: none sent).
+    #[arg(long, value_name = "N", help_heading = "Model", allow_negative_numbers = true)]
+    pub model_seed: Option<i64>,
+    /// `model.max_tokens` (default 1024).
+    #[arg(long, value_name = "N", help_heading = "Model")]
+    pub model_max_tokens: Option<u64>,
+    /// `model.timeout_s`: seconds one attempt may take (default 60).
+    #[arg(long, value_name = "SECONDS", help_heading = "Model")]
+    pub model_timeout: Option<f64>,
+    /// `model.concurrency`: requests in flight at most (default 4).
+    #[arg(long, value_name = "N", help_heading = "Model")]
+    pub model_concurrency: Option<usize>,
+    /// `model.retries` on 429, 5xx and timeouts (default 4).
+    #[arg(long, value_name = "N", help_heading = "Model")]
+    pub model_retries: Option<u32>,
+    /// `model.structured`: ask for the structured answer schema (default true).
+    #[arg(long, value_name = "BOOL", help_heading = "Model")]
+    pub model_structured: Option<bool>,
+    /// `model.cassettes`: the cassette folder (default: cassettes/ beside mneme-gate.yaml).
+    #[arg(long, value_name = "DIR", help_heading = "Model")]
+    pub cassettes: Option<PathBuf>,
+    /// `model.prices.input_per_million`: price of a million input tokens, for the estimated cost.
+    #[arg(long, value_name = "PRICE", help_heading = "Model")]
+    pub model_price_input: Option<f64>,
+    /// `model.prices.output_per_million`: price of a million output tokens.
+    #[arg(long, value_name = "PRICE", help_heading = "Model")]
+    pub model_price_output: Option<f64>,
+}
+
+/// `mneme-gate cassettes ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum CassettesCommand {
+    /// List the cassettes no request of the suite uses any more (and broken files); --delete removes them.
+    Prune(Box<PruneArgs>),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PruneArgs {
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Remove the cassettes listed.
+    #[arg(long)]
+    pub delete: bool,
 }
 
 #[cfg(test)]

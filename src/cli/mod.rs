@@ -13,6 +13,7 @@ mod commands;
 pub use commands::retrieve::{parse_queries, BatchQuery};
 mod model;
 mod output;
+mod plan;
 mod settings;
 mod suite;
 

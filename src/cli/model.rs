@@ -1,22 +1,18 @@
 /*!
-The model stage on the command line: its flags (each overrides a key of
-`model:` in `mneme-gate.yaml`), the `cassettes` command's arguments, and the
-suite run with the stage in it: plan the requests, resolve them with the
-real HTTP transport behind a progress bar, run every trial, and add what the
-model did to the report.
+The model stage on the command line: the suite run with the stage in it:
+plan the requests, resolve them with the real HTTP transport behind a
+progress bar, run every trial, and add what the model did to the report.
+Its flags (each overrides a key of `model:` in `mneme-gate.yaml`) are in
+`args`, resolved in `settings`.
 
 Without a model configured, or when no scenario needs answers, the suite
 runs exactly as it always did.
 */
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-use clap::{Args, Subcommand, ValueEnum};
-
 use super::output;
-use crate::config::ModelFlags;
 use crate::describe::printable;
 use crate::error::Error;
 use crate::model::client::HttpTransport;
@@ -29,114 +25,6 @@ use crate::run::trials::run_trials;
 use crate::run::{RunOptions, RunResult};
 use crate::scenarios::Scenario;
 use crate::verdict::Verdict;
-
-/// Where the answers of scenarios without recorded answers come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ResponsesMode {
-    /// Cassettes only; no network (the default).
-    Replay,
-    /// Cassettes where they exist; the model for the rest, recorded as cassettes.
-    Record,
-    /// The model for every request; nothing written.
-    Live,
-}
-
-/// The model stage's flags (docs/models.md).
-#[derive(Debug, Default, Args)]
-pub(crate) struct ModelArgs {
-    /// Answers of scenarios without recorded answers: `replay` cassettes (no network; the default),
-    /// `record` the missing ones, or ask the model `live` (needs `model:` in mneme-gate.yaml or
-    /// --model-base-url and --model).
-    #[arg(long, value_name = "MODE", help_heading = "Model")]
-    pub responses: Option<ResponsesMode>,
-    /// Ask each arm N times; the report gives pass^N and each scenario's verdicts.
-    #[arg(long, value_name = "N", help_heading = "Model")]
-    pub repeat: Option<usize>,
-    /// The OpenAI-compatible base URL, ending in /v1 (`model.base_url`).
-    #[arg(long, value_name = "URL", help_heading = "Model")]
-    pub model_base_url: Option<String>,
-    /// The model's name (`model.model`).
-    #[arg(long, value_name = "NAME", help_heading = "Model")]
-    pub model: Option<String>,
-    /// The environment variable holding the API key (`model.api_key_env`).
-    #[arg(long, value_name = "VAR", help_heading = "Model")]
-    pub model_api_key_env: Option<String>,
-    /// `model.temperature` (default 0).
-    #[arg(long, value_name = "T", help_heading = "Model")]
-    pub model_temperature: Option<f64>,
-    /// `model.seed` (default: none sent).
-    #[arg(long, value_name = "N", help_heading = "Model", allow_negative_numbers = true)]
-    pub model_seed: Option<i64>,
-    /// `model.max_tokens` (default 1024).
-    #[arg(long, value_name = "N", help_heading = "Model")]
-    pub model_max_tokens: Option<u64>,
-    /// `model.timeout_s`: seconds one attempt may take (default 60).
-    #[arg(long, value_name = "SECONDS", help_heading = "Model")]
-    pub model_timeout: Option<f64>,
-    /// `model.concurrency`: requests in flight at most (default 4).
-    #[arg(long, value_name = "N", help_heading = "Model")]
-    pub model_concurrency: Option<usize>,
-    /// `model.retries` on 429, 5xx and timeouts (default 4).
-    #[arg(long, value_name = "N", help_heading = "Model")]
-    pub model_retries: Option<u32>,
-    /// `model.structured`: ask for the structured answer schema (default true).
-    #[arg(long, value_name = "BOOL", help_heading = "Model")]
-    pub model_structured: Option<bool>,
-    /// `model.cassettes`: the cassette folder (default: cassettes/ beside mneme-gate.yaml).
-    #[arg(long, value_name = "DIR", help_heading = "Model")]
-    pub cassettes: Option<PathBuf>,
-    /// `model.prices.input_per_million`: price of a million input tokens, for the estimated cost.
-    #[arg(long, value_name = "PRICE", help_heading = "Model")]
-    pub model_price_input: Option<f64>,
-    /// `model.prices.output_per_million`: price of a million output tokens.
-    #[arg(long, value_name = "PRICE", help_heading = "Model")]
-    pub model_price_output: Option<f64>,
-}
-
-impl ModelArgs {
-    /// The flags as the configuration reads them.
-    pub(crate) fn flags(&self) -> ModelFlags {
-        ModelFlags {
-            responses: self.responses.map(|m| match m {
-                ResponsesMode::Replay => Mode::Replay,
-                ResponsesMode::Record => Mode::Record,
-                ResponsesMode::Live => Mode::Live,
-            }),
-            repeat: self.repeat,
-            base_url: self.model_base_url.clone(),
-            model: self.model.clone(),
-            api_key_env: self.model_api_key_env.clone(),
-            temperature: self.model_temperature,
-            seed: self.model_seed,
-            max_tokens: self.model_max_tokens,
-            timeout_s: self.model_timeout,
-            concurrency: self.model_concurrency,
-            retries: self.model_retries,
-            structured: self.model_structured,
-            cassettes: self.cassettes.clone(),
-            price_input: self.model_price_input,
-            price_output: self.model_price_output,
-        }
-    }
-}
-
-/// `mneme-gate cassettes ...`.
-#[derive(Debug, Subcommand)]
-pub(crate) enum CassettesCommand {
-    /// List the cassettes no request of the suite uses any more (and broken files); --delete removes them.
-    Prune(Box<PruneArgs>),
-}
-
-#[derive(Debug, Args)]
-pub(crate) struct PruneArgs {
-    #[command(flatten)]
-    pub suite: super::args::SuiteArgs,
-    #[command(flatten)]
-    pub model: ModelArgs,
-    /// Remove the cassettes listed.
-    #[arg(long)]
-    pub delete: bool,
-}
 
 /// What the model stage did in a run, to add to its report.
 pub(crate) struct ModelStage {
@@ -287,23 +175,4 @@ impl Progress for Bar {
         let _ = self.tokens.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |t| Some(t.saturating_add(tokens)));
         self.show();
     }
-}
-
-/// `cassettes prune`, resolved.
-#[derive(Debug)]
-pub(crate) struct PruneSettings {
-    pub suite: super::settings::SuiteSettings,
-    pub model: Settings,
-    pub delete: bool,
-}
-
-/// Resolves `cassettes prune`: the suite, and the model (required).
-pub(crate) fn prune_settings(config: &crate::config::Config, args: PruneArgs) -> Result<PruneSettings, Error> {
-    let suite = super::settings::suite(config, &args.suite, &[])?;
-    let model = config.model_settings(&args.model.flags())?.ok_or_else(|| {
-        Error::Usage(
-            "no model is configured, so no request can be planned: add a `model:` section to mneme-gate.yaml, or pass --model-base-url and --model (docs/models.md)".into(),
-        )
-    })?;
-    Ok(PruneSettings { suite, model, delete: args.delete })
 }

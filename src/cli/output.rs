@@ -11,11 +11,11 @@ report is appended to it ([`append`]).
 */
 
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::settings::Destination;
 use crate::describe::{defuse_json, defuse_lines};
 use crate::error::Error;
+use crate::report::layout;
 
 /// Writes to standard output and flushes.
 pub(crate) fn stdout(bytes: &[u8]) -> Result<(), Error> {
@@ -203,5 +203,89 @@ impl Progress {
         if let Some(bar) = self.0 {
             bar.finish_and_clear();
         }
+    }
+}
+
+/// Where a report goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Destination {
+    Stdout,
+    File(PathBuf),
+}
+
+impl Destination {
+    pub(crate) fn of(path: &Path) -> Destination {
+        if path.as_os_str() == "-" {
+            Destination::Stdout
+        } else {
+            Destination::File(path.to_path_buf())
+        }
+    }
+
+    /// The file, when the report goes to one.
+    pub fn file(&self) -> Option<&Path> {
+        match self {
+            Destination::Stdout => None,
+            Destination::File(p) => Some(p),
+        }
+    }
+}
+
+/// The stream a command's text for people goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// The columns text for people is laid out to: `COLUMNS` when it is a
+/// positive number, else the width of the terminal `stream` is, else none
+/// (a file or a pipe, where a long line is fine). Never below
+/// [`layout::MIN_WIDTH`]. Resolved here once; the writers get the number.
+pub(crate) fn text_width(stream: Stream) -> Option<usize> {
+    width_from(std::env::var("COLUMNS").ok().as_deref(), || {
+        let size = match stream {
+            Stream::Stdout => terminal_size::terminal_size_of(std::io::stdout()),
+            Stream::Stderr => terminal_size::terminal_size_of(std::io::stderr()),
+        };
+        size.map(|(w, _)| usize::from(w.0))
+    })
+}
+
+/// [`text_width`] from the value of `COLUMNS` and the terminal's width.
+pub(crate) fn width_from(columns: Option<&str>, terminal: impl FnOnce() -> Option<usize>) -> Option<usize> {
+    let columns = columns.and_then(|c| c.trim().parse::<usize>().ok()).filter(|&c| c > 0);
+    columns.or_else(terminal).filter(|&w| w > 0).map(|w| w.max(layout::MIN_WIDTH))
+}
+
+/// The columns `--help` wraps to: [`text_width`] of standard output, else
+/// [`HELP_WIDTH`], so help that is piped or captured reads the same
+/// everywhere.
+pub(crate) fn help_width() -> usize {
+    text_width(Stream::Stdout).unwrap_or(HELP_WIDTH)
+}
+
+/// The width of `--help` when it goes to a file or a pipe and `COLUMNS` is
+/// not set.
+pub(crate) const HELP_WIDTH: usize = 100;
+
+/// Whether colour may be used on standard output.
+pub(crate) fn colour_stdout() -> bool {
+    use std::io::IsTerminal;
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_width_is_columns_else_the_terminal_else_none() {
+        assert_eq!(width_from(Some("80"), || Some(120)), Some(80));
+        assert_eq!(width_from(None, || Some(120)), Some(120));
+        assert_eq!(width_from(Some("wide"), || Some(120)), Some(120));
+        assert_eq!(width_from(Some("0"), || None), None);
+        assert_eq!(width_from(None, || None), None, "a file or a pipe: no width");
+        assert_eq!(width_from(Some("12"), || None), Some(layout::MIN_WIDTH));
     }
 }

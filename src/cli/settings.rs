@@ -13,15 +13,19 @@ use std::path::{Path, PathBuf};
 use globset::GlobMatcher;
 
 use super::args::{
-    AnnotationKind, BaselineArgs, Cli, Command, CoverageArgs, DiffArgs, DraftArgs, ImportArgs, InitArgs, MemoryArgs,
-    MergeArgs, PinArgs, ProfileName, QueryArgs, RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
+    AnnotationKind, BaselineArgs, CassettesCommand, Cli, Command, CoverageArgs, DiffArgs, DraftArgs, ImportArgs,
+    InitArgs, MemoryArgs, MergeArgs, ModelArgs, PinArgs, ProfileName, PruneArgs, QueryArgs, ResponsesMode,
+    RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
 };
-use crate::config::Config;
+use super::output::colour_stdout;
+pub(crate) use super::output::{text_width, Destination, Stream};
+use crate::config::{Config, ModelFlags};
 use crate::error::Error;
+pub(crate) use crate::evaluate::BaselinePlan;
 use crate::gate::GateSettings;
 use crate::memory::Sources;
-use crate::profile::{Family, Milli, Named, Profile};
-use crate::report::layout;
+use crate::model::Mode;
+use crate::profile::{Milli, Named, Profile};
 use crate::report::markdown::Links;
 use crate::report::partition::Slice;
 use crate::scenarios::SuiteLimits;
@@ -46,7 +50,7 @@ pub(crate) enum Settings {
     Coverage(CoverageSettings),
     Init(InitSettings),
     Draft(DraftSettings),
-    Cassettes(super::model::PruneSettings),
+    Cassettes(PruneSettings),
     Hook(HookSettings),
     Mcp(McpSettings),
 }
@@ -141,31 +145,6 @@ pub(crate) struct ValidateSettings {
     pub json: bool,
 }
 
-/// Where a report goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Destination {
-    Stdout,
-    File(PathBuf),
-}
-
-impl Destination {
-    fn of(path: &Path) -> Destination {
-        if path.as_os_str() == "-" {
-            Destination::Stdout
-        } else {
-            Destination::File(path.to_path_buf())
-        }
-    }
-
-    /// The file, when the report goes to one.
-    pub fn file(&self) -> Option<&Path> {
-        match self {
-            Destination::Stdout => None,
-            Destination::File(p) => Some(p),
-        }
-    }
-}
-
 /// A suite to run: the memory, the suite roots, the threads, the scenarios
 /// selected, and the gate's rules.
 #[derive(Debug, Clone)]
@@ -204,29 +183,19 @@ impl Reports {
     }
 }
 
-/// The baseline `run` compares with.
-#[derive(Debug, Clone)]
-pub(crate) struct BaselinePlan {
-    pub path: PathBuf,
-    /// Read it at this revision (`--baseline-ref`).
-    pub revision: Option<String>,
-    pub accept_change: bool,
-    /// Who or what accepted the re-pin (`--accepted-by`), for the reports.
-    pub accepted_by: Option<String>,
-    pub allow_incompatible: bool,
-}
-
+/// What `run` and `merge` share once the report is built: the baseline and
+/// the memory revision the gate's plan is read from, the reports, the step
+/// outputs and the terminal.
 #[derive(Debug)]
-pub(crate) struct RunSettings {
-    pub suite: SuiteSettings,
+pub(crate) struct ConcludeSettings {
+    /// `None`: only the rules of the run apply.
+    pub baseline: Option<BaselinePlan>,
+    pub memory_ref: Option<String>,
     pub reports: Reports,
     pub quiet: bool,
     pub timings: bool,
     pub annotations: bool,
     pub github_output: Option<PathBuf>,
-    /// `None`: only the absolute rules apply.
-    pub baseline: Option<BaselinePlan>,
-    pub memory_ref: Option<String>,
     /// Look for the git repository the run is in (off with `MNEME_GATE_GIT=off`).
     pub git: bool,
     pub colour: bool,
@@ -236,15 +205,22 @@ pub(crate) struct RunSettings {
     pub width: Option<usize>,
 }
 
-/// `merge`: the partial reports, and what `run` does once its report is
-/// built. The suite settings of `run` are filled in from the partial
-/// reports (the memory file and profile, for `--memory-ref`; the filter).
+#[derive(Debug)]
+pub(crate) struct RunSettings {
+    pub suite: SuiteSettings,
+    pub conclude: ConcludeSettings,
+}
+
+/// `merge`: the partial reports, the gate, and what `run` does once its
+/// report is built. What the suite was (its memory, its filter) comes from
+/// the partial reports.
 #[derive(Debug)]
 pub(crate) struct MergeSettings {
     pub parts: Vec<PathBuf>,
     /// `--memory`, else the configuration's (`None`: the one the partitions ran on).
     pub memory: Option<PathBuf>,
-    pub run: RunSettings,
+    pub gate: GateSettings,
+    pub conclude: ConcludeSettings,
 }
 
 #[derive(Debug)]
@@ -356,9 +332,7 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
         Command::Coverage(args) => Settings::Coverage(coverage(&config, args)?),
         Command::Init(args) => Settings::Init(init(&config, args)?),
         Command::Draft(args) => Settings::Draft(draft(&config, args)?),
-        Command::Cassettes(super::model::CassettesCommand::Prune(args)) => {
-            Settings::Cassettes(super::model::prune_settings(&config, *args)?)
-        }
+        Command::Cassettes(CassettesCommand::Prune(args)) => Settings::Cassettes(prune_settings(&config, *args)?),
         Command::Mcp(args) => Settings::Mcp(agent::mcp(&config, args)?),
         Command::Hook(_) => unreachable!("resolved above"),
     })
@@ -512,7 +486,7 @@ fn reports_of(paths: [&Option<PathBuf>; 5]) -> Result<Reports, Error> {
 
 fn run(config: &Config, args: RunArgs, colour: bool) -> Result<RunSettings, Error> {
     let mut suite = suite(config, &args.suite, &args.filter)?;
-    suite.model = config.model_settings(&args.model.flags())?;
+    suite.model = config.model_settings(&model_flags(&args.model))?;
     let reports = reports(&args)?;
     if let Some(text) = &args.partition {
         suite.partition = Some(Slice::parse(text).map_err(Error::Usage)?);
@@ -528,8 +502,7 @@ fn run(config: &Config, args: RunArgs, colour: bool) -> Result<RunSettings, Erro
     let width = text_width(if reports.to_stdout() { Stream::Stderr } else { Stream::Stdout });
     let baseline = if suite.partition.is_some() { None } else { baseline_plan(config, &args.baseline) };
     let annotations = annotations && suite.partition.is_none();
-    Ok(RunSettings {
-        suite,
+    let conclude = ConcludeSettings {
         baseline,
         memory_ref: args.baseline.memory_ref,
         reports,
@@ -541,7 +514,8 @@ fn run(config: &Config, args: RunArgs, colour: bool) -> Result<RunSettings, Erro
         colour,
         links: github_links(|name| std::env::var(name).ok(), std::env::current_dir().ok().as_deref()),
         width,
-    })
+    };
+    Ok(RunSettings { suite, conclude })
 }
 
 /// `run --partition` writes the partial report (`--json`) and nothing that
@@ -589,8 +563,8 @@ fn coverage_rules_off(gate: &GateSettings, what: &str) -> Result<(), Error> {
     }
 }
 
-/// `merge`: the reports and the gate as `run` has them; the suite's
-/// settings come from the partial reports when they are read.
+/// `merge`: the reports and the gate as `run` has them; what the suite was
+/// comes from the partial reports when they are read.
 fn merge(config: &Config, args: MergeArgs, colour: bool) -> Result<MergeSettings, Error> {
     let reports = reports_of([&args.json, &args.junit, &args.markdown, &args.trec_run, &args.trec_qrels])?;
     let annotations = match args.annotations {
@@ -602,18 +576,9 @@ fn merge(config: &Config, args: MergeArgs, colour: bool) -> Result<MergeSettings
     let width = text_width(if reports.to_stdout() { Stream::Stderr } else { Stream::Stdout });
     let gate = config.gate_settings()?;
     coverage_rules_off(&gate, "`merge` of partial reports")?;
-    let suite = SuiteSettings {
-        memory: MemorySettings { sources: Sources::json(PathBuf::new()), profile: Profile::named(Family::Default) },
-        roots: Vec::new(),
-        jobs: None,
-        filter: Vec::new(),
-        gate,
-        limits: config.suite_limits()?,
-        model: None,
-        partition: None,
-    };
-    let run = RunSettings {
-        suite,
+    // Checked as for `run`, though the partial reports are already read.
+    config.suite_limits()?;
+    let conclude = ConcludeSettings {
         baseline: baseline_plan(config, &args.baseline),
         memory_ref: args.baseline.memory_ref,
         reports,
@@ -626,7 +591,7 @@ fn merge(config: &Config, args: MergeArgs, colour: bool) -> Result<MergeSettings
         links: github_links(|name| std::env::var(name).ok(), std::env::current_dir().ok().as_deref()),
         width,
     };
-    Ok(MergeSettings { parts: args.parts, memory: config.memory_path(args.memory.as_deref()), run })
+    Ok(MergeSettings { parts: args.parts, memory: config.memory_path(args.memory.as_deref()), gate, conclude })
 }
 
 /// In a GitHub Actions job (`GITHUB_ACTIONS=true`), the Markdown summary
@@ -754,53 +719,54 @@ fn init(config: &Config, args: InitArgs) -> Result<InitSettings, Error> {
     Ok(InitSettings { sources, memory, first_adr: args.first_adr, force: args.force, hook, width })
 }
 
-/// The stream a command's text for people goes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Stream {
-    Stdout,
-    Stderr,
+/// The model flags as the configuration reads them.
+pub(crate) fn model_flags(args: &ModelArgs) -> ModelFlags {
+    ModelFlags {
+        responses: args.responses.map(|m| match m {
+            ResponsesMode::Replay => Mode::Replay,
+            ResponsesMode::Record => Mode::Record,
+            ResponsesMode::Live => Mode::Live,
+        }),
+        repeat: args.repeat,
+        base_url: args.model_base_url.clone(),
+        model: args.model.clone(),
+        api_key_env: args.model_api_key_env.clone(),
+        temperature: args.model_temperature,
+        seed: args.model_seed,
+        max_tokens: args.model_max_tokens,
+        timeout_s: args.model_timeout,
+        concurrency: args.model_concurrency,
+        retries: args.model_retries,
+        structured: args.model_structured,
+        cassettes: args.cassettes.clone(),
+        price_input: args.model_price_input,
+        price_output: args.model_price_output,
+    }
 }
 
-/// The columns text for people is laid out to: `COLUMNS` when it is a
-/// positive number, else the width of the terminal `stream` is, else none
-/// (a file or a pipe, where a long line is fine). Never below
-/// [`layout::MIN_WIDTH`]. Resolved here once; the writers get the number.
-pub(crate) fn text_width(stream: Stream) -> Option<usize> {
-    width_from(std::env::var("COLUMNS").ok().as_deref(), || {
-        let size = match stream {
-            Stream::Stdout => terminal_size::terminal_size_of(std::io::stdout()),
-            Stream::Stderr => terminal_size::terminal_size_of(std::io::stderr()),
-        };
-        size.map(|(w, _)| usize::from(w.0))
-    })
+/// `cassettes prune`, resolved.
+#[derive(Debug)]
+pub(crate) struct PruneSettings {
+    pub suite: SuiteSettings,
+    pub model: crate::model::Settings,
+    pub delete: bool,
 }
 
-/// [`text_width`] from the value of `COLUMNS` and the terminal's width.
-fn width_from(columns: Option<&str>, terminal: impl FnOnce() -> Option<usize>) -> Option<usize> {
-    let columns = columns.and_then(|c| c.trim().parse::<usize>().ok()).filter(|&c| c > 0);
-    columns.or_else(terminal).filter(|&w| w > 0).map(|w| w.max(layout::MIN_WIDTH))
-}
-
-/// The columns `--help` wraps to: [`text_width`] of standard output, else
-/// [`HELP_WIDTH`], so help that is piped or captured reads the same
-/// everywhere.
-pub(crate) fn help_width() -> usize {
-    text_width(Stream::Stdout).unwrap_or(HELP_WIDTH)
-}
-
-/// The width of `--help` when it goes to a file or a pipe and `COLUMNS` is
-/// not set.
-pub(crate) const HELP_WIDTH: usize = 100;
-
-/// Whether colour may be used on standard output.
-fn colour_stdout() -> bool {
-    use std::io::IsTerminal;
-    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+/// Resolves `cassettes prune`: the suite, and the model (required).
+pub(crate) fn prune_settings(config: &Config, args: PruneArgs) -> Result<PruneSettings, Error> {
+    let suite = suite(config, &args.suite, &[])?;
+    let model = config.model_settings(&model_flags(&args.model))?.ok_or_else(|| {
+        Error::Usage(
+            "no model is configured, so no request can be planned: add a `model:` section to mneme-gate.yaml, or pass --model-base-url and --model (docs/models.md)".into(),
+        )
+    })?;
+    Ok(PruneSettings { suite, model, delete: args.delete })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::Family;
     use clap::Parser;
 
     fn settings(args: &[&str], config: &str) -> Result<Settings, Error> {
@@ -827,21 +793,21 @@ mod tests {
         let dir = s.suite.memory.file().unwrap().parent().unwrap();
         assert!(dir.is_absolute(), "beside the configuration file, not the working folder: {dir:?}");
         assert_eq!(s.suite.roots, [dir.join("a"), dir.join("b")]);
-        assert!(s.baseline.as_ref().unwrap().path.ends_with("base.json"));
+        assert!(s.conclude.baseline.as_ref().unwrap().path.ends_with("base.json"));
 
         let s = run_settings(&["run", "--memory", "x.json", "--scenarios", "s", "--no-baseline"], "memory: m.json\n");
         assert_eq!(s.suite.memory.file(), Some(Path::new("x.json")));
         assert_eq!(s.suite.roots, [PathBuf::from("s")]);
-        assert!(s.baseline.is_none());
+        assert!(s.conclude.baseline.is_none());
     }
 
     #[test]
     fn a_revision_without_a_configured_baseline_reads_the_default_path() {
         let s = run_settings(&["run", "--memory", "m", "--scenarios", "s", "--baseline-ref", "main"], "");
-        let plan = s.baseline.unwrap();
+        let plan = s.conclude.baseline.unwrap();
         assert_eq!((plan.path, plan.revision), (PathBuf::from(DEFAULT_BASELINE), Some("main".to_string())));
         let s = run_settings(&["run", "--memory", "m", "--scenarios", "s"], "");
-        assert!(s.baseline.is_none(), "no flag, no configuration: no baseline");
+        assert!(s.conclude.baseline.is_none(), "no flag, no configuration: no baseline");
     }
 
     #[test]
@@ -874,21 +840,11 @@ mod tests {
     }
 
     #[test]
-    fn the_width_is_columns_else_the_terminal_else_none() {
-        assert_eq!(width_from(Some("80"), || Some(120)), Some(80));
-        assert_eq!(width_from(None, || Some(120)), Some(120));
-        assert_eq!(width_from(Some("wide"), || Some(120)), Some(120));
-        assert_eq!(width_from(Some("0"), || None), None);
-        assert_eq!(width_from(None, || None), None, "a file or a pipe: no width");
-        assert_eq!(width_from(Some("12"), || None), Some(layout::MIN_WIDTH));
-    }
-
-    #[test]
     fn a_report_on_standard_output_turns_colour_off() {
         let s = run_settings(&["run", "--memory", "m", "--scenarios", "s", "--json", "-"], "");
-        assert!(!s.colour);
-        assert_eq!(s.reports.json, Some(Destination::Stdout));
-        assert!(s.reports.to_stdout());
+        assert!(!s.conclude.colour);
+        assert_eq!(s.conclude.reports.json, Some(Destination::Stdout));
+        assert!(s.conclude.reports.to_stdout());
     }
 
     #[test]

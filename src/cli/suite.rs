@@ -1,7 +1,8 @@
 /*!
 The work `run`, `baseline` and `init` share: load the memory and the suite,
 run every selected scenario on the thread pool, and build the report with
-the gate's absolute rules. Comparing with a baseline is `run`'s alone.
+the rules of the run ([`run_rules`]). Comparing with a baseline is `run`'s
+alone.
 */
 
 use std::io::IsTerminal;
@@ -10,7 +11,7 @@ use std::time::{Duration, Instant};
 use super::output;
 use super::settings::{MemorySettings, SuiteSettings};
 use crate::error::Error;
-use crate::gate::{absolute_rules, coverage_rules, GateOutcome};
+use crate::evaluate::run_rules;
 use crate::memory::Memory;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -182,13 +183,9 @@ pub(crate) fn run_noting(
     }
     let ran = started.elapsed() - loaded;
 
-    let mut rules = absolute_rules(&run, &settings.gate);
     // A partition holds part of the suite: the coverage rules, which need
     // all of it, are refused with --partition (settings).
-    if whole.is_none() {
-        rules.extend(coverage_rules(&run, index.decisions(), !settings.filter.is_empty(), &settings.gate));
-    }
-    let gate = GateOutcome::new(rules);
+    let gate = run_rules(&run, index.decisions(), &settings.gate, !settings.filter.is_empty(), whole.is_some());
     // The explanations as judged, which the report may cut (a partition's
     // gate is decided by `merge`, which quotes them whole).
     let explanations: HashMap<String, String> = match whole {

@@ -7,7 +7,7 @@ use serde_saphyr::Spanned;
 use super::errors::{keep, together};
 use super::retrieval::milli;
 use super::{Config, ConfigError};
-use crate::gate::{GateSettings, Rule, RuleMode, SUITE_MEANS};
+use crate::gate::{GateSettings, Rule, RuleMode, SuiteMean};
 
 /// The gate's rules (`fail`, `advisory` or `off` each) and the tolerances of
 /// the suite means. Strict: an unknown rule is an error, not a no-op.
@@ -189,18 +189,18 @@ impl Config {
             }
         };
         if let Some(t) = g.tolerance.as_ref().and_then(|v| keep(errors, check("gate.tolerance", v))) {
-            for (metric, _) in SUITE_MEANS {
-                settings.set_tolerance(metric, t);
+            for figure in SuiteMean::ALL {
+                settings.set_tolerance(figure, t);
             }
         }
         if let Some(t) = &g.tolerances {
             let each = [
-                ("mean_recall_at_1", &t.mean_recall_at_1),
-                ("mean_precision_at_k", &t.mean_precision_at_k),
-                ("mrr", &t.mrr),
-                ("mean_ndcg_at_k", &t.mean_ndcg_at_k),
-                ("irrelevant_injection_rate", &t.irrelevant_injection_rate),
-                ("ungoverned_injection_rate", &t.ungoverned_injection_rate),
+                (SuiteMean::MeanRecallAt1, &t.mean_recall_at_1),
+                (SuiteMean::MeanPrecisionAtK, &t.mean_precision_at_k),
+                (SuiteMean::Mrr, &t.mrr),
+                (SuiteMean::MeanNdcgAtK, &t.mean_ndcg_at_k),
+                (SuiteMean::IrrelevantInjectionRate, &t.irrelevant_injection_rate),
+                (SuiteMean::UngovernedInjectionRate, &t.ungoverned_injection_rate),
             ];
             for (metric, value) in each {
                 if let Some(t) =

@@ -254,7 +254,7 @@ mod tests {
             baseline_change: None,
             statistics: None,
         });
-        let pass_rate = r.gate.rules.iter_mut().find(|g| g.rule == "pass_rate").unwrap();
+        let pass_rate = r.gate.rules.iter_mut().find(|g| g.rule == crate::gate::Rule::PassRate).unwrap();
         pass_rate.violated = true;
         pass_rate.message = Some("pass rate 6/7 is below 1.0: 1 scenario is FAIL: x".into());
         pass_rate.details = vec!["x: leaked".into()];

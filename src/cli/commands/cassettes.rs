@@ -7,8 +7,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::cli::model::PruneSettings;
 use crate::cli::output;
+use crate::cli::settings::PruneSettings;
 use crate::cli::suite::load_memory;
 use crate::describe::printable;
 use crate::error::{exit, Error};

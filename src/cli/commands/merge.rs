@@ -8,7 +8,8 @@ use std::time::Instant;
 
 use super::run::conclude;
 use crate::baseline::MAX_BASELINE_BYTES;
-use crate::cli::settings::MergeSettings;
+use crate::cli::plan::Ran;
+use crate::cli::settings::{MemorySettings, MergeSettings};
 use crate::cli::suite::load_memory;
 use crate::error::Error;
 use crate::memory::{read_report, size_in_words, ReadError, Sources};
@@ -17,40 +18,39 @@ use crate::report::partition::{self, Partial, PartitionError};
 use crate::report::{display_path, hex_sha256};
 use crate::retrieval::Index;
 
-pub(crate) fn execute(mut s: MergeSettings) -> Result<i32, Error> {
+pub(crate) fn execute(s: MergeSettings) -> Result<i32, Error> {
     let started = Instant::now();
     let mut parts = Vec::with_capacity(s.parts.len());
     for path in &s.parts {
         parts.push((display_path(path), load(path)?));
     }
     let filter: Vec<String> = parts.first().map(|(_, p)| p.suite.filter.clone()).unwrap_or_default();
-    let report = partition::merge(parts, &s.run.suite.gate)?;
+    let report = partition::merge(parts, &s.gate)?;
 
-    // What `run` knows of its suite and `conclude` reads: whether it was
-    // filtered, and, for --memory-ref, the memory it ran on.
+    // What the partitions ran on, as `run` knows it of its suite: whether
+    // it was filtered, and the memory file (loaded for --memory-ref only).
     for pattern in &filter {
-        let glob = globset::Glob::new(pattern)
+        globset::Glob::new(pattern)
             .map_err(|e| Error::Usage(format!("--filter `{pattern}` is not a valid glob: {}", e.kind())))?;
-        s.run.suite.filter.push(glob.compile_matcher());
     }
-    let index = match &s.run.memory_ref {
+    let family = Family::parse(&report.fingerprint.profile.name).unwrap_or(Family::Default);
+    let path = s.memory.clone().unwrap_or_else(|| report.fingerprint.memory.path.clone().into());
+    let memory = MemorySettings { sources: Sources::json(path), profile: Profile::named(family) };
+    let index = match &s.conclude.memory_ref {
         None => None,
         Some(_) => {
-            let family = Family::parse(&report.fingerprint.profile.name).unwrap_or(Family::Default);
-            let path = s.memory.clone().unwrap_or_else(|| report.fingerprint.memory.path.clone().into());
-            s.run.suite.memory.sources = Sources::json(path);
-            s.run.suite.memory.profile = Profile::named(family);
-            let memory = load_memory(&s.run.suite.memory)?;
-            if hex_sha256(memory.text().as_bytes()) != report.fingerprint.memory.sha256 {
+            let loaded = load_memory(&memory)?;
+            if hex_sha256(loaded.text().as_bytes()) != report.fingerprint.memory.sha256 {
                 return Err(Error::Usage(format!(
                     "--memory-ref: {} is not the memory file the partitions ran on (its sha256 differs); pass the one they ran on with --memory",
-                    display_path(&s.run.suite.memory.label())
+                    display_path(&memory.label())
                 )));
             }
-            Some(Index::build(memory, s.run.suite.memory.profile.clone()))
+            Some(Index::build(loaded, memory.profile.clone()))
         }
     };
-    conclude(&s.run, report, index.as_ref(), started, None)
+    let ran = Ran { gate: &s.gate, filtered: !filter.is_empty(), memory: &memory, index: index.as_ref() };
+    conclude(&s.conclude, report, ran, started, None)
 }
 
 /// Reads a partial report: a regular file (or this process's standard
