@@ -203,7 +203,7 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "K/N")]
     pub partition: Option<String>,
     #[command(flatten)]
-    pub baseline: BaselineArgs,
+    pub baseline: CompareArgs,
     #[command(flatten)]
     pub model: super::model::ModelArgs,
 }
@@ -243,12 +243,12 @@ pub(crate) struct MergeArgs {
     #[arg(long, value_name = "FILE")]
     pub github_output: Option<PathBuf>,
     #[command(flatten)]
-    pub baseline: BaselineArgs,
+    pub baseline: CompareArgs,
 }
 
 /// How `run` finds and treats the baseline.
 #[derive(Debug, Args)]
-pub(crate) struct BaselineArgs {
+pub(crate) struct CompareArgs {
     /// The pinned baseline (default: `baseline` from the configuration).
     #[arg(long, value_name = "FILE", conflicts_with = "no_baseline")]
     pub baseline: Option<PathBuf>,

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use globset::GlobMatcher;
 
 use super::args::{
-    AnnotationKind, BaselineArgs, Cli, Command, CoverageArgs, DiffArgs, DraftArgs, ImportArgs, InitArgs, MemoryArgs,
+    AnnotationKind, Cli, Command, CompareArgs, CoverageArgs, DiffArgs, DraftArgs, ImportArgs, InitArgs, MemoryArgs,
     MergeArgs, PinArgs, ProfileName, QueryArgs, RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
 };
 use crate::config::Config;
@@ -114,7 +114,7 @@ pub(crate) struct ExplainSettings {
 
 /// Where a file's text comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Source {
+pub(crate) enum Input {
     Stdin,
     File(PathBuf),
 }
@@ -122,7 +122,7 @@ pub(crate) enum Source {
 #[derive(Debug)]
 pub(crate) struct RetrieveSettings {
     pub memory: MemorySettings,
-    pub queries: Source,
+    pub queries: Input,
 }
 
 #[derive(Debug)]
@@ -399,7 +399,7 @@ fn query(config: &Config, args: QueryArgs) -> Result<QuerySettings, Error> {
 }
 
 fn retrieve(config: &Config, args: RetrieveArgs) -> Result<RetrieveSettings, Error> {
-    let queries = if args.queries.as_os_str() == "-" { Source::Stdin } else { Source::File(args.queries.clone()) };
+    let queries = if args.queries.as_os_str() == "-" { Input::Stdin } else { Input::File(args.queries.clone()) };
     Ok(RetrieveSettings { memory: memory(config, &args.memory)?, queries })
 }
 
@@ -466,7 +466,7 @@ fn baseline_path(config: &Config, flag: Option<&Path>) -> Option<PathBuf> {
     }
 }
 
-fn baseline_plan(config: &Config, args: &BaselineArgs) -> Option<BaselinePlan> {
+fn baseline_plan(config: &Config, args: &CompareArgs) -> Option<BaselinePlan> {
     if args.no_baseline {
         return None;
     }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use mneme_gate::cache::{answer, compile, Compiled, Shown, Source};
+use mneme_gate::cache::{answer, compile, AnswerOrigin, Compiled, Shown};
 use mneme_gate::memory::Memory;
 use mneme_gate::profile::{Family, Milli, Profile};
 use mneme_gate::retrieval::{Index, Query};
@@ -152,7 +152,7 @@ fn the_answer_of_the_cache_is_the_answer_of_the_memory() {
             let first = answer(&path, &profile, q, Some(&cache)).unwrap();
             let cached = answer(&path, &profile, q, Some(&cache)).unwrap();
             // By hash, or by stamp once the file is two seconds old.
-            assert_ne!(cached.source, Source::Memory, "{profile:?} {q:?}");
+            assert_ne!(cached.source, AnswerOrigin::Memory, "{profile:?} {q:?}");
             for a in [&first, &cached] {
                 assert_eq!((&a.retrieval, &a.shown, &a.warnings), (&plain.retrieval, &plain.shown, &plain.warnings));
             }

@@ -11,7 +11,7 @@ use super::links::Links;
 use crate::describe::printable;
 use crate::gate::{Rule, RuleMode, RuleOutcome};
 use crate::report::comparison::{Comparison, ComparisonStatistics, MetricChange, Movement, ScenarioChange};
-use crate::report::{figure, figures, score, statistics, Report, ScenarioReport, Source};
+use crate::report::{figure, figures, score, statistics, Report, ScenarioReport, ScenarioSource};
 use crate::verdict::Verdict;
 
 /// Details listed under a violated rule before "… and N more".
@@ -395,7 +395,7 @@ fn plain(text: &str) -> String {
 
 /// A scenario's `path:line` in Markdown: a link to the line when there are
 /// links, else a code span.
-fn place(source: &Source, links: &Links) -> String {
+fn place(source: &ScenarioSource, links: &Links) -> String {
     let text = code(&format!("{}:{}", source.path, source.line));
     match links.to(&source.path, source.line) {
         Some(url) => format!("[{text}]({url})"),
@@ -405,7 +405,7 @@ fn place(source: &Source, links: &Links) -> String {
 
 /// A scenario's `path:line` inside HTML (a `<summary>`): an `<a>` element
 /// when there are links, else text.
-fn place_html(source: &Source, links: &Links) -> String {
+fn place_html(source: &ScenarioSource, links: &Links) -> String {
     let text = html(&printable(&format!("{}:{}", source.path, source.line)));
     match links.to(&source.path, source.line) {
         Some(url) => format!("<a href=\"{}\">{text}</a>", html(&url)),
