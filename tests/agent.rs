@@ -270,7 +270,7 @@ fn context_gives_the_same_bytes_from_the_cache_and_without_it() {
                     c.args(["--file", f]);
                 }
                 if json_flag {
-                    c.arg("--json");
+                    c.args(["--format", "json"]);
                 }
                 if off {
                     c.env("MNEME_GATE_CACHE", "off");

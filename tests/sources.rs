@@ -660,7 +660,8 @@ fn run_on_adrs_and_cursor_rules_with_a_three_line_configuration() {
     );
 
     // explain points at the Markdown source of every record.
-    let out = expect(run(dir.path(), &["explain", "--task", "dns records for puppet", "--json"]), 0, "explain");
+    let out =
+        expect(run(dir.path(), &["explain", "--task", "dns records for puppet", "--format", "json"]), 0, "explain");
     let e: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let record = |id: &str| e["records"].as_array().unwrap().iter().find(|r| r["id"] == id).unwrap().clone();
     assert_eq!(record("ADR-0015")["source"], "docs/adr/0015-dns-infrastructure.md:1");
@@ -677,7 +678,7 @@ fn context_and_retrieve_agree_on_sources() {
     let dir = adr_and_cursor_repository();
     let task = "Wrap the errors returned by the repository with context";
     let file = "services/orders/repository.go";
-    let out = expect(run(dir.path(), &["context", "--task", task, "--file", file, "--json"]), 0, "context");
+    let out = expect(run(dir.path(), &["context", "--task", task, "--file", file, "--format", "json"]), 0, "context");
     let c: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let context_ids: Vec<&str> = c["retrieved"].as_array().unwrap().iter().map(|d| d["id"].as_str().unwrap()).collect();
     std::fs::write(
@@ -1575,7 +1576,8 @@ fn validate_fails_through_the_error_path_with_an_annotation() {
     );
 
     let broken = "tests/fixtures/memory/broken.json";
-    let out = common::expect(common::run(&root, &["validate", "--memory", broken, "--json"], OFF), 2, "errors");
+    let out =
+        common::expect(common::run(&root, &["validate", "--memory", broken, "--format", "json"], OFF), 2, "errors");
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["errors"].as_u64(), Some(3));
     assert_eq!(out.stderr, format!("mneme-gate: error: {broken} is not valid: 3 errors\n"));
@@ -1706,7 +1708,7 @@ fn a_nested_agents_md_below_a_source_folder_is_scoped_from_the_repository_root()
     let out = common::expect(
         common::run(
             dir.path(),
-            &["context", "--task", "make refunds idempotent", "--file", "services/pay/api.py", "--json"],
+            &["context", "--task", "make refunds idempotent", "--file", "services/pay/api.py", "--format", "json"],
             QUIET,
         ),
         0,

@@ -337,7 +337,7 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
         Command::Diff(args) => Settings::Diff(diff(&config, args, colour)?),
         Command::Suggest(args) => Settings::Suggest(SuggestSettings {
             suite: suite(&config, &args.suite, &[])?,
-            json: args.json,
+            json: args.format.is_json(),
             max: args.max,
             width: text_width(Stream::Stdout),
         }),
@@ -349,7 +349,7 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
                 suite: suite(&config, &args.suite, &[])?,
                 folds: args.folds,
                 seed: args.seed,
-                json: args.json,
+                json: args.format.is_json(),
                 width: text_width(Stream::Stdout),
             })
         }
@@ -392,7 +392,7 @@ fn query(config: &Config, args: QueryArgs) -> Result<QuerySettings, Error> {
         memory: memory(config, &args.memory)?,
         task: args.task,
         file: args.file,
-        json: args.json,
+        json: args.format.is_json(),
         width: text_width(Stream::Stdout),
         cache: agent::cache_dir().map(|c| index_dir(&c)),
     })
@@ -406,7 +406,7 @@ fn retrieve(config: &Config, args: RetrieveArgs) -> Result<RetrieveSettings, Err
 fn validate(config: &Config, args: ValidateArgs) -> Result<ValidateSettings, Error> {
     let profile = config.profile(family(args.profile), None)?;
     let memory = MemorySettings { sources: memory_sources(config, &args.memory)?, profile };
-    Ok(ValidateSettings { memory, suites: config.suites(), strict: args.strict, json: args.json })
+    Ok(ValidateSettings { memory, suites: config.suites(), strict: args.strict, json: args.format.is_json() })
 }
 
 fn import(config: &Config, args: ImportArgs) -> Result<ImportSettings, Error> {

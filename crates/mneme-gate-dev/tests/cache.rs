@@ -1,7 +1,7 @@
 //! The compiled index cache of `context` and `hook` never answers otherwise
 //! than the index: on generated corpora (`synth`) in every profile shape,
 //! query by query in process, and byte for byte through the binary
-//! (`context` and `context --json` from the cache against the same command
+//! (`context` and `context --format json` from the cache against the same command
 //! without it, and against the rankings of `retrieve`).
 
 use std::path::{Path, PathBuf};
@@ -205,7 +205,7 @@ fn context_from_the_cache_prints_the_bytes_of_context_without_it_and_ranks_as_re
                     args.extend(["--file", f.as_str()]);
                 }
                 if json {
-                    args.push("--json");
+                    args.extend(["--format", "json"]);
                 }
                 let without = run(&args, dir.path(), None, None);
                 assert_eq!(run(&args, dir.path(), Some(&cache), None), without, "first run: {args:?}");
