@@ -107,7 +107,7 @@ fn min_margin_sets_the_fragility_threshold() {
     let out = expect(run(tmp.path(), &["coverage", "--json", "-"], OFF), 0, "");
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(
-        (v["fragile"]["threshold_from"].as_str(), v["fragile"]["min_margin"].as_f64()),
+        (v["fragile"]["threshold_from"].as_str(), v["fragile"]["margin_below"].as_f64()),
         (Some("gate.min_margin"), Some(2.5))
     );
 }
