@@ -124,7 +124,7 @@ fn the_figures_are_the_run_reports() {
         assert_eq!(s.metrics.confidence, f.confidence);
         assert_eq!(s.metrics.runner_up.as_ref(), Some(&f.runner_up));
     }
-    assert_eq!(result.summary.min_margin, c.fragile.smallest_margin);
+    assert_eq!(result.summary.smallest_margin, c.fragile.smallest_margin);
 }
 
 #[test]

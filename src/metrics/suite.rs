@@ -197,10 +197,10 @@ pub struct SuiteMetrics {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub benign: Option<BenignCounts>,
     /// The smallest per-scenario `margin` (docs/metrics.md, "Margin and
-    /// confidence"); `null` when no scenario has one. Absent from reports
-    /// written before it existed.
+    /// confidence"), as observed in this run; `null` when no scenario has
+    /// one.
     #[serde(default)]
-    pub min_margin: Option<f64>,
+    pub smallest_margin: Option<f64>,
     /// The mean per-scenario `confidence` over the scenarios that have one.
     #[serde(default)]
     pub mean_confidence: Option<f64>,
@@ -225,14 +225,14 @@ impl SuiteMetrics {
         let mut ungoverned = Vec::new();
         let mut total = 0;
         let mut benign: Option<BenignCounts> = None;
-        let mut min_margin: Option<f64> = None;
+        let mut smallest_margin: Option<f64> = None;
         let mut confidences = Vec::new();
 
         for outcome in scenarios {
             total += 1;
             let m = outcome.metrics();
             if let Some(margin) = m.margin {
-                min_margin = Some(min_margin.map_or(margin, |x: f64| x.min(margin)));
+                smallest_margin = Some(smallest_margin.map_or(margin, |x: f64| x.min(margin)));
             }
             confidences.extend(m.confidence);
             let verdict = outcome.verdict();
@@ -287,7 +287,7 @@ impl SuiteMetrics {
             layer2_evaluated,
             by_category,
             benign,
-            min_margin,
+            smallest_margin,
             mean_confidence: mean(confidences),
         }
     }

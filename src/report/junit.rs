@@ -155,8 +155,8 @@ fn test_case(s: &ScenarioReport) -> TestCase {
 fn body(s: &ScenarioReport) -> String {
     let mut out = format!("{} at {}\n", s.verdict, printable(&s.source.to_string()));
     out.push_str(&format!("task: {}\n", printable(&s.task)));
-    if let Some(f) = &s.file {
-        out.push_str(&format!("file: {}\n", printable(f)));
+    if let Some(f) = &s.edited_file {
+        out.push_str(&format!("edited file: {}\n", printable(f)));
     }
     out.push_str(&format!("expected: {}\n", list(&s.expected)));
     if s.retrieved.is_empty() {

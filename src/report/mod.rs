@@ -258,7 +258,10 @@ pub struct ScenarioReport {
     pub category: String,
     pub description: String,
     pub task: String,
-    pub file: Option<String>,
+    /// The file the task edits (the query's file), as the scenario names it;
+    /// `null` when it names none. Not where the scenario is written: that is
+    /// `source`.
+    pub edited_file: Option<String>,
     pub expected: Vec<String>,
     pub acceptable: Vec<String>,
     pub retrieved: Vec<RetrievedEntry>,
@@ -458,7 +461,7 @@ fn scenario_report(run: ScenarioRun) -> ScenarioReport {
         category: s.category,
         description: s.description,
         task: s.task,
-        file: s.file,
+        edited_file: s.file,
         expected: s.expect,
         acceptable: s.acceptable,
         retrieved: run

@@ -85,7 +85,7 @@ def queries_of(binary, memory, scenarios):
         if not report.exists():
             sys.exit("mcp_client: `mneme-gate run` wrote no report")
         scenarios = json.loads(report.read_text())["scenarios"]
-    queries = [{"task": s["task"], "file": s["file"]} for s in scenarios]
+    queries = [{"task": s["task"], "file": s["edited_file"]} for s in scenarios]
     queries += [{"task": "", "file": None}, {"task": "the of and", "file": "README.md"},
                 {"task": "Übersicht ünïcödé \u2028 line", "file": ".\\services\\payments\\x.py"}]
     return queries

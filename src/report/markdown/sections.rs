@@ -730,8 +730,8 @@ pub(super) fn scenario(s: &ScenarioReport, links: &Links) -> String {
     out.push_str(&format!("{}\n\n", inline(&s.explanation)));
     out.push_str(&format!("- source: {}\n", place(&s.source, links)));
     out.push_str(&format!("- task: {}\n", inline(&s.task)));
-    if let Some(f) = &s.file {
-        out.push_str(&format!("- file: {}\n", code(f)));
+    if let Some(f) = &s.edited_file {
+        out.push_str(&format!("- edited file: {}\n", code(f)));
     }
     out.push_str(&format!("- expected: {}\n", ids(&s.expected)));
     let retrieved: Vec<String> = s.retrieved.iter().map(|r| format!("{} ({})", code(&r.id), score(r.score))).collect();
