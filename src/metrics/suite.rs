@@ -125,15 +125,12 @@ impl VerdictCounts {
         self.total += 1;
     }
 
-    /// `pass / (pass + fail)`, 0 when both are 0 (Mneme's convention: WEAK,
-    /// WEAK_RETRIEVAL and MALFORMED are not in the denominator).
-    pub fn pass_rate(&self) -> f64 {
+    /// `pass / (pass + fail)`, `None` when both are 0: nothing was judged,
+    /// so there is no rate (WEAK, WEAK_RETRIEVAL and MALFORMED are not in
+    /// the denominator, as in Mneme).
+    pub fn pass_rate(&self) -> Option<f64> {
         let judged = self.pass + self.fail;
-        if judged == 0 {
-            0.0
-        } else {
-            self.pass as f64 / judged as f64
-        }
+        (judged > 0).then(|| self.pass as f64 / judged as f64)
     }
 }
 
@@ -183,8 +180,9 @@ pub struct SuiteMetrics {
     pub weak: usize,
     pub weak_retrieval: usize,
     pub malformed: usize,
-    /// `pass / (pass + fail)`, 0 when both are 0.
-    pub pass_rate: f64,
+    /// `pass / (pass + fail)`; `null` when both are 0 (nothing was judged:
+    /// not measured).
+    pub pass_rate: Option<f64>,
     /// Whether Layer 2 judged at least one governed response; the gate's
     /// `pass_rate` rule applies only then.
     pub layer2_evaluated: bool,

@@ -212,17 +212,15 @@ pub(super) fn figures(report: &Report, doc: &mut Doc) {
             m.ungoverned_injection_rate,
         ),
     ];
-    let pass_rate = m.layer2_evaluated.then_some(m.pass_rate);
+    let pass_rate = if m.layer2_evaluated { m.pass_rate } else { None };
     let Some(c) = &report.comparison else {
         doc.push("| suite figure | value |\n|---|---:|\n");
         for (_, name, _, value) in &rows {
             doc.item(Kind::Figure, &format!("| {name} | {} |\n", figure(*value)));
         }
-        if pass_rate.is_some() {
-            doc.item(
-                Kind::Figure,
-                &format!("| pass rate | {} |\n", figures::ratio(m.pass, m.pass + m.fail, Some(1.0))),
-            );
+        if m.layer2_evaluated {
+            let shown = m.pass_rate.map_or("—".into(), |_| figures::ratio(m.pass, m.pass + m.fail, Some(1.0)));
+            doc.item(Kind::Figure, &format!("| pass rate | {shown} |\n"));
         }
         doc.push("\n");
         return;
