@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use crate::memory::{read_regular, size_in_words, ReadError, Source, SourceKind, Sources};
+use crate::memory::{read_regular, size_in_words, DecisionSource, ReadError, SourceKind, Sources};
 
 mod errors;
 mod gate;
@@ -303,13 +303,14 @@ impl Config {
     /// there is none.
     pub fn memory_sources(&self, flags: &[PathBuf]) -> Option<Sources> {
         if !flags.is_empty() {
-            let list = flags.iter().map(|f| Source::parse_spec(f)).collect();
+            let list = flags.iter().map(|f| DecisionSource::parse_spec(f)).collect();
             return Some(Sources { list, root: PathBuf::from(".") });
         }
         match self.file.memory.as_ref().map(|m| &m.value) {
-            Some(MemoryConfig::One(p)) => {
-                Some(Sources { list: vec![Source::new(SourceKind::Json, self.resolve_path(p))], root: self.folder() })
-            }
+            Some(MemoryConfig::One(p)) => Some(Sources {
+                list: vec![DecisionSource::new(SourceKind::Json, self.resolve_path(p))],
+                root: self.folder(),
+            }),
             Some(MemoryConfig::Many(entries)) => {
                 let list = entries.iter().map(|e| e.source(|p| self.resolve_path(p))).collect();
                 Some(Sources { list, root: self.folder() })

@@ -77,7 +77,7 @@ pub struct Coverage {
     pub scenarios: usize,
     /// Scenarios that expect at least one decision.
     pub governed: usize,
-    pub gated: Gated,
+    pub gating: Gating,
     pub unreachable: Unreachable,
     pub fragile: Fragile,
     pub overlap: Overlap,
@@ -106,18 +106,19 @@ pub struct Inputs {
     pub k: usize,
 }
 
-/// Which pool decisions some scenario expects.
+/// Which pool decisions some scenario expects (gated) and which none does
+/// (ungated).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct Gated {
-    /// Pool decisions whose id some scenario expects.
-    pub gated: usize,
-    /// Pool decisions whose id no scenario expects.
-    pub ungated: usize,
-    /// `gated / pool`; `null` for an empty pool.
-    pub share: Option<f64>,
+pub struct Gating {
+    /// How many pool decisions have an id some scenario expects.
+    pub gated_count: usize,
+    /// How many pool decisions have an id no scenario expects.
+    pub ungated_count: usize,
+    /// `gated_count / pool`; `null` for an empty pool.
+    pub gated_share: Option<f64>,
     /// The ungated decisions, in pool order.
-    pub decisions: Vec<DecisionEntry>,
+    pub ungated_decisions: Vec<DecisionEntry>,
     /// Per record kind (`decision record`, or the item's type), by name.
     pub by_kind: Vec<Group>,
     /// Per scope folder (the literal folder each scope glob starts with;
@@ -143,11 +144,14 @@ pub struct DecisionEntry {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Group {
     pub name: String,
-    pub decisions: usize,
-    pub gated: usize,
-    pub ungated: usize,
-    /// `gated / decisions`.
-    pub share: f64,
+    /// How many pool decisions are in the group.
+    pub decision_count: usize,
+    /// How many of them some scenario expects.
+    pub gated_count: usize,
+    /// How many of them no scenario expects.
+    pub ungated_count: usize,
+    /// `gated_count / decision_count`.
+    pub gated_share: f64,
 }
 
 /// Decisions that cannot reach the agent, or only some of the time.
@@ -246,15 +250,16 @@ pub struct UnmatchedScope {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Fragile {
     /// The threshold: a scenario whose margin is below it is fragile.
-    pub min_margin: f64,
+    pub margin_below: f64,
     /// Where the threshold comes from: `--min-margin`, `gate.min_margin`,
     /// or `the heaviest field weight` (the score one word of that field adds).
     pub threshold_from: String,
     /// Governed scenarios with a margin (every expected decision retrieved,
     /// and a runner-up).
     pub with_margin: usize,
-    /// The smallest margin of the suite.
-    pub lowest: Option<f64>,
+    /// The smallest margin observed in the suite (the run report's
+    /// `summary.smallest_margin`); `null` when no scenario has a margin.
+    pub smallest_margin: Option<f64>,
     /// The fragile scenarios, smallest margin first, then by id.
     pub scenarios: Vec<FragileScenario>,
 }
@@ -335,8 +340,8 @@ pub enum Files {
 #[derive(Debug, Clone)]
 pub struct Options {
     pub files: Files,
-    /// The fragility threshold.
-    pub min_margin: Milli,
+    /// The fragility threshold: a margin below it is fragile.
+    pub margin_below: Milli,
     /// Where it comes from, in words.
     pub threshold_from: String,
     /// The memory file and its bytes, and the suite roots, for the header.
@@ -350,7 +355,7 @@ pub struct Options {
 
 /// The default fragility threshold: the heaviest field weight, what one word
 /// added to that field of another decision adds to its score.
-pub fn default_min_margin(index: &Index) -> Milli {
+pub fn default_margin_below(index: &Index) -> Milli {
     Field::ALL.iter().map(|&f| index.profile().weights.of(f)).max().unwrap_or(Milli::ZERO).max(Milli::ZERO)
 }
 
@@ -387,7 +392,7 @@ pub fn analyse(index: &Index, scenarios: &[Scenario], options: &Options) -> Cove
         .collect();
 
     let pool = index.decisions();
-    let gated = gated(pool, scenarios);
+    let gating = gating(pool, scenarios);
     let (shadowed, unprobed) = probe::shadowed(index);
     let unreachable = Unreachable {
         shadowed,
@@ -408,7 +413,7 @@ pub fn analyse(index: &Index, scenarios: &[Scenario], options: &Options) -> Cove
         pool: pool.len(),
         scenarios: scenarios.len(),
         governed: scenarios.iter().filter(|s| s.is_governed()).count(),
-        gated,
+        gating,
         unreachable,
         fragile: fragile(index, scenarios, &ranked, options),
         overlap: overlap(index, scenarios, &ranked),
@@ -450,7 +455,7 @@ pub fn scope_folder(glob: &str) -> String {
 }
 
 /// The gated share of the pool, per kind and per scope folder.
-fn gated(pool: &[Decision], scenarios: &[Scenario]) -> Gated {
+fn gating(pool: &[Decision], scenarios: &[Scenario]) -> Gating {
     let expected: BTreeSet<&str> = scenarios.iter().flat_map(|s| s.expect.iter().map(String::as_str)).collect();
     let is_gated = |d: &Decision| expected.contains(d.id.as_str());
     let mut by_kind: BTreeMap<String, (usize, usize)> = BTreeMap::new();
@@ -473,16 +478,22 @@ fn gated(pool: &[Decision], scenarios: &[Scenario]) -> Gated {
     }
     let groups = |m: BTreeMap<String, (usize, usize)>| -> Vec<Group> {
         m.into_iter()
-            .map(|(name, (n, g))| Group { name, decisions: n, gated: g, ungated: n - g, share: g as f64 / n as f64 })
+            .map(|(name, (n, g))| Group {
+                name,
+                decision_count: n,
+                gated_count: g,
+                ungated_count: n - g,
+                gated_share: g as f64 / n as f64,
+            })
             .collect()
     };
-    let decisions: Vec<DecisionEntry> = pool.iter().filter(|d| !is_gated(d)).map(entry).collect();
-    let ungated = decisions.len();
-    Gated {
-        gated: pool.len() - ungated,
-        ungated,
-        share: (!pool.is_empty()).then(|| (pool.len() - ungated) as f64 / pool.len() as f64),
-        decisions,
+    let ungated_decisions: Vec<DecisionEntry> = pool.iter().filter(|d| !is_gated(d)).map(entry).collect();
+    let ungated_count = ungated_decisions.len();
+    Gating {
+        gated_count: pool.len() - ungated_count,
+        ungated_count,
+        gated_share: (!pool.is_empty()).then(|| (pool.len() - ungated_count) as f64 / pool.len() as f64),
+        ungated_decisions,
         by_kind: groups(by_kind),
         by_scope_folder: groups(by_folder),
     }
@@ -562,14 +573,14 @@ fn scope_check(index: &Index, files: &Files) -> ScopeCheck {
 /// The fragile scenarios: governed, every expected decision retrieved, and
 /// a margin below the threshold.
 fn fragile(index: &Index, scenarios: &[Scenario], ranked: &[Ranked], options: &Options) -> Fragile {
-    let threshold = options.min_margin.as_f64();
+    let threshold = options.margin_below.as_f64();
     let mut with_margin = 0;
-    let mut lowest: Option<f64> = None;
+    let mut smallest_margin: Option<f64> = None;
     let mut list = Vec::new();
     for (s, r) in scenarios.iter().zip(ranked) {
         let Some(margin) = r.margin else { continue };
         with_margin += 1;
-        lowest = Some(lowest.map_or(margin, |l| l.min(margin)));
+        smallest_margin = Some(smallest_margin.map_or(margin, |l| l.min(margin)));
         if margin >= threshold {
             continue;
         }
@@ -597,10 +608,10 @@ fn fragile(index: &Index, scenarios: &[Scenario], ranked: &[Ranked], options: &O
     }
     list.sort_by(|a, b| a.margin.total_cmp(&b.margin).then_with(|| a.id.cmp(&b.id)));
     Fragile {
-        min_margin: threshold,
+        margin_below: threshold,
         threshold_from: options.threshold_from.clone(),
         with_margin,
-        lowest,
+        smallest_margin,
         scenarios: list,
     }
 }

@@ -403,7 +403,7 @@ pub fn absolute_rules_of(
     let (failing, _) = verdict_lines(scenarios, Verdict::Fail);
     // Not the explanations: they quote the answers' triggers, which only
     // the report cuts to an excerpt (and each FAIL has a line of its own).
-    let details = if summary.layer2_evaluated && summary.pass_rate < 1.0 {
+    let details = if summary.layer2_evaluated && summary.pass_rate.is_some_and(|r| r < 1.0) {
         scenarios
             .iter()
             .filter(|s| s.verdict == Verdict::Fail)

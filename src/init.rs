@@ -15,12 +15,12 @@ use std::collections::HashSet;
 use std::path::Path;
 
 mod detect;
-use crate::memory::{compile_glob, Decision, Source, SourceKind};
+use crate::memory::{compile_glob, Decision, DecisionSource, SourceKind};
 use crate::retrieval::{Index, Query};
 
 /// The configuration `init` writes for the decision sources `sources`
 /// (paths as shown, relative to the configuration's folder).
-pub fn config_text(sources: &[Source]) -> String {
+pub fn config_text(sources: &[DecisionSource]) -> String {
     let memory = match sources {
         [s] if s.kind == SourceKind::Json => format!("memory: {}\n", quote(&s.path.to_string_lossy())),
         _ => {
@@ -113,10 +113,10 @@ pub const ADR_FOLDERS: [&str; 9] = [
 /// instructions (`.github/` with `copilot-instructions.md` or
 /// `instructions/`) and Claude Code memory (`.` with `CLAUDE.md` or
 /// `.claude/rules/`). Paths are relative to `root`.
-pub fn detect_sources(root: &Path, memory: Option<&Path>) -> Vec<Source> {
+pub fn detect_sources(root: &Path, memory: Option<&Path>) -> Vec<DecisionSource> {
     let mut out = Vec::new();
     if let Some(m) = memory {
-        out.push(Source::new(SourceKind::Json, m));
+        out.push(DecisionSource::new(SourceKind::Json, m));
     }
     // A regular file of the repository, small (a link to /dev/zero or a
     // named pipe is ignored, never read).
@@ -129,25 +129,25 @@ pub fn detect_sources(root: &Path, memory: Option<&Path>) -> Vec<Source> {
     let known: Vec<String> = configured.into_iter().chain(ADR_FOLDERS.iter().map(|s| s.to_string())).collect();
     let found = detect::find(root, &known);
     for (dir, prefix) in found.adr_folders.iter().zip(detect::prefixes(&found.adr_folders)) {
-        let mut source = Source::new(SourceKind::Adr, dir.as_str());
+        let mut source = DecisionSource::new(SourceKind::Adr, dir.as_str());
         source.id_prefix = prefix;
         out.push(source);
     }
     if found.agents {
-        out.push(Source::new(SourceKind::Agents, "."));
+        out.push(DecisionSource::new(SourceKind::Agents, "."));
     }
     let is_dir = |p: &str| root.join(p).is_dir();
     let is_file = |p: &str| root.join(p).is_file();
     if is_file(".cursorrules") {
-        out.push(Source::new(SourceKind::Cursor, "."));
+        out.push(DecisionSource::new(SourceKind::Cursor, "."));
     } else if is_dir(".cursor/rules") {
-        out.push(Source::new(SourceKind::Cursor, ".cursor/rules/"));
+        out.push(DecisionSource::new(SourceKind::Cursor, ".cursor/rules/"));
     }
     if is_file(".github/copilot-instructions.md") || is_dir(".github/instructions") {
-        out.push(Source::new(SourceKind::Copilot, ".github/"));
+        out.push(DecisionSource::new(SourceKind::Copilot, ".github/"));
     }
     if is_file("CLAUDE.md") || is_dir(".claude/rules") {
-        out.push(Source::new(SourceKind::Claude, "."));
+        out.push(DecisionSource::new(SourceKind::Claude, "."));
     }
     out
 }
@@ -426,7 +426,7 @@ mod tests {
         std::fs::create_dir_all(root.join(".cursor/rules")).unwrap();
         std::fs::create_dir_all(root.join(".github/instructions")).unwrap();
         std::fs::write(root.join("CLAUDE.md"), "# Claude\n").unwrap();
-        let labels = |v: Vec<Source>| v.iter().map(Source::label).collect::<Vec<_>>();
+        let labels = |v: Vec<DecisionSource>| v.iter().map(DecisionSource::label).collect::<Vec<_>>();
         assert_eq!(
             labels(detect_sources(root, Some(Path::new("project_memory.json")))),
             ["project_memory.json", "adr:docs/adr", "cursor:.cursor/rules", "copilot:.github", "claude:."]
@@ -439,7 +439,7 @@ mod tests {
         assert_eq!(labels(detect_sources(root, None))[..3], ["adr:doc/arch", "adr:docs/adr", "cursor:."]);
         let text = config_text(&detect_sources(root, None));
         assert!(text.contains("memory:             # decision sources, in pool order (docs/sources.md)\n  - adr: \"doc/arch/\"\n    id_prefix: \"arch/ADR-\"   # one id space per folder\n  - adr: \"docs/adr/\"\n  - cursor: \".\"\n"), "{text}");
-        assert!(config_text(&[Source::new(SourceKind::Json, "m.json")]).contains("\nmemory: \"m.json\"\n"));
+        assert!(config_text(&[DecisionSource::new(SourceKind::Json, "m.json")]).contains("\nmemory: \"m.json\"\n"));
     }
 
     #[test]
@@ -510,9 +510,12 @@ mod tests {
         let path = dir.path().join(FIRST_ADR);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, first_adr()).unwrap();
-        assert_eq!(detect_sources(dir.path(), None).iter().map(Source::label).collect::<Vec<_>>(), ["adr:docs/adr"]);
+        assert_eq!(
+            detect_sources(dir.path(), None).iter().map(DecisionSource::label).collect::<Vec<_>>(),
+            ["adr:docs/adr"]
+        );
         let sources = crate::memory::Sources {
-            list: vec![Source::new(SourceKind::Adr, dir.path().join("docs/adr/"))],
+            list: vec![DecisionSource::new(SourceKind::Adr, dir.path().join("docs/adr/"))],
             root: dir.path().to_path_buf(),
         };
         let profile = crate::profile::Profile::named(crate::profile::Family::Default);

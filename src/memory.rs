@@ -13,7 +13,7 @@ This file is the entry point (`Memory::read`, [`Memory::load`],
 [`Memory::parse`]) and the one error of loading ([`MemoryError`]); the work
 is in its children, one concept each:
 
-- `model`: [`Memory`], [`Decision`], [`Excluded`], [`Diagnostic`], what the
+- `record`: [`Memory`], [`Decision`], [`Excluded`], [`Diagnostic`], what the
   rest of the crate reads;
 - `fast`: the fast loader, `serde_json` straight into records, for
   well-formed files (the common case);
@@ -45,8 +45,8 @@ mod glob;
 mod lines;
 mod located_json;
 mod migrate;
-mod model;
 mod pool;
+mod record;
 pub use pool::{is_inactive, INACTIVE_STATUSES};
 mod rules;
 mod unique;
@@ -54,7 +54,7 @@ pub use rules::{is_python_space, python_strip};
 pub mod sources;
 mod tolerant;
 pub use count::MAX_MEMORY_ITEMS;
-pub use sources::{Source, SourceKind, Sources};
+pub use sources::{DecisionSource, SourceKind, Sources};
 
 pub(crate) use file::{read_regular, read_report, size_in_words, ReadError};
 pub(crate) use glob::compile_glob;
@@ -63,8 +63,8 @@ pub(crate) use glob::compile_glob;
 /// corpus (200,000 decisions are about 130 MB), and a bound on what a
 /// hostile one can make the gate hold in memory.
 pub const MAX_MEMORY_BYTES: u64 = 512 * 1024 * 1024;
-pub use model::{Decision, Diagnostic, Excluded, Memory, Severity};
-pub use model::{Exclusion, Origin, RecordKind, Rule, Sections};
+pub use record::{Decision, Diagnostic, Excluded, Memory, Severity};
+pub use record::{Exclusion, Origin, RecordKind, Rule, Sections};
 
 /// The memory file could not be used.
 #[derive(Debug, thiserror::Error)]

@@ -314,8 +314,9 @@ pub struct Fold {
     /// The candidate selected on the other folds (its number in `candidates`).
     pub selected: usize,
     /// The selected candidate's mean recall@k on the held-out fold, minus
-    /// the current profile's.
-    pub gain: f64,
+    /// the current profile's; `null` when the fold holds no governed
+    /// scenario (nothing measured).
+    pub gain: Option<f64>,
 }
 
 /// The held-out gain over every fold.
@@ -323,7 +324,9 @@ pub struct Fold {
 pub struct HeldOut {
     /// Governed scenarios (one difference each).
     pub scenarios: usize,
-    pub gain: f64,
+    /// The mean difference; `null` when there is none (no governed
+    /// scenario).
+    pub gain: Option<f64>,
     /// The 95 % paired-bootstrap interval of `gain`.
     pub interval: Option<(f64, f64)>,
     pub p_value: f64,
@@ -447,7 +450,7 @@ pub fn tune(
             scenarios: fold_of.iter().filter(|&&x| x == f).count(),
             governed,
             selected,
-            gain: if governed == 0 { 0.0 } else { sum / governed as f64 },
+            gain: (governed > 0).then(|| sum / governed as f64),
         });
     }
     let differences: Vec<f64> = differences.into_iter().flatten().collect();
@@ -455,7 +458,7 @@ pub fn tune(
     let interval = stats::bootstrap_interval(&differences, stats::SEED, stats::RESAMPLES);
     let held_out = HeldOut {
         scenarios: differences.len(),
-        gain: stats::mean(&differences).unwrap_or(0.0),
+        gain: stats::mean(&differences),
         interval,
         p_value: stats::permutation_test(&differences, stats::SEED, stats::RESAMPLES).p_value,
         wins: tally.wins,
@@ -579,7 +582,7 @@ mod tests {
         assert_eq!((best.key, best.to), (Param::Weight(Field::Title), Milli(2000)), "{t:?}");
         assert_eq!(t.recommended, Some(t.best), "{t:?}");
         for f in &t.per_fold {
-            assert!(f.gain > 0.0, "{f:?}");
+            assert!(f.gain.is_some_and(|g| g > 0.0), "{f:?}");
             assert_eq!(t.candidates[f.selected].change, Some(best));
         }
         let (low, _) = t.held_out.interval.unwrap();

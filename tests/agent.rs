@@ -237,7 +237,7 @@ fn context_gives_the_same_bytes_from_the_cache_and_without_it() {
                     c = c.args(["--file", f]);
                 }
                 if json_flag {
-                    c = c.arg("--json");
+                    c = c.args(["--format", "json"]);
                 }
                 if off {
                     c = c.env("MNEME_GATE_CACHE", "off");

@@ -24,7 +24,7 @@ fn context_prints_the_block() {
 
 #[test]
 fn context_json_has_ids_scores_ranks_profile_and_block() {
-    let out = Test::new().args(with(&["context", "--memory", SMALL, "--json"], &REFUND)).code(0);
+    let out = Test::new().args(with(&["context", "--memory", SMALL, "--format", "json"], &REFUND)).code(0);
     insta::assert_snapshot!("context_json", out.stdout);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["retrieved"][0]["id"], "ADR-002");
@@ -43,7 +43,7 @@ fn context_with_an_empty_query_prints_nothing_and_says_why() {
 fn explain_table_and_json() {
     let out = Test::new().args(with(&["explain", "--memory", SMALL], &REFUND)).code(0);
     insta::assert_snapshot!("explain_table", out.stdout);
-    let out = Test::new().args(with(&["explain", "--memory", SMALL, "--json"], &REFUND)).code(0);
+    let out = Test::new().args(with(&["explain", "--memory", SMALL, "--format", "json"], &REFUND)).code(0);
     insta::assert_snapshot!("explain_json", out.stdout);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["records"].as_array().unwrap().len(), 8, "every pool record and every record kept out");
@@ -54,8 +54,9 @@ fn explain_why_not_in_sentences_and_json() {
     let out = Test::new().args(with(&["explain", "--memory", SMALL, "--why-not", "SEC-001"], &REFUND)).code(0);
     insta::assert_snapshot!("explain_why_not_text", out.stdout);
     assert!(out.stdout.lines().all(|l| l.chars().count() <= 80), "{}", out.stdout);
-    let out =
-        Test::new().args(with(&["explain", "--memory", SMALL, "--why-not", "WEB-001", "--json"], &REFUND)).code(0);
+    let out = Test::new()
+        .args(with(&["explain", "--memory", SMALL, "--why-not", "WEB-001", "--format", "json"], &REFUND))
+        .code(0);
     insta::assert_snapshot!("explain_why_not_json", out.stdout);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["schema"], "mneme-gate.why-not/v1");
@@ -79,7 +80,8 @@ fn explain_why_not_on_a_real_miss() {
             "pkg/core/resources/apis/hostnamegenerator/api/v1alpha1/validate.go",
             "--why-not",
             "ADR-047",
-            "--json",
+            "--format",
+            "json",
         ])
         .dir("tests/realrepos/kuma")
         .code(0);
@@ -145,7 +147,8 @@ fn validate_reports_all_four_problems_and_exits_2() {
     ] {
         assert!(out.stdout.contains(needle), "{needle}\n{}", out.stdout);
     }
-    let json = Test::new().args(["validate", "--memory", "tests/fixtures/memory/broken.json", "--json"]).code(2);
+    let json =
+        Test::new().args(["validate", "--memory", "tests/fixtures/memory/broken.json", "--format", "json"]).code(2);
     let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!((v["errors"].as_u64(), v["warnings"].as_u64()), (Some(3), Some(1)));
 }
@@ -269,8 +272,8 @@ fn output_is_byte_identical_across_runs() {
     let b =
         Test::new().args(["retrieve", "--memory", SMALL, "--queries", "tests/fixtures/queries/small.jsonl"]).code(0);
     assert_eq!(a.stdout, b.stdout);
-    let a = Test::new().args(with(&["explain", "--memory", SMALL, "--json"], &REFUND)).code(0);
-    let b = Test::new().args(with(&["explain", "--memory", SMALL, "--json"], &REFUND)).code(0);
+    let a = Test::new().args(with(&["explain", "--memory", SMALL, "--format", "json"], &REFUND)).code(0);
+    let b = Test::new().args(with(&["explain", "--memory", SMALL, "--format", "json"], &REFUND)).code(0);
     assert_eq!(a.stdout, b.stdout);
 }
 
@@ -558,7 +561,7 @@ fn unwritable_output_is_exit_3_and_unwritable_stderr_is_ignored() {
         run.run().status.code()
     };
     assert_eq!(status(&["--help"], true), Some(3));
-    assert_eq!(status(&["context", "--memory", SMALL, "--task", "storage", "--json"], true), Some(3));
+    assert_eq!(status(&["context", "--memory", SMALL, "--task", "storage", "--format", "json"], true), Some(3));
     // Errors and notes go to a full standard error: the exit code is unchanged.
     assert_eq!(status(&["context", "--memory", "no/such.json", "--task", "x"], false), Some(2));
     assert_eq!(status(&["run", "--bogus"], false), Some(2));
@@ -613,7 +616,7 @@ fn a_chore_gets_nothing_unless_the_configuration_turns_the_rule_off() {
     let out = Test::new().args(with(&["context", "--memory", SMALL], &chore)).code(0);
     assert_eq!(out.stdout, "");
     assert!(out.stderr.contains("the task is a typo fix"), "{}", out.stderr);
-    let out = Test::new().args(with(&["explain", "--memory", SMALL, "--json"], &chore)).code(0);
+    let out = Test::new().args(with(&["explain", "--memory", SMALL, "--format", "json"], &chore)).code(0);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["retrieved"], serde_json::json!([]));
     assert_eq!(v["profile"]["bm25f"]["skip_chores"], true);

@@ -107,7 +107,7 @@ fn min_margin_sets_the_fragility_threshold() {
     let out = expect(run(tmp.path(), &["coverage", "--json", "-"], OFF), 0, "");
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(
-        (v["fragile"]["threshold_from"].as_str(), v["fragile"]["min_margin"].as_f64()),
+        (v["fragile"]["threshold_from"].as_str(), v["fragile"]["margin_below"].as_f64()),
         (Some("gate.min_margin"), Some(2.5))
     );
 }
@@ -197,7 +197,7 @@ fn the_run_report_has_every_scenarios_margin_and_confidence() {
         })
         .collect();
     insta::assert_json_snapshot!("run_margins", figures);
-    assert_eq!(v["summary"]["min_margin"], 1.0);
+    assert_eq!(v["summary"]["smallest_margin"], 1.0);
 }
 
 #[test]
@@ -322,7 +322,7 @@ fn an_old_baseline_without_the_new_figures_compares_cleanly() {
         }
     }
     let summary = v["summary"].as_object_mut().unwrap();
-    summary.remove("min_margin").unwrap();
+    summary.remove("smallest_margin").unwrap();
     summary.remove("mean_confidence").unwrap();
     std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
     let out = expect(run(dir, &["run", "--quiet"], OFF), 0, "old baseline");

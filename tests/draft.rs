@@ -185,7 +185,7 @@ fn validate_says_how_many_scenarios_wait_for_review() {
     expect(run(d, &["init"], OFF), 0, "init");
     let out = expect(run(d, &["validate"], OFF), 0, "validate");
     assert!(out.stdout.contains("suite: 3 of 3 scenario(s) wait for review (`review: pending`)"), "{}", out.stdout);
-    let out = expect(run(d, &["validate", "--json"], OFF), 0, "validate --json");
+    let out = expect(run(d, &["validate", "--format", "json"], OFF), 0, "validate --format json");
     assert!(
         out.stdout.contains("\"suite\": {\n    \"scenarios\": 3,\n    \"review_pending\": 3\n  }"),
         "{}",

@@ -182,14 +182,14 @@ fn other_commands_cannot_inject_workflow_commands() {
     let d = dir.path();
     let runs: [(&[&str], i32); 10] = [
         (&["validate", "--memory", "memory.json"], 0),
-        (&["validate", "--memory", "memory.json", "--json"], 0),
+        (&["validate", "--memory", "memory.json", "--format", "json"], 0),
         (&["validate", "--memory", "broken.json"], 2),
-        (&["validate", "--memory", "broken.json", "--json"], 2),
+        (&["validate", "--memory", "broken.json", "--format", "json"], 2),
         (&["run", "--memory", "broken.json", "--scenarios", "scenarios", "--no-baseline"], 2),
         (&["context", "--memory", "memory.json", "--task", "refund ledger reversal"], 0),
-        (&["context", "--memory", "memory.json", "--task", "refund ledger reversal", "--json"], 0),
+        (&["context", "--memory", "memory.json", "--task", "refund ledger reversal", "--format", "json"], 0),
         (&["explain", "--memory", "memory.json", "--task", "refund ledger reversal", "--file", "web/a\n::error::x"], 0),
-        (&["explain", "--memory", "memory.json", "--task", "refund ledger reversal", "--json"], 0),
+        (&["explain", "--memory", "memory.json", "--task", "refund ledger reversal", "--format", "json"], 0),
         (&["retrieve", "--memory", "memory.json", "--queries", "queries.jsonl"], 0),
     ];
     for (args, code) in runs {

@@ -17,7 +17,7 @@ mod common;
 use common::{copy_tree, expect, Out, Test};
 
 use mneme_gate::memory::sources::{self, IdFrom, Proposed};
-use mneme_gate::memory::{Memory, Source, SourceKind, Sources};
+use mneme_gate::memory::{DecisionSource, Memory, SourceKind, Sources};
 use mneme_gate::profile::Family;
 
 fn root() -> PathBuf {
@@ -25,7 +25,7 @@ fn root() -> PathBuf {
 }
 
 fn fixture(kind: SourceKind, path: &str) -> Sources {
-    Sources { list: vec![Source::new(kind, root().join("fixtures/sources").join(path))], root: root() }
+    Sources { list: vec![DecisionSource::new(kind, root().join("fixtures/sources").join(path))], root: root() }
 }
 
 /// One expected record: id, title, status, scope globs, constraints,
@@ -653,7 +653,8 @@ fn run_on_adrs_and_cursor_rules_with_a_three_line_configuration() {
     );
 
     // explain points at the Markdown source of every record.
-    let out = expect(run(dir.path(), &["explain", "--task", "dns records for puppet", "--json"]), 0, "explain");
+    let out =
+        expect(run(dir.path(), &["explain", "--task", "dns records for puppet", "--format", "json"]), 0, "explain");
     let e: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let record = |id: &str| e["records"].as_array().unwrap().iter().find(|r| r["id"] == id).unwrap().clone();
     assert_eq!(record("ADR-0015")["source"], "docs/adr/0015-dns-infrastructure.md:1");
@@ -670,7 +671,7 @@ fn context_and_retrieve_agree_on_sources() {
     let dir = adr_and_cursor_repository();
     let task = "Wrap the errors returned by the repository with context";
     let file = "services/orders/repository.go";
-    let out = expect(run(dir.path(), &["context", "--task", task, "--file", file, "--json"]), 0, "context");
+    let out = expect(run(dir.path(), &["context", "--task", task, "--file", file, "--format", "json"]), 0, "context");
     let c: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let context_ids: Vec<&str> = c["retrieved"].as_array().unwrap().iter().map(|d| d["id"].as_str().unwrap()).collect();
     std::fs::write(
@@ -751,8 +752,8 @@ fn import_writes_a_memory_that_loads_into_the_same_pool() {
         let direct = Memory::load_sources(
             &Sources {
                 list: vec![
-                    Source::new(SourceKind::Adr, dir.path().join("docs/adr")),
-                    Source::new(SourceKind::Cursor, dir.path().join(".cursor/rules")),
+                    DecisionSource::new(SourceKind::Adr, dir.path().join("docs/adr")),
+                    DecisionSource::new(SourceKind::Cursor, dir.path().join(".cursor/rules")),
                 ],
                 root: dir.path().to_path_buf(),
             },
@@ -892,7 +893,7 @@ mod property {
             for (i, text) in rules.iter().enumerate() {
                 std::fs::write(rules_dir.join(format!("rule-{i}.mdc")), text).unwrap();
             }
-            let mut list = vec![Source::new(SourceKind::Adr, &adr_dir), Source::new(SourceKind::Cursor, &rules_dir)];
+            let mut list = vec![DecisionSource::new(SourceKind::Adr, &adr_dir), DecisionSource::new(SourceKind::Cursor, &rules_dir)];
             if order {
                 list.reverse();
             }
@@ -1311,7 +1312,7 @@ fn unnumbered_proposed_and_sub_folder_adrs_of_dotcom_rendering() {
 #[test]
 fn monorepo_adr_folders_of_katana() {
     let base = root().join("fixtures/sources/katana");
-    let list: Vec<Source> = mneme_gate::init::detect_sources(&base, None)
+    let list: Vec<DecisionSource> = mneme_gate::init::detect_sources(&base, None)
         .into_iter()
         .map(|mut s| {
             s.path = base.join(&s.path);
@@ -1331,7 +1332,7 @@ fn monorepo_adr_folders_of_katana() {
     // Written by hand without prefixes, the folders share one id space:
     // the numbers two folders share give way to the stems, and nothing is
     // dropped.
-    let plain: Vec<Source> = list.iter().map(|s| Source::new(SourceKind::Adr, &s.path)).collect();
+    let plain: Vec<DecisionSource> = list.iter().map(|s| DecisionSource::new(SourceKind::Adr, &s.path)).collect();
     let read = sources::read(&Sources { list: plain, root: base.clone() }, Family::Default).unwrap();
     let ids: Vec<&str> = read.records.iter().map(|(_, d)| d.id.as_str()).collect();
     assert_eq!(ids.len(), 24);
@@ -1468,7 +1469,7 @@ fn imports_stay_in_the_repository_without_cycles() {
     w("pkg/AGENTS.md", "# Package\n\n## Errors\n\n- Wrap errors.\n");
     std::os::unix::fs::symlink(outside.path().join("secret.md"), repo.join("rules/link.md")).unwrap();
     let sources = Sources {
-        list: vec![Source::new(SourceKind::Agents, &repo), Source::new(SourceKind::Claude, &repo)],
+        list: vec![DecisionSource::new(SourceKind::Agents, &repo), DecisionSource::new(SourceKind::Claude, &repo)],
         root: repo.clone(),
     };
     let read = sources::read(&sources, Family::Default).unwrap();
@@ -1515,7 +1516,7 @@ fn adding_a_file_never_silently_changes_what_an_id_means() {
         format!("# {t}\n\n## Status\n\nAccepted\n\n## Decision\n\nWe {t}, for every service we run, because the team knows it well and it is cheap to operate.\n")
     };
     std::fs::write(adr.join("0003-use-postgres.md"), body("use Postgres")).unwrap();
-    let sources = Sources { list: vec![Source::new(SourceKind::Adr, &adr)], root: dir.path().to_path_buf() };
+    let sources = Sources { list: vec![DecisionSource::new(SourceKind::Adr, &adr)], root: dir.path().to_path_buf() };
     let ids = |s: &Sources| {
         let read = sources::read(s, Family::Default).unwrap();
         let ids: Vec<String> = read.records.iter().map(|(_, d)| d.id.clone()).collect();
@@ -1583,7 +1584,8 @@ fn validate_fails_through_the_error_path_with_an_annotation() {
     );
 
     let broken = "tests/fixtures/memory/broken.json";
-    let out = common::expect(common::run(&root, &["validate", "--memory", broken, "--json"], OFF), 2, "errors");
+    let out =
+        common::expect(common::run(&root, &["validate", "--memory", broken, "--format", "json"], OFF), 2, "errors");
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["errors"].as_u64(), Some(3));
     assert_eq!(out.stderr, format!("mneme-gate: error: {broken} is not valid: 3 errors\n"));
@@ -1615,7 +1617,10 @@ fn agents_md_imported_by_claude_md_listed_first_is_read_once() {
         ],
     );
     let sources = Sources {
-        list: vec![Source::new(SourceKind::Claude, dir.path()), Source::new(SourceKind::Agents, dir.path())],
+        list: vec![
+            DecisionSource::new(SourceKind::Claude, dir.path()),
+            DecisionSource::new(SourceKind::Agents, dir.path()),
+        ],
         root: dir.path().to_path_buf(),
     };
     let read = sources::read(&sources, Family::Default).unwrap();
@@ -1652,8 +1657,8 @@ fn rule_files_that_would_share_an_id_keep_every_record() {
     );
     let sources = Sources {
         list: vec![
-            Source::new(SourceKind::Agents, dir.path()),
-            Source::new(SourceKind::Copilot, dir.path().join(".github")),
+            DecisionSource::new(SourceKind::Agents, dir.path()),
+            DecisionSource::new(SourceKind::Copilot, dir.path().join(".github")),
         ],
         root: dir.path().to_path_buf(),
     };
@@ -1711,7 +1716,7 @@ fn a_nested_agents_md_below_a_source_folder_is_scoped_from_the_repository_root()
     let out = common::expect(
         common::run(
             dir.path(),
-            &["context", "--task", "make refunds idempotent", "--file", "services/pay/api.py", "--json"],
+            &["context", "--task", "make refunds idempotent", "--file", "services/pay/api.py", "--format", "json"],
             QUIET,
         ),
         0,
@@ -1720,7 +1725,7 @@ fn a_nested_agents_md_below_a_source_folder_is_scoped_from_the_repository_root()
     let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert!(json.to_string().contains("\"id\":\"agents/pay/refunds\""), "{}{}", out.stdout, out.stderr);
     let sources = Sources {
-        list: vec![Source::new(SourceKind::Agents, dir.path().join("services"))],
+        list: vec![DecisionSource::new(SourceKind::Agents, dir.path().join("services"))],
         root: dir.path().to_path_buf(),
     };
     let read = sources::read(&sources, Family::Default).unwrap();

@@ -54,7 +54,7 @@ fn apply(file: &Path, edit: &serde_json::Value) {
 #[test]
 fn every_verified_edit_on_kuma_fixes_its_scenario_and_breaks_none() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/realrepos/kuma");
-    let out = expect(run(&root, &["suggest", "--json"], OFF), 0, "suggest");
+    let out = expect(run(&root, &["suggest", "--format", "json"], OFF), 0, "suggest");
     let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(doc["schema"], "mneme-gate.suggest/v1");
     let suggestions = doc["suggestions"].as_array().unwrap();
@@ -93,7 +93,7 @@ fn suggest_prints_the_edit_and_says_it_was_verified() {
     assert!(out.stdout.lines().all(|l| l.chars().count() <= 80), "{}", out.stdout);
     assert!(out.stdout.trim_end().ends_with("a verified edit for 8."), "{}", out.stdout);
     insta::assert_snapshot!("suggest_kuma_text", out.stdout);
-    let out = expect(run(&root, &["suggest", "--json"], OFF), 0, "suggest --json");
+    let out = expect(run(&root, &["suggest", "--format", "json"], OFF), 0, "suggest --format json");
     insta::assert_snapshot!("suggest_kuma_json", out.stdout);
     let out = expect(run(&root, &["suggest", "--max", "2"], OFF), 0, "suggest --max 2");
     let last: String = out.stdout.split("\n\n").last().unwrap().split_whitespace().collect::<Vec<_>>().join(" ");

@@ -101,7 +101,7 @@ fn explain_fits_80_columns_for_every_bundled_scenario() {
     let mut compact = 0;
     for s in scenarios {
         let mut args = vec!["explain", "--task", s["task"].as_str().unwrap()];
-        if let Some(file) = s["file"].as_str() {
+        if let Some(file) = s["edited_file"].as_str() {
             args.extend(["--file", file]);
         }
         let out = run(&root(), &args, Some(WIDTH));

@@ -21,8 +21,9 @@ fn tune_on_dotcom_rendering_is_deterministic_and_snapshotted() {
     assert_eq!(text.stdout, again.stdout, "two runs, the same bytes");
     assert!(text.stdout.lines().all(|l| l.chars().count() <= 80), "{}", text.stdout);
     insta::assert_snapshot!("tune_dotcom_rendering_text", text.stdout);
-    let json = expect(run(&root, &["tune", "--json"], OFF), 0, "tune --json");
-    let again = expect(run(&root, &["tune", "--json", "--jobs", "1"], OFF), 0, "tune --json, one thread");
+    let json = expect(run(&root, &["tune", "--format", "json"], OFF), 0, "tune --format json");
+    let again =
+        expect(run(&root, &["tune", "--format", "json", "--jobs", "1"], OFF), 0, "tune --format json, one thread");
     assert_eq!(json.stdout, again.stdout, "the same bytes on one thread");
     insta::assert_snapshot!("tune_dotcom_rendering_json", json.stdout);
 
@@ -45,7 +46,7 @@ fn tune_on_dotcom_rendering_is_deterministic_and_snapshotted() {
 #[test]
 fn every_candidate_scores_what_run_reports_with_its_block_pasted() {
     let root = repo("dotcom-rendering");
-    let json = expect(run(&root, &["tune", "--json"], OFF), 0, "tune --json");
+    let json = expect(run(&root, &["tune", "--format", "json"], OFF), 0, "tune --format json");
     let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     let config = std::fs::read_to_string(root.join("mneme-gate.yaml")).unwrap();
     assert!(config.trim_end().ends_with("k: 3"), "retrieval: is the file's last block");
@@ -84,7 +85,7 @@ fn tune_on_kuma_runs_and_recommends_only_above_the_noise() {
     let root = repo("kuma");
     let text = expect(run(&root, &["tune"], OFF), 0, "tune");
     insta::assert_snapshot!("tune_kuma_text", text.stdout);
-    let out = expect(run(&root, &["tune", "--json", "--folds", "4", "--seed", "11"], OFF), 0, "tune");
+    let out = expect(run(&root, &["tune", "--format", "json", "--folds", "4", "--seed", "11"], OFF), 0, "tune");
     let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!((doc["folds"].as_u64(), doc["seed"].as_u64()), (Some(4), Some(11)));
     let low = doc["held_out"]["interval"][0].as_f64().unwrap();
@@ -135,7 +136,7 @@ fn a_recommended_block_pasted_gives_the_figures_tune_promised() {
     title_suite(tmp.path());
     let text = expect(run(tmp.path(), &["tune"], OFF), 0, "tune");
     insta::assert_snapshot!("tune_recommendation_text", text.stdout);
-    let json = expect(run(tmp.path(), &["tune", "--json"], OFF), 0, "tune --json");
+    let json = expect(run(tmp.path(), &["tune", "--format", "json"], OFF), 0, "tune --format json");
     let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     let recommendation = &doc["recommendation"];
     assert_eq!(recommendation["change"]["key"], "weights.title", "{doc}");
@@ -151,7 +152,7 @@ fn a_recommended_block_pasted_gives_the_figures_tune_promised() {
     assert_eq!(report["summary"]["mean_recall_at_k"], recommendation["whole_suite"]["recall_at_k"]);
     assert_eq!(report["summary"]["mean_recall_at_k"], 1.0);
     // Tuned again, the pasted setting is the current one and nothing more is recommended.
-    let again = expect(run(tmp.path(), &["tune", "--json"], OFF), 0, "tune after");
+    let again = expect(run(tmp.path(), &["tune", "--format", "json"], OFF), 0, "tune after");
     let doc: serde_json::Value = serde_json::from_str(&again.stdout).unwrap();
     assert!(doc["recommendation"].is_null(), "{doc}");
 }

@@ -179,7 +179,7 @@ fn suite_metric_changes(old: &SuiteMetrics, new: &SuiteMetrics, settings: &GateS
             rule,
         });
     }
-    let pass_rate = |m: &SuiteMetrics| if m.pass + m.fail > 0 { Some(m.pass_rate) } else { None };
+    let pass_rate = |m: &SuiteMetrics| m.pass_rate;
     out.push(MetricChange {
         name: "pass_rate".into(),
         baseline: pass_rate(old),
@@ -225,5 +225,24 @@ mod tests {
         assert_eq!(movement(Some(0.5), Some(0.5 + 1e-15), Better::Higher, 0.0), Movement::Unchanged);
         assert_eq!(movement(None, Some(0.5), Better::Higher, 0.0), Movement::NotComparable);
         assert_eq!(movement(None, None, Better::Higher, 0.0), Movement::Unchanged);
+    }
+
+    #[test]
+    fn a_pass_rate_over_nothing_judged_is_not_measured_never_a_regression() {
+        use crate::verdict::Verdict;
+        let judged = |verdict: Verdict| {
+            let m = crate::metrics::ScenarioMetrics::compute(&["a"], &["a"], &[] as &[&str], 3);
+            SuiteMetrics::aggregate([("c", &m, verdict)])
+        };
+        let (none, all) = (judged(Verdict::WeakRetrieval), judged(Verdict::Pass));
+        assert_eq!((none.pass_rate, all.pass_rate), (None, Some(1.0)));
+        let pass_rate = |old: &SuiteMetrics, new: &SuiteMetrics| {
+            let changes = suite_metric_changes(old, new, &GateSettings::default());
+            changes.into_iter().find(|c| c.name == "pass_rate").unwrap()
+        };
+        let lost = pass_rate(&all, &none);
+        assert_eq!((lost.current, lost.delta, lost.movement), (None, None, Movement::NotComparable));
+        assert_eq!(pass_rate(&none, &all).movement, Movement::NotComparable);
+        assert_eq!(pass_rate(&none, &none).movement, Movement::Unchanged);
     }
 }

@@ -200,12 +200,13 @@ mod tests {
     /// served on the next refresh, a broken one keeps the last good index.
     #[test]
     fn an_edit_of_a_source_is_served_and_a_broken_one_keeps_the_last_good_index() {
-        use crate::memory::{Source, SourceKind, Sources};
+        use crate::memory::{DecisionSource, SourceKind, Sources};
         let dir = tempfile::tempdir().unwrap();
         let adr = dir.path().join("adr");
         std::fs::create_dir_all(&adr).unwrap();
         std::fs::write(adr.join("0001-a.md"), "# 1. Refunds post to the ledger\n").unwrap();
-        let sources = Sources { list: vec![Source::new(SourceKind::Adr, &adr)], root: dir.path().to_path_buf() };
+        let sources =
+            Sources { list: vec![DecisionSource::new(SourceKind::Adr, &adr)], root: dir.path().to_path_buf() };
         let mut hot = Hot::load_sources(&sources, Profile::of(crate::profile::Named::Classic));
         assert_eq!(ids(&hot, "refund ledger"), ["ADR-0001"]);
         std::fs::write(adr.join("0002-b.md"), "# 2. Refunds post to the ledger twice\n").unwrap();

@@ -118,7 +118,11 @@ fn the_answer_is_the_same_from_the_memory_and_from_the_cache() {
             let second = answer(&path, &profile, q, Some(&cache)).unwrap();
             let uncached = answer(&path, &profile, q, None).unwrap();
             let sources = (first.source, second.source, uncached.source);
-            assert_eq!(sources, (Source::Memory, Source::CacheByHash, Source::Memory), "{profile:?} {q:?}");
+            assert_eq!(
+                sources,
+                (AnswerOrigin::Memory, AnswerOrigin::CacheByHash, AnswerOrigin::Memory),
+                "{profile:?} {q:?}"
+            );
             for a in [&second, &uncached] {
                 assert_eq!((&a.retrieval, &a.shown, &a.warnings), (&first.retrieval, &first.shown, &first.warnings));
             }
@@ -141,9 +145,9 @@ fn an_edited_memory_is_read_again_and_a_damaged_cache_rebuilt() {
     // The same length, another title: the content hash tells them apart.
     std::fs::write(&path, MEMORY.replace("Ledger entries are immutable", "Ledger entries are mutable!")).unwrap();
     let edited = answer(&path, &profile, q, Some(&cache)).unwrap();
-    assert_eq!(edited.source, Source::Memory);
+    assert_eq!(edited.source, AnswerOrigin::Memory);
     assert!(edited.shown.iter().any(|s| s.title == "Ledger entries are mutable!"), "{:?}", edited.shown);
-    assert_eq!(answer(&path, &profile, q, Some(&cache)).unwrap().source, Source::CacheByHash);
+    assert_eq!(answer(&path, &profile, q, Some(&cache)).unwrap().source, AnswerOrigin::CacheByHash);
 
     // Every cache file damaged in place: ignored, and rewritten.
     for entry in std::fs::read_dir(&cache).unwrap() {
@@ -154,9 +158,9 @@ fn an_edited_memory_is_read_again_and_a_damaged_cache_rebuilt() {
         std::fs::write(&file, bytes).unwrap();
     }
     let rebuilt = answer(&path, &profile, q, Some(&cache)).unwrap();
-    assert_eq!(rebuilt.source, Source::Memory);
+    assert_eq!(rebuilt.source, AnswerOrigin::Memory);
     assert_eq!(rebuilt.shown, edited.shown);
-    assert_eq!(answer(&path, &profile, q, Some(&cache)).unwrap().source, Source::CacheByHash);
+    assert_eq!(answer(&path, &profile, q, Some(&cache)).unwrap().source, AnswerOrigin::CacheByHash);
 
     // A broken edit is an error, as `context` reports it, cached or not.
     std::fs::write(&path, "{\"decisions\": [").unwrap();
@@ -176,7 +180,7 @@ fn an_unwritable_cache_folder_only_costs_the_cache() {
     let profile = Profile::named(Family::Default);
     let q = Query { task: "ledger", file: None };
     let a = answer(&path, &profile, q, Some(&cache)).unwrap();
-    assert_eq!(a.source, Source::Memory);
+    assert_eq!(a.source, AnswerOrigin::Memory);
     assert!(!a.shown.is_empty());
 }
 
@@ -193,22 +197,22 @@ fn a_settled_stamp_spares_reading_the_memory_and_any_write_voids_it() {
     let profile = Profile::named(Family::Default);
     let q = Query { task: "ledger entries immutable", file: None };
     let ask = || answer_with(&path, &profile, q, Some(&cache), Duration::ZERO).unwrap();
-    assert_eq!(ask().source, Source::Memory);
+    assert_eq!(ask().source, AnswerOrigin::Memory);
     let by_stamp = ask();
-    assert_eq!(by_stamp.source, Source::CacheByStamp);
+    assert_eq!(by_stamp.source, AnswerOrigin::CacheByStamp);
     assert_eq!(by_stamp.shown, answer(&path, &profile, q, None).unwrap().shown);
     // A stamp settled only later: the bytes are hashed once, and re-stamped.
     std::fs::remove_dir_all(&cache).unwrap();
     assert_eq!(
         answer_with(&path, &profile, q, Some(&cache), Duration::from_secs(3600)).unwrap().source,
-        Source::Memory
+        AnswerOrigin::Memory
     );
     assert_eq!(
         answer_with(&path, &profile, q, Some(&cache), Duration::from_secs(3600)).unwrap().source,
-        Source::CacheByHash
+        AnswerOrigin::CacheByHash
     );
-    assert_eq!(ask().source, Source::CacheByHash);
-    assert_eq!(ask().source, Source::CacheByStamp);
+    assert_eq!(ask().source, AnswerOrigin::CacheByHash);
+    assert_eq!(ask().source, AnswerOrigin::CacheByStamp);
     // Rewritten with the same bytes: hashed, the same.
     std::fs::write(&path, MEMORY).unwrap();
     // Each rewrite its own modification time, whatever the clock's tick.
@@ -221,14 +225,14 @@ fn a_settled_stamp_spares_reading_the_memory_and_any_write_voids_it() {
             .unwrap()
     };
     touch(1);
-    assert_eq!(ask().source, Source::CacheByHash);
+    assert_eq!(ask().source, AnswerOrigin::CacheByHash);
     // The same length, other bytes: read, and a new cache.
     std::fs::write(&path, MEMORY.replace("Ledger entries are immutable", "Ledger entries are mutable!")).unwrap();
     touch(2);
     let edited = ask();
-    assert_eq!(edited.source, Source::Memory);
+    assert_eq!(edited.source, AnswerOrigin::Memory);
     assert!(edited.shown.iter().any(|s| s.title == "Ledger entries are mutable!"));
-    assert_eq!(ask().source, Source::CacheByStamp);
+    assert_eq!(ask().source, AnswerOrigin::CacheByStamp);
 }
 
 /// Every prefix of a directory and every single-byte change of it is

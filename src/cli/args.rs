@@ -99,6 +99,22 @@ pub(crate) enum AnnotationKind {
     Off,
 }
 
+/// What a command prints on standard output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub(crate) enum Format {
+    /// Text for a person to read.
+    #[default]
+    Text,
+    /// JSON, for a program to read.
+    Json,
+}
+
+impl Format {
+    pub fn is_json(self) -> bool {
+        self == Format::Json
+    }
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct MemoryArgs {
     /// The memory file, or a decision source KIND:PATH (adr:, cursor:, copilot:, claude:, agents:; repeatable)
@@ -123,9 +139,9 @@ pub(crate) struct QueryArgs {
     /// The file being edited (turns on the scope pre-filter).
     #[arg(long, value_name = "PATH")]
     pub file: Option<String>,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// Print text, or JSON.
+    #[arg(long, value_name = "FORMAT", default_value_t = Format::Text, value_enum)]
+    pub format: Format,
 }
 
 #[derive(Debug, Args)]
@@ -203,7 +219,7 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "K/N")]
     pub partition: Option<String>,
     #[command(flatten)]
-    pub baseline: BaselineArgs,
+    pub baseline: CompareArgs,
     #[command(flatten)]
     pub model: ModelArgs,
 }
@@ -243,12 +259,12 @@ pub(crate) struct MergeArgs {
     #[arg(long, value_name = "FILE")]
     pub github_output: Option<PathBuf>,
     #[command(flatten)]
-    pub baseline: BaselineArgs,
+    pub baseline: CompareArgs,
 }
 
 /// How `run` finds and treats the baseline.
 #[derive(Debug, Args)]
-pub(crate) struct BaselineArgs {
+pub(crate) struct CompareArgs {
     /// The pinned baseline (default: `baseline` from the configuration).
     #[arg(long, value_name = "FILE", conflicts_with = "no_baseline")]
     pub baseline: Option<PathBuf>,
@@ -314,9 +330,9 @@ pub(crate) struct SuggestArgs {
     /// 16 times).
     #[arg(long, value_name = "N", default_value_t = crate::suggest::DEFAULT_MAX)]
     pub max: usize,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// Print text, or JSON.
+    #[arg(long, value_name = "FORMAT", default_value_t = Format::Text, value_enum)]
+    pub format: Format,
 }
 
 #[derive(Debug, Args)]
@@ -329,9 +345,9 @@ pub(crate) struct TuneArgs {
     /// The seed that deals the scenarios into folds.
     #[arg(long, value_name = "S", default_value_t = crate::tune::SEED)]
     pub seed: u64,
-    /// Print JSON (schema mneme-gate.tune/v1) instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// Print text, or JSON (schema mneme-gate.tune/v1).
+    #[arg(long, value_name = "FORMAT", default_value_t = Format::Text, value_enum)]
+    pub format: Format,
 }
 
 #[derive(Debug, Args)]
@@ -435,9 +451,9 @@ pub(crate) struct ValidateArgs {
     /// Warnings fail too (exit 2).
     #[arg(long)]
     pub strict: bool,
-    /// Print the findings as JSON.
-    #[arg(long)]
-    pub json: bool,
+    /// Print the findings as text, or as JSON.
+    #[arg(long, value_name = "FORMAT", default_value_t = Format::Text, value_enum)]
+    pub format: Format,
 }
 
 /// Where the answers of scenarios without recorded answers come from.

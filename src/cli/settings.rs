@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use globset::GlobMatcher;
 
 use super::args::{
-    AnnotationKind, BaselineArgs, CassettesCommand, Cli, Command, CoverageArgs, DiffArgs, DraftArgs, ImportArgs,
+    AnnotationKind, CassettesCommand, Cli, Command, CompareArgs, CoverageArgs, DiffArgs, DraftArgs, ImportArgs,
     InitArgs, MemoryArgs, MergeArgs, ModelArgs, PinArgs, ProfileName, PruneArgs, QueryArgs, ResponsesMode,
     RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
 };
@@ -118,7 +118,7 @@ pub(crate) struct ExplainSettings {
 
 /// Where a file's text comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Source {
+pub(crate) enum Input {
     Stdin,
     File(PathBuf),
 }
@@ -126,7 +126,7 @@ pub(crate) enum Source {
 #[derive(Debug)]
 pub(crate) struct RetrieveSettings {
     pub memory: MemorySettings,
-    pub queries: Source,
+    pub queries: Input,
 }
 
 #[derive(Debug)]
@@ -313,7 +313,7 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
         Command::Diff(args) => Settings::Diff(diff(&config, args, colour)?),
         Command::Suggest(args) => Settings::Suggest(SuggestSettings {
             suite: suite(&config, &args.suite, &[])?,
-            json: args.json,
+            json: args.format.is_json(),
             max: args.max,
             width: text_width(Stream::Stdout),
         }),
@@ -325,7 +325,7 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
                 suite: suite(&config, &args.suite, &[])?,
                 folds: args.folds,
                 seed: args.seed,
-                json: args.json,
+                json: args.format.is_json(),
                 width: text_width(Stream::Stdout),
             })
         }
@@ -366,21 +366,21 @@ fn query(config: &Config, args: QueryArgs) -> Result<QuerySettings, Error> {
         memory: memory(config, &args.memory)?,
         task: args.task,
         file: args.file,
-        json: args.json,
+        json: args.format.is_json(),
         width: text_width(Stream::Stdout),
         cache: agent::cache_dir().map(|c| index_dir(&c)),
     })
 }
 
 fn retrieve(config: &Config, args: RetrieveArgs) -> Result<RetrieveSettings, Error> {
-    let queries = if args.queries.as_os_str() == "-" { Source::Stdin } else { Source::File(args.queries.clone()) };
+    let queries = if args.queries.as_os_str() == "-" { Input::Stdin } else { Input::File(args.queries.clone()) };
     Ok(RetrieveSettings { memory: memory(config, &args.memory)?, queries })
 }
 
 fn validate(config: &Config, args: ValidateArgs) -> Result<ValidateSettings, Error> {
     let profile = config.profile(family(args.profile), None)?;
     let memory = MemorySettings { sources: memory_sources(config, &args.memory)?, profile };
-    Ok(ValidateSettings { memory, suites: config.suites(), strict: args.strict, json: args.json })
+    Ok(ValidateSettings { memory, suites: config.suites(), strict: args.strict, json: args.format.is_json() })
 }
 
 fn import(config: &Config, args: ImportArgs) -> Result<ImportSettings, Error> {
@@ -440,7 +440,7 @@ fn baseline_path(config: &Config, flag: Option<&Path>) -> Option<PathBuf> {
     }
 }
 
-fn baseline_plan(config: &Config, args: &BaselineArgs) -> Option<BaselinePlan> {
+fn baseline_plan(config: &Config, args: &CompareArgs) -> Option<BaselinePlan> {
     if args.no_baseline {
         return None;
     }

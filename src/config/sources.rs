@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::memory::sources::{IdFrom, Proposed};
-use crate::memory::{Source, SourceKind};
+use crate::memory::{DecisionSource, SourceKind};
 
 /// `memory:` as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,8 +50,8 @@ pub struct SourceEntry {
 
 impl SourceEntry {
     /// The source, its path resolved by `resolve`.
-    pub fn source(&self, resolve: impl Fn(&str) -> PathBuf) -> Source {
-        let mut s = Source::new(self.kind, resolve(&self.path));
+    pub fn source(&self, resolve: impl Fn(&str) -> PathBuf) -> DecisionSource {
+        let mut s = DecisionSource::new(self.kind, resolve(&self.path));
         s.id_prefix = self.id_prefix.clone();
         s.proposed = self.proposed.unwrap_or_default();
         s.id_from = self.id_from.unwrap_or_default();
@@ -204,7 +204,7 @@ mod tests {
         let c = parse("memory:\n  - m.json\n  - adr: docs/adr/\n    id_prefix: DEC-\n    id_from: stem\n    proposed: inactive\n  - cursor: .cursor/rules/\n  - copilot: .github/\n  - claude: .\n").unwrap();
         let s = c.memory_sources(&[]).unwrap();
         assert_eq!(s.root, Path::new("conf"));
-        let labels: Vec<String> = s.list.iter().map(Source::label).collect();
+        let labels: Vec<String> = s.list.iter().map(DecisionSource::label).collect();
         assert_eq!(
             labels,
             ["conf/m.json", "adr:conf/docs/adr", "cursor:conf/.cursor/rules", "copilot:conf/.github", "claude:conf"]

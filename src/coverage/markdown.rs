@@ -17,15 +17,15 @@ pub const ROWS: usize = 50;
 pub fn render(c: &Coverage) -> String {
     let mut out = String::new();
     let p = &c.inputs;
-    let g = &c.gated;
+    let g = &c.gating;
     out.push_str("## mneme-gate coverage\n\n");
     out.push_str(&format!(
         "{} by {}: **{} of {}** pool decisions are expected by some scenario ({}); {} scenarios, {} governed; profile {}, k {}.\n\n",
         code(&p.memory),
         p.suite_roots.iter().map(|r| code(r)).collect::<Vec<_>>().join(", "),
-        g.gated,
+        g.gated_count,
         c.pool,
-        g.share.map_or("—".into(), share),
+        g.gated_share.map_or("—".into(), share),
         c.scenarios,
         c.governed,
         code(&p.profile.name),
@@ -36,12 +36,12 @@ pub fn render(c: &Coverage) -> String {
     out.push_str("| finding | decisions or scenarios |\n|---|---:|\n");
     let scope = if u.scope_check.checked { u.scope_check.decisions.len().to_string() } else { "not checked".into() };
     let rows = [
-        ("ungated decisions", g.ungated.to_string()),
+        ("ungated decisions", g.ungated_count.to_string()),
         ("shadowed decisions (not in the top k for their own title)", u.shadowed.len().to_string()),
         ("decisions with a scope glob that matches no file", scope),
         ("decisions with no tokens", u.no_tokens.len().to_string()),
         (
-            &*format!("fragile scenarios (margin below {}, of {} with a margin)", score(f.min_margin), f.with_margin),
+            &*format!("fragile scenarios (margin below {}, of {} with a margin)", score(f.margin_below), f.with_margin),
             f.scenarios.len().to_string(),
         ),
         ("pairs retrieved together (candidates for merging)", c.overlap.together.len().to_string()),
@@ -65,10 +65,10 @@ pub fn render(c: &Coverage) -> String {
             out.push_str(&group_table(title, groups));
         }
     }
-    if !g.decisions.is_empty() {
-        out.push_str(&format!("### Ungated decisions ({})\n\n", g.decisions.len()));
+    if !g.ungated_decisions.is_empty() {
+        out.push_str(&format!("### Ungated decisions ({})\n\n", g.ungated_decisions.len()));
         out.push_str("| id | title | kind | scope |\n|---|---|---|---|\n");
-        for d in g.decisions.iter().take(ROWS) {
+        for d in g.ungated_decisions.iter().take(ROWS) {
             let scope = if d.scope.is_empty() {
                 "—".into()
             } else {
@@ -76,7 +76,7 @@ pub fn render(c: &Coverage) -> String {
             };
             out.push_str(&format!("| {} | {} | {} | {scope} |\n", code(&d.id), inline(&d.title), inline(&d.kind)));
         }
-        more(&mut out, g.decisions.len());
+        more(&mut out, g.ungated_decisions.len());
     }
     if !u.shadowed.is_empty() {
         out.push_str(&format!("### Shadowed decisions ({})\n\n", u.shadowed.len()));
@@ -141,7 +141,7 @@ pub fn render(c: &Coverage) -> String {
             "### Fragile retrievals ({} of {})\n\nMargin below {} ({}): one edit of another decision could push out an expected decision.\n\n",
             f.scenarios.len(),
             f.with_margin,
-            score(f.min_margin),
+            score(f.margin_below),
             inline(&f.threshold_from)
         ));
         out.push_str(
@@ -236,16 +236,16 @@ fn more(out: &mut String, n: usize) {
 }
 
 fn group_table(title: &str, groups: &[Group]) -> String {
-    let mut out = format!("| by {title} | decisions | gated | ungated | share |\n|---|---:|---:|---:|---:|\n");
+    let mut out = format!("| by {title} | decisions | gated | ungated | gated share |\n|---|---:|---:|---:|---:|\n");
     let (shown, left_out) = super::terminal::shown_groups(groups, ROWS);
     for g in shown {
         out.push_str(&format!(
             "| {} | {} | {} | {} | {} |\n",
             inline(&g.name),
-            g.decisions,
-            g.gated,
-            g.ungated,
-            share(g.share)
+            g.decision_count,
+            g.gated_count,
+            g.ungated_count,
+            share(g.gated_share)
         ));
     }
     if left_out > 0 {

@@ -83,15 +83,15 @@ fn share(x: f64) -> String {
 }
 
 fn gated(c: &Coverage, out: &mut Out) {
-    let g = &c.gated;
+    let g = &c.gating;
     out.line(
         &format!(
             "Gated: {} of {} pool decision(s) are expected by some scenario ({}); {} {} not.",
-            g.gated,
+            g.gated_count,
             c.pool,
-            g.share.map_or("—".into(), share),
-            g.ungated,
-            if g.ungated == 1 { "is" } else { "are" }
+            g.gated_share.map_or("—".into(), share),
+            g.ungated_count,
+            if g.ungated_count == 1 { "is" } else { "are" }
         ),
         2,
     );
@@ -102,9 +102,9 @@ fn gated(c: &Coverage, out: &mut Out) {
     for (title, groups) in [("kind", &g.by_kind), ("scope folder", &g.by_scope_folder)] {
         out.text.push_str(&group_table(title, groups, out.width));
     }
-    if !g.decisions.is_empty() {
-        out.line(&format!("Ungated decisions ({}): no scenario expects them", g.decisions.len()), 2);
-        out.list(g.decisions.iter().map(|d| format!("{}  {}", printable(&d.id), printable(&d.title))));
+    if !g.ungated_decisions.is_empty() {
+        out.line(&format!("Ungated decisions ({}): no scenario expects them", g.ungated_decisions.len()), 2);
+        out.list(g.ungated_decisions.iter().map(|d| format!("{}  {}", printable(&d.id), printable(&d.title))));
     }
     out.blank();
 }
@@ -117,7 +117,7 @@ pub(super) fn shown_groups(groups: &[Group], limit: usize) -> (Vec<&Group>, usiz
         return (groups.iter().collect(), 0);
     }
     let mut most: Vec<&Group> = groups.iter().collect();
-    most.sort_by(|a, b| b.ungated.cmp(&a.ungated).then_with(|| a.name.cmp(&b.name)));
+    most.sort_by(|a, b| b.ungated_count.cmp(&a.ungated_count).then_with(|| a.name.cmp(&b.name)));
     most.truncate(limit);
     (most, groups.len() - limit)
 }
@@ -133,15 +133,21 @@ fn group_table(title: &str, groups: &[Group], width: Option<usize>) -> String {
             table.set_content_arrangement(ContentArrangement::Disabled);
         }
     }
-    table.set_header(["by ".to_string() + title, "decisions".into(), "gated".into(), "ungated".into(), "share".into()]);
+    table.set_header([
+        "by ".to_string() + title,
+        "decisions".into(),
+        "gated".into(),
+        "ungated".into(),
+        "gated share".into(),
+    ]);
     let (shown, left_out) = shown_groups(groups, LIST_LIMIT);
     for g in shown {
         table.add_row([
             Cell::new(printable(&g.name)),
-            Cell::new(g.decisions).set_alignment(CellAlignment::Right),
-            Cell::new(g.gated).set_alignment(CellAlignment::Right),
-            Cell::new(g.ungated).set_alignment(CellAlignment::Right),
-            Cell::new(share(g.share)).set_alignment(CellAlignment::Right),
+            Cell::new(g.decision_count).set_alignment(CellAlignment::Right),
+            Cell::new(g.gated_count).set_alignment(CellAlignment::Right),
+            Cell::new(g.ungated_count).set_alignment(CellAlignment::Right),
+            Cell::new(share(g.gated_share)).set_alignment(CellAlignment::Right),
         ]);
     }
     let mut text = table.to_string();
@@ -255,13 +261,13 @@ fn unreachable(c: &Coverage, out: &mut Out) {
 
 fn fragile(c: &Coverage, out: &mut Out) {
     let f = &c.fragile;
-    let lowest = f.lowest.map_or("—".into(), score);
+    let smallest = f.smallest_margin.map_or("—".into(), score);
     out.line(
         &format!(
-            "Fragile: {} of {} governed scenario(s) with a margin win by less than {} ({}); lowest margin {lowest}",
+            "Fragile: {} of {} governed scenario(s) with a margin win by less than {} ({}); smallest margin {smallest}",
             f.scenarios.len(),
             f.with_margin,
-            score(f.min_margin),
+            score(f.margin_below),
             printable(&f.threshold_from)
         ),
         2,

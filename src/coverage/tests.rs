@@ -29,7 +29,7 @@ fn load(family: Family) -> (Index, Vec<Scenario>) {
 fn options(files: Files) -> Options {
     Options {
         files,
-        min_margin: Milli(3000),
+        margin_below: Milli(3000),
         threshold_from: "the heaviest field weight".into(),
         memory_path: "m.json".into(),
         memory_sha256: String::new(),
@@ -49,14 +49,14 @@ fn the_corpus_shows_each_finding() {
     let (index, scenarios) = load(Family::Default);
     let c = analyse(&index, &scenarios, &options(Files::NotChecked("no repository".into())));
     assert_eq!((c.pool, c.scenarios, c.governed), (12, 5, 5));
-    assert_eq!((c.gated.gated, c.gated.ungated), (4, 8));
-    let ungated: Vec<&str> = c.gated.decisions.iter().map(|d| d.id.as_str()).collect();
+    assert_eq!((c.gating.gated_count, c.gating.ungated_count), (4, 8));
+    let ungated: Vec<&str> = c.gating.ungated_decisions.iter().map(|d| d.id.as_str()).collect();
     assert_eq!(
         ungated,
         ["CACHE-003", "CACHE-009", "KEY-001", "KEY-002", "KEY-004", "LEGACY-001", "DOC-001", "NOISE-001"]
     );
     let folders: Vec<(&str, usize, usize)> =
-        c.gated.by_scope_folder.iter().map(|g| (g.name.as_str(), g.decisions, g.gated)).collect();
+        c.gating.by_scope_folder.iter().map(|g| (g.name.as_str(), g.decision_count, g.gated_count)).collect();
     assert_eq!(folders, [("(no scope)", 10, 3), ("legacy/cobol", 1, 0), ("web/legacy", 1, 1), ("web/src", 1, 1)]);
 
     // Built to be shadowed: three decisions say its title's words in more fields.
@@ -85,7 +85,7 @@ fn the_corpus_shows_each_finding() {
             ("rotate-keys-in-the-hsm", 2.0, "KEY-003", Some("KEY-004"))
         ]
     );
-    assert_eq!((c.fragile.with_margin, c.fragile.lowest), (5, Some(1.0)));
+    assert_eq!((c.fragile.with_margin, c.fragile.smallest_margin), (5, Some(1.0)));
     assert_eq!(c.fragile.scenarios[0].last_expected.rank, 3);
     assert_eq!(c.fragile.scenarios[0].confidence, Some(0.0), "KEY-001 and KEY-002 tie at rank 1");
 
@@ -124,7 +124,7 @@ fn the_figures_are_the_run_reports() {
         assert_eq!(s.metrics.confidence, f.confidence);
         assert_eq!(s.metrics.runner_up.as_ref(), Some(&f.runner_up));
     }
-    assert_eq!(result.summary.min_margin, c.fragile.lowest);
+    assert_eq!(result.summary.smallest_margin, c.fragile.smallest_margin);
 }
 
 #[test]

@@ -8,7 +8,7 @@ use git2::{Repository, Signature, Time};
 
 use super::yaml::{self, Entry};
 use super::*;
-use crate::memory::{Memory, Source, SourceKind, Sources};
+use crate::memory::{DecisionSource, Memory, SourceKind, Sources};
 use crate::profile::{Family, Profile};
 
 pub(crate) struct Repo {
@@ -68,7 +68,7 @@ fn index_at(root: &Path) -> Index {
     let list = [(SourceKind::Adr, "docs/adr/"), (SourceKind::Cursor, ".cursor/rules/")]
         .into_iter()
         .filter(|(_, p)| root.join(p).is_dir())
-        .map(|(kind, p)| Source::new(kind, root.join(p)))
+        .map(|(kind, p)| DecisionSource::new(kind, root.join(p)))
         .collect();
     let sources = Sources { list, root: root.to_path_buf() };
     let memory = Memory::load_sources(&sources, Family::Default).unwrap();

@@ -32,7 +32,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::model::{Origin, Sections};
+use super::record::{Origin, Sections};
 use super::{Decision, Diagnostic, Memory, MemoryError, Severity, MAX_MEMORY_BYTES};
 use crate::profile::Family;
 
@@ -138,7 +138,7 @@ impl IdFrom {
 
 /// One source.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Source {
+pub struct DecisionSource {
     pub kind: SourceKind,
     pub path: PathBuf,
     /// `adr`: the prefix of the ids (default `ADR-`).
@@ -149,22 +149,28 @@ pub struct Source {
     pub id_from: IdFrom,
 }
 
-impl Source {
-    pub fn new(kind: SourceKind, path: impl Into<PathBuf>) -> Source {
-        Source { kind, path: path.into(), id_prefix: None, proposed: Proposed::Active, id_from: IdFrom::FrontMatter }
+impl DecisionSource {
+    pub fn new(kind: SourceKind, path: impl Into<PathBuf>) -> DecisionSource {
+        DecisionSource {
+            kind,
+            path: path.into(),
+            id_prefix: None,
+            proposed: Proposed::Active,
+            id_from: IdFrom::FrontMatter,
+        }
     }
 
     /// A source as the command line writes it: `KIND:PATH` (`adr:docs/adr`)
     /// for a kind of [`SourceKind`], else the path of a JSON memory file.
-    pub fn parse_spec(spec: &Path) -> Source {
+    pub fn parse_spec(spec: &Path) -> DecisionSource {
         if let Some(text) = spec.to_str() {
             if let Some((kind, path)) = text.split_once(':') {
                 if let Some(kind) = SourceKind::parse(kind) {
-                    return Source::new(kind, if path.is_empty() { "." } else { path });
+                    return DecisionSource::new(kind, if path.is_empty() { "." } else { path });
                 }
             }
         }
-        Source::new(SourceKind::Json, spec)
+        DecisionSource::new(SourceKind::Json, spec)
     }
 
     /// The source as messages and the command line name it: the path of a
@@ -186,14 +192,14 @@ impl Source {
 /// the working folder).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sources {
-    pub list: Vec<Source>,
+    pub list: Vec<DecisionSource>,
     pub root: PathBuf,
 }
 
 impl Sources {
     /// One JSON memory file: the memory as it was before sources.
     pub fn json(path: impl Into<PathBuf>) -> Sources {
-        Sources { list: vec![Source::new(SourceKind::Json, path)], root: PathBuf::from(".") }
+        Sources { list: vec![DecisionSource::new(SourceKind::Json, path)], root: PathBuf::from(".") }
     }
 
     /// The memory file, when the sources are one JSON file (then the memory
@@ -207,7 +213,7 @@ impl Sources {
 
     /// The sources as messages name them: `adr:docs/adr, cursor:.cursor/rules`.
     pub fn label(&self) -> String {
-        self.list.iter().map(Source::label).collect::<Vec<_>>().join(", ")
+        self.list.iter().map(DecisionSource::label).collect::<Vec<_>>().join(", ")
     }
 
     /// Makes every relative path absolute against `dir` (a long-running
@@ -454,7 +460,7 @@ pub fn parse_file(kind: SourceKind, name: &str, text: &str, family: Family) -> (
         SourceKind::Claude => walk::Role::ClaudeRule,
         SourceKind::Agents => walk::Role::AgentsMemory,
     };
-    let source = Source::new(kind, name);
+    let source = DecisionSource::new(kind, name);
     let mut mapped = map_file(&source, "", role, name, Path::new(name), text);
     if role == walk::Role::Adr {
         adr::assign_ids(&mut mapped.records);

@@ -125,15 +125,12 @@ impl VerdictCounts {
         self.total += 1;
     }
 
-    /// `pass / (pass + fail)`, 0 when both are 0 (Mneme's convention: WEAK,
-    /// WEAK_RETRIEVAL and MALFORMED are not in the denominator).
-    pub fn pass_rate(&self) -> f64 {
+    /// `pass / (pass + fail)`, `None` when both are 0: nothing was judged,
+    /// so there is no rate (WEAK, WEAK_RETRIEVAL and MALFORMED are not in
+    /// the denominator, as in Mneme).
+    pub fn pass_rate(&self) -> Option<f64> {
         let judged = self.pass + self.fail;
-        if judged == 0 {
-            0.0
-        } else {
-            self.pass as f64 / judged as f64
-        }
+        (judged > 0).then(|| self.pass as f64 / judged as f64)
     }
 }
 
@@ -183,8 +180,9 @@ pub struct SuiteMetrics {
     pub weak: usize,
     pub weak_retrieval: usize,
     pub malformed: usize,
-    /// `pass / (pass + fail)`, 0 when both are 0.
-    pub pass_rate: f64,
+    /// `pass / (pass + fail)`; `null` when both are 0 (nothing was judged:
+    /// not measured).
+    pub pass_rate: Option<f64>,
     /// Whether Layer 2 judged at least one governed response; the gate's
     /// `pass_rate` rule applies only then.
     pub layer2_evaluated: bool,
@@ -197,10 +195,10 @@ pub struct SuiteMetrics {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub benign: Option<BenignCounts>,
     /// The smallest per-scenario `margin` (docs/metrics.md, "Margin and
-    /// confidence"); `null` when no scenario has one. Absent from reports
-    /// written before it existed.
+    /// confidence"), as observed in this run; `null` when no scenario has
+    /// one.
     #[serde(default)]
-    pub min_margin: Option<f64>,
+    pub smallest_margin: Option<f64>,
     /// The mean per-scenario `confidence` over the scenarios that have one.
     #[serde(default)]
     pub mean_confidence: Option<f64>,
@@ -225,14 +223,14 @@ impl SuiteMetrics {
         let mut ungoverned = Vec::new();
         let mut total = 0;
         let mut benign: Option<BenignCounts> = None;
-        let mut min_margin: Option<f64> = None;
+        let mut smallest_margin: Option<f64> = None;
         let mut confidences = Vec::new();
 
         for outcome in scenarios {
             total += 1;
             let m = outcome.metrics();
             if let Some(margin) = m.margin {
-                min_margin = Some(min_margin.map_or(margin, |x: f64| x.min(margin)));
+                smallest_margin = Some(smallest_margin.map_or(margin, |x: f64| x.min(margin)));
             }
             confidences.extend(m.confidence);
             let verdict = outcome.verdict();
@@ -287,7 +285,7 @@ impl SuiteMetrics {
             layer2_evaluated,
             by_category,
             benign,
-            min_margin,
+            smallest_margin,
             mean_confidence: mean(confidences),
         }
     }

@@ -208,13 +208,14 @@ fn empty_suite_has_null_means() {
     assert_eq!(s.governed, 0);
     assert_eq!(s.mean_recall_at_k, None);
     assert_eq!(s.ungoverned_injection_rate, None);
-    assert_eq!(s.pass_rate, 0.0);
+    assert_eq!(s.pass_rate, None, "nothing judged: no pass rate");
     assert!(!s.layer2_evaluated);
     assert!(s.by_category.is_empty());
     let json = serde_json::to_value(&s).unwrap();
     assert!(json["mean_recall_at_k"].is_null());
     assert!(json["mrr"].is_null());
     assert!(json["ungoverned_injection_rate"].is_null());
+    assert!(json["pass_rate"].is_null());
 }
 
 #[test]
@@ -237,7 +238,7 @@ fn suite_means_and_counts() {
     assert!(close(s.irrelevant_injection_rate.unwrap(), 2.0 / 3.0));
     assert_eq!(s.ungoverned_injection_rate, Some(0.5));
     assert_eq!((s.pass, s.fail, s.weak, s.weak_retrieval, s.malformed), (1, 1, 1, 1, 1));
-    assert_eq!(s.pass_rate, 0.5);
+    assert_eq!(s.pass_rate, Some(0.5));
     assert!(s.layer2_evaluated, "FAIL and WEAK imply Layer 2");
     let cats: Vec<&str> = s.by_category.keys().map(String::as_str).collect();
     assert_eq!(cats, ["arch", "scope", "zeta"]);
@@ -252,14 +253,14 @@ fn suite_means_and_counts() {
 fn pass_rate_ignores_weak_and_malformed() {
     let sm = m(&["a"], &["a"], &[], 3);
     let only_weak = suite_of(&[("c", sm.clone(), "WEAK"), ("c", sm.clone(), "MALFORMED")]);
-    assert_eq!(only_weak.pass_rate, 0.0);
+    assert_eq!(only_weak.pass_rate, None, "nothing judged: not measured, not 0");
     let s = suite_of(&[
         ("c", sm.clone(), "PASS"),
         ("c", sm.clone(), "WEAK"),
         ("c", sm.clone(), "WEAK_RETRIEVAL"),
         ("c", sm, "MALFORMED"),
     ]);
-    assert_eq!(s.pass_rate, 1.0);
+    assert_eq!(s.pass_rate, Some(1.0));
 }
 
 #[test]
@@ -328,7 +329,7 @@ fn reproduces_mneme_conformance_summary() {
     assert_eq!(s.irrelevant_injection_rate, Some(1.0));
     assert_eq!(s.ungoverned_injection_rate, Some(0.5));
     assert_eq!(s.pass, 7);
-    assert_eq!(s.pass_rate, 1.0);
+    assert_eq!(s.pass_rate, Some(1.0));
     let cats: Vec<(&str, usize)> = s.by_category.iter().map(|(c, n)| (c.as_str(), n.pass)).collect();
     assert_eq!(cats, [("anti_pattern", 2), ("architecture", 2), ("scope", 3)]);
 }
@@ -484,7 +485,7 @@ proptest! {
             fail += usize::from(*v == "FAIL");
         }
         prop_assert_eq!((s.pass, s.fail), (pass, fail));
-        let rate = if pass + fail == 0 { 0.0 } else { pass as f64 / (pass + fail) as f64 };
+        let rate = (pass + fail > 0).then(|| pass as f64 / (pass + fail) as f64);
         prop_assert_eq!(s.pass_rate, rate);
         let per_cat: usize = s.by_category.values().map(|c| c.total).sum();
         prop_assert_eq!(per_cat, items.len());
@@ -535,7 +536,7 @@ fn benign_scenarios_are_counted_apart() {
         .chain(benign.iter().chain(&uncheckable).map(|b| b as &dyn Outcome))
         .collect();
     let s = SuiteMetrics::aggregate(all);
-    assert_eq!((s.total, s.pass, s.fail, s.pass_rate), (6, 1, 0, 1.0));
+    assert_eq!((s.total, s.pass, s.fail, s.pass_rate), (6, 1, 0, Some(1.0)));
     assert!(!s.layer2_evaluated, "a benign answer is not a governed answer for pass_rate");
     assert_eq!(s.by_category.keys().collect::<Vec<_>>(), ["c"]);
     assert_eq!(s.counts().total, 1);

@@ -1,5 +1,5 @@
 /*!
-The `context --json` document (`mneme-gate.context/v1`): the ranking an
+The `context --format json` document (`mneme-gate.context/v1`): the ranking an
 agent's context block was built from, and the block itself.
 */
 

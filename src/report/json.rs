@@ -23,8 +23,8 @@ pub fn schema() -> String {
     text
 }
 
-/// Any document of the command line (`context --json`, `explain --json`,
-/// `validate --json`, `diff --json`) as pretty JSON with a final newline.
+/// Any document of the command line (`context --format json`, `explain --format json`,
+/// `validate --format json`, `diff --json`) as pretty JSON with a final newline.
 pub fn pretty<T: serde::Serialize + ?Sized>(doc: &T) -> String {
     super::figures::to_json_pretty(doc).expect("the command line's documents always serialise")
 }

@@ -110,8 +110,10 @@ fn properties(report: &Report) -> Vec<Property> {
         Property::new("memory_sha256", f.memory.sha256.as_str()),
         Property::new("metrics_version", f.metrics_version.as_str()),
         Property::new("governed", m.governed.to_string()),
-        Property::new("pass_rate", figures::exact(m.pass_rate)),
     ];
+    if let Some(r) = m.pass_rate {
+        out.push(Property::new("pass_rate", figures::exact(r)));
+    }
     let figures = [
         ("mean_recall_at_k", m.mean_recall_at_k),
         ("mean_recall_at_1", m.mean_recall_at_1),
@@ -155,8 +157,8 @@ fn test_case(s: &ScenarioReport) -> TestCase {
 fn body(s: &ScenarioReport) -> String {
     let mut out = format!("{} at {}\n", s.verdict, printable(&s.source.to_string()));
     out.push_str(&format!("task: {}\n", printable(&s.task)));
-    if let Some(f) = &s.file {
-        out.push_str(&format!("file: {}\n", printable(f)));
+    if let Some(f) = &s.edited_file {
+        out.push_str(&format!("edited file: {}\n", printable(f)));
     }
     out.push_str(&format!("expected: {}\n", list(&s.expected)));
     if s.retrieved.is_empty() {

@@ -165,7 +165,7 @@ mod tests {
         ]);
         r.summary.fail = 2;
         r.summary.pass = 18;
-        r.summary.pass_rate = 0.9;
+        r.summary.pass_rate = Some(0.9);
         assert_eq!(
             headline(&r),
             "❌ mneme-gate: gate FAILED — 2 governed answers still break a decision (pass rate 0.900); rule `min_margin` violated"

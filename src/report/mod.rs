@@ -216,13 +216,13 @@ impl ProfileFingerprint {
 /// Where a scenario is written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct Source {
+pub struct ScenarioSource {
     pub path: String,
     pub line: usize,
     pub column: usize,
 }
 
-impl std::fmt::Display for Source {
+impl std::fmt::Display for ScenarioSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}:{}:{}", self.path, self.line, self.column)
     }
@@ -252,13 +252,16 @@ pub struct Triggers {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ScenarioReport {
     pub id: String,
-    pub source: Source,
+    pub source: ScenarioSource,
     /// `native` (YAML) or `mneme` (benchmark folder).
     pub format: String,
     pub category: String,
     pub description: String,
     pub task: String,
-    pub file: Option<String>,
+    /// The file the task edits (the query's file), as the scenario names it;
+    /// `null` when it names none. Not where the scenario is written: that is
+    /// `source`.
+    pub edited_file: Option<String>,
     pub expected: Vec<String>,
     pub acceptable: Vec<String>,
     pub retrieved: Vec<RetrievedEntry>,
@@ -449,7 +452,7 @@ fn scenario_report(run: ScenarioRun) -> ScenarioReport {
     let mut triggers = Triggers { control: v.control_triggers, governed: v.governed_triggers };
     cap_triggers(&mut triggers, &mut v.explanation);
     ScenarioReport {
-        source: Source { path: display_path(&s.source), line: s.line, column: s.column },
+        source: ScenarioSource { path: display_path(&s.source), line: s.line, column: s.column },
         format: match s.format {
             SuiteFormat::Native => "native".into(),
             SuiteFormat::Mneme => "mneme".into(),
@@ -458,7 +461,7 @@ fn scenario_report(run: ScenarioRun) -> ScenarioReport {
         category: s.category,
         description: s.description,
         task: s.task,
-        file: s.file,
+        edited_file: s.file,
         expected: s.expect,
         acceptable: s.acceptable,
         retrieved: run

@@ -156,7 +156,7 @@ mod tests {
     fn a_rate_that_misses_its_threshold_never_prints_as_it() {
         let mut r = bundled();
         let m = &mut r.summary;
-        (m.pass, m.fail, m.pass_rate) = (8789, 1, 8789.0 / 8790.0);
+        (m.pass, m.fail, m.pass_rate) = (8789, 1, Some(8789.0 / 8790.0));
         m.mean_recall_at_k = Some(0.99996);
         let text = render(&r, Style { quiet: true, ..Style::default() });
         assert!(text.contains("pass rate 0.9999 (8789 PASS / 8790 PASS+FAIL)"), "{text}");

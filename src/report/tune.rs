@@ -165,7 +165,7 @@ pub fn text(t: &Tuning, width: Option<usize>) -> String {
             f + 1,
             fold.scenarios,
             label(t.candidates[fold.selected].change),
-            signed(fold.gain)
+            fold.gain.map_or("—".into(), signed)
         );
     }
     let h = &t.held_out;
@@ -178,7 +178,7 @@ pub fn text(t: &Tuning, width: Option<usize>) -> String {
         &mut out,
         format!(
             "Held-out gain in recall@{k}: {} per scenario ({interval}, {p}; {} better, {} worse of {}).",
-            signed(h.gain),
+            h.gain.map_or("—".into(), signed),
             h.wins,
             h.losses,
             h.scenarios

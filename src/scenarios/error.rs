@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::model::SourceLocation;
+use super::scenario::SourceLocation;
 
 /// A problem that makes a suite unusable. Every variant names the file and,
 /// where there is one, the 1-based line and column, and its message says

@@ -20,10 +20,10 @@ use std::path::{Component, Path, PathBuf};
 
 use super::error::SuiteError;
 use super::mneme::load_mneme_dir;
-use super::model::{LoadedRoot, Scenario, Suite};
 use super::native::load_native_file;
 use super::read::{SuiteLimits, SuiteRoot};
 use super::root::canonical_root;
+use super::scenario::{LoadedRoot, Scenario, Suite};
 use crate::profile::Family;
 
 impl Suite {

@@ -24,9 +24,9 @@ use crate::profile::Family;
 
 use super::assertions::{assertion_spec, Assertion, AssertionKind, AssertionSpec, Matcher, ParsedAssertion, Severity};
 use super::error::SuiteError;
-use super::model::{LoadedRoot, ResponseFormat, ResponseRef, Scenario, ScenarioType, SuiteFormat, DEFAULT_CATEGORY};
 use super::node::Node;
 use super::read::{SuiteRoot, Unreadable};
+use super::scenario::{LoadedRoot, ResponseFormat, ResponseRef, Scenario, ScenarioType, SuiteFormat, DEFAULT_CATEGORY};
 
 /// scenario.json keys of Mneme's enforcement-quality benchmark, which only
 /// profile `mneme` reads (profile `default` ignores them with a warning).

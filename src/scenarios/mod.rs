@@ -33,7 +33,7 @@ The files follow those seams, each using only the ones listed before it:
 - `text`: typo suggestions and one-line messages;
 - `node`: a YAML tree that remembers where every node is;
 - `assertions`: what an assertion is, and how one entry is validated;
-- `model`: the loaded suite, its scenarios and the responses they name;
+- `scenario`: the loaded suite, its scenarios and the responses they name;
 - `error`: [`SuiteError`], worded;
 - `root`: the suite root rule and bounded reads, the one place a file the
   suite names is opened (also by `verdict`, for responses): it must resolve
@@ -53,10 +53,10 @@ mod assertions;
 mod error;
 mod load;
 mod mneme;
-mod model;
 mod native;
 mod node;
 mod read;
+mod scenario;
 pub(crate) use read::syntax_place;
 mod root;
 mod text;
@@ -67,8 +67,8 @@ mod text;
 pub use assertions::{Assertion, AssertionKind, AssertionSpec, Matcher, ParsedAssertion, Pattern, Severity};
 pub use error::SuiteError;
 pub use load::{load_root, load_root_with};
-pub use model::{
-    LoadedRoot, ResponseFormat, ResponseRef, Review, Scenario, ScenarioType, SourceLocation, Suite, SuiteFormat,
-};
 pub use read::{SuiteLimits, YamlLimits};
 pub(crate) use root::{read_inside, Cap, Refusal};
+pub use scenario::{
+    LoadedRoot, ResponseFormat, ResponseRef, Review, Scenario, ScenarioType, SourceLocation, Suite, SuiteFormat,
+};

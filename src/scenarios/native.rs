@@ -22,9 +22,9 @@ use serde_saphyr::Spanned;
 
 use super::assertions::assertion_spec;
 use super::error::SuiteError;
-use super::model::{LoadedRoot, ResponseFormat, ResponseRef, Review, Scenario, SuiteFormat, DEFAULT_CATEGORY};
 use super::node::{pos_or_1, Node};
 use super::read::{read_yaml, SuiteRoot};
+use super::scenario::{LoadedRoot, ResponseFormat, ResponseRef, Review, Scenario, SuiteFormat, DEFAULT_CATEGORY};
 use super::text::suggest;
 
 /// The keys a native scenario may have, in the order the docs list them.

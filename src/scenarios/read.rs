@@ -47,9 +47,9 @@ use serde_saphyr::granit_parser::{Event, Options as ParserOptions, Parser};
 use serde_saphyr::{Budget, Error as YamlError, Location, Options, Spanned};
 
 use super::error::SuiteError;
-use super::model::{ResponseFormat, ResponseRef};
 use super::node::Node;
 use super::root::{check_inside, read_inside, read_regular, Cap, Refusal};
+use super::scenario::{ResponseFormat, ResponseRef};
 use super::text::one_line;
 use crate::profile::Family;
 

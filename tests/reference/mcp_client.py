@@ -8,7 +8,7 @@ checks, for every scenario of the suite and a few more queries:
 
   - memory_search gives the ids and scores of `mneme-gate retrieve`, in the same order;
   - memory_context gives the bytes `mneme-gate context` prints, in its text and its structure;
-  - memory_explain gives the document of `mneme-gate explain --json`;
+  - memory_explain gives the document of `mneme-gate explain --format json`;
   - memory_health names the memory file and its SHA-256, and a problem only when there is one;
   - a bad argument is a tool error in the command line's words, and the server keeps serving;
   - an edit of the memory file is served without a restart, and a broken edit keeps the last
@@ -85,7 +85,7 @@ def queries_of(binary, memory, scenarios):
         if not report.exists():
             sys.exit("mcp_client: `mneme-gate run` wrote no report")
         scenarios = json.loads(report.read_text())["scenarios"]
-    queries = [{"task": s["task"], "file": s["file"]} for s in scenarios]
+    queries = [{"task": s["task"], "file": s["edited_file"]} for s in scenarios]
     queries += [{"task": "", "file": None}, {"task": "the of and", "file": "README.md"},
                 {"task": "Übersicht ünïcödé \u2028 line", "file": ".\\services\\payments\\x.py"}]
     return queries
@@ -118,9 +118,9 @@ async def session(binary, memory, mode, queries, explain_every):
             check(not ctx.is_error and text_of(ctx) == block and ctx.structured_content["context"] == block,
                   f"{mode}: memory_context {q} differs from context")
             if i % explain_every == 0:
-                doc = json.loads(cli(binary, "explain", "--json", *flags))
+                doc = json.loads(cli(binary, "explain", "--format", "json", *flags))
                 exp = await client.call_tool("memory_explain", args)
-                check(not exp.is_error and exp.structured_content == doc, f"{mode}: memory_explain {q} differs from explain --json")
+                check(not exp.is_error and exp.structured_content == doc, f"{mode}: memory_explain {q} differs from explain --format json")
 
         health = (await client.call_tool("memory_health", {})).structured_content
         digest = "sha256:" + hashlib.sha256(Path(memory).read_bytes()).hexdigest()
@@ -213,7 +213,7 @@ def main():
     if failures:
         print(f"mcp_client: FAIL ({len(failures)} check(s))")
         sys.exit(1)
-    print("mcp_client: PASS (memory_search = retrieve, memory_context = context, memory_explain = explain --json, "
+    print("mcp_client: PASS (memory_search = retrieve, memory_context = context, memory_explain = explain --format json, "
           "health, errors, reload)")
 
 

@@ -1,14 +1,14 @@
 //! The compiled index cache of `context` and `hook` never answers otherwise
 //! than the index: on generated corpora (`synth`) in every profile shape,
 //! query by query in process, and byte for byte through the binary
-//! (`context` and `context --json` from the cache against the same command
+//! (`context` and `context --format json` from the cache against the same command
 //! without it, and against the rankings of `retrieve`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use mneme_gate::cache::{answer, compile, Compiled, Shown, Source};
+use mneme_gate::cache::{answer, compile, AnswerOrigin, Compiled, Shown};
 use mneme_gate::memory::Memory;
 use mneme_gate::profile::{Family, Milli, Profile};
 use mneme_gate::retrieval::{Index, Query};
@@ -152,7 +152,7 @@ fn the_answer_of_the_cache_is_the_answer_of_the_memory() {
             let first = answer(&path, &profile, q, Some(&cache)).unwrap();
             let cached = answer(&path, &profile, q, Some(&cache)).unwrap();
             // By hash, or by stamp once the file is two seconds old.
-            assert_ne!(cached.source, Source::Memory, "{profile:?} {q:?}");
+            assert_ne!(cached.source, AnswerOrigin::Memory, "{profile:?} {q:?}");
             for a in [&first, &cached] {
                 assert_eq!((&a.retrieval, &a.shown, &a.warnings), (&plain.retrieval, &plain.shown, &plain.warnings));
             }
@@ -205,7 +205,7 @@ fn context_from_the_cache_prints_the_bytes_of_context_without_it_and_ranks_as_re
                     args.extend(["--file", f.as_str()]);
                 }
                 if json {
-                    args.push("--json");
+                    args.extend(["--format", "json"]);
                 }
                 let without = run(&args, dir.path(), None, None);
                 assert_eq!(run(&args, dir.path(), Some(&cache), None), without, "first run: {args:?}");

@@ -20,13 +20,13 @@ pub(crate) fn execute(s: CoverageSettings) -> Result<i32, Error> {
     let memory_sha256 = hex_sha256(memory.text().as_bytes());
     let index = Index::build(memory, settings.memory.profile.clone());
     let files = tracked_files(s.git)?;
-    let (min_margin, threshold_from) = s
+    let (margin_below, threshold_from) = s
         .min_margin
         .clone()
-        .unwrap_or_else(|| (coverage::default_min_margin(&index), "the heaviest field weight".to_string()));
+        .unwrap_or_else(|| (coverage::default_margin_below(&index), "the heaviest field weight".to_string()));
     let options = Options {
         files,
-        min_margin,
+        margin_below,
         threshold_from,
         memory_path: settings.memory.label(),
         memory_sha256,

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::cli::output;
-use crate::cli::settings::{RetrieveSettings, Source};
+use crate::cli::settings::{Input, RetrieveSettings};
 use crate::cli::suite::load_memory;
 use crate::describe::{json_error, printable};
 use crate::error::{exit, Error};
@@ -84,9 +84,9 @@ pub(crate) fn execute(s: RetrieveSettings) -> Result<i32, Error> {
 pub(crate) const MAX_QUERY_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The queries' text and the name errors give it.
-fn read(source: &Source) -> Result<(PathBuf, String), Error> {
+fn read(source: &Input) -> Result<(PathBuf, String), Error> {
     match source {
-        Source::Stdin => {
+        Input::Stdin => {
             let path = PathBuf::from("<stdin>");
             let mut text = String::new();
             std::io::stdin()
@@ -101,7 +101,7 @@ fn read(source: &Source) -> Result<(PathBuf, String), Error> {
             }
             Ok((path, text))
         }
-        Source::File(path) => {
+        Input::File(path) => {
             // A regular file of at most MAX_QUERY_BYTES, opened without
             // blocking: a named pipe or a device is refused, never read.
             let read = |source| Error::Read { path: path.clone(), source };

@@ -134,7 +134,7 @@ fn append_github_outputs(path: &Path, report: &Report, s: &ConcludeSettings) -> 
     };
     let outputs = [
         ("result", if report.gate.passed { "passed" } else { "failed" }.to_string()),
-        ("pass-rate", m.pass_rate.to_string()),
+        ("pass-rate", m.pass_rate.map_or(String::new(), |v| v.to_string())),
         ("mean-recall-at-k", m.mean_recall_at_k.map_or(String::new(), |v| v.to_string())),
         ("weak-retrieval", m.weak_retrieval.to_string()),
         ("json-report", file_of(&s.reports.json)),

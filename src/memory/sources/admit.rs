@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::Record;
-use crate::memory::model::Origin;
+use crate::memory::record::Origin;
 use crate::memory::{compile_glob, glob, Decision, Diagnostic, Excluded, Exclusion, Memory, RecordKind, Severity};
 use crate::profile::Family;
 

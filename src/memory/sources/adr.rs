@@ -24,7 +24,7 @@ use std::path::Path;
 
 use super::front_matter;
 use super::markdown::{self, heading_words, Block, Kind};
-use super::{FileRecords, IdFrom, Proposed, Record, Source};
+use super::{DecisionSource, FileRecords, IdFrom, Proposed, Record};
 use crate::memory::{Origin, Sections, Severity};
 
 /// The number an ADR's file name starts with (`0001`), if any.
@@ -151,7 +151,7 @@ fn part(w: &str) -> Option<Part> {
 
 /// Maps one ADR file. `None` in `records` for a file without a number
 /// that does not read as an ADR (a note about it is in `problems`).
-pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &Source) -> FileRecords {
+pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &DecisionSource) -> FileRecords {
     let mut out = FileRecords::default();
     // The decision's own path without `.md`: its file's, or its folder's
     // when the decision is a folder of its own (`0007-events/README.md`).
@@ -712,7 +712,7 @@ mod tests {
     }
 
     fn one(text: &str) -> Record {
-        let source = Source::new(crate::memory::SourceKind::Adr, "docs/adr");
+        let source = DecisionSource::new(crate::memory::SourceKind::Adr, "docs/adr");
         let mut out = map("0007-x.md", Path::new("0007-x.md"), text, &source);
         assert!(out.problems.is_empty(), "{:?}", out.problems);
         out.records.remove(0)

@@ -6,7 +6,8 @@ use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
 use super::{
-    adr, front_matter, imports, markdown, rules, walk, FileRecords, Record, Source, SourceKind, MAX_SOURCE_FILE_BYTES,
+    adr, front_matter, imports, markdown, rules, walk, DecisionSource, FileRecords, Record, SourceKind,
+    MAX_SOURCE_FILE_BYTES,
 };
 use crate::memory::{read_regular, Diagnostic, Memory, MemoryError, ReadError, Severity, MAX_MEMORY_BYTES};
 
@@ -25,7 +26,7 @@ pub(super) enum Part {
 /// `walk` is the source's walk, done before any source is read (see
 /// [`read`]).
 pub(super) fn read_markdown(
-    source: &Source,
+    source: &DecisionSource,
     root: &Path,
     walk: Result<walk::Walk, String>,
     budget: &mut Budget,
@@ -150,7 +151,7 @@ pub(super) fn read_markdown(
 /// The repository a source's imports must stay in, canonical and as
 /// written: the sources' root when the source is written inside it, else
 /// the source's own folder. `None` for a source that does not import.
-fn import_root(source: &Source, root: &Path) -> Option<(PathBuf, PathBuf)> {
+fn import_root(source: &DecisionSource, root: &Path) -> Option<(PathBuf, PathBuf)> {
     if !matches!(source.kind, SourceKind::Claude | SourceKind::Agents) {
         return None;
     }
@@ -253,7 +254,7 @@ pub const MAX_SOURCE_ITEMS: u64 = 500_000;
 /// Maps one file of a source; `folder`: the source's folder from the
 /// repository root (see [`folder_in_repository`]).
 pub(super) fn map_file(
-    source: &Source,
+    source: &DecisionSource,
     folder: &str,
     role: walk::Role,
     shown: &str,
@@ -272,13 +273,13 @@ pub(super) fn map_file(
 /// services/`), with `/` between its parts: what a scope glob of the
 /// source's files starts with. Empty for the root itself, and for a
 /// source outside it (whose globs are then from its own folder).
-fn folder_in_repository(source: &Source, root: &Path) -> String {
+fn folder_in_repository(source: &DecisionSource, root: &Path) -> String {
     let Ok(root) = std::fs::canonicalize(root) else { return String::new() };
     place_of(source_folder(source), &[root]).unwrap_or_default()
 }
 
 /// The source itself when it is a folder, else its file's folder.
-fn source_folder(source: &Source) -> &Path {
+fn source_folder(source: &DecisionSource) -> &Path {
     let dir = if source.path.is_dir() { source.path.as_path() } else { source.path.parent().unwrap_or(Path::new(".")) };
     if dir.as_os_str().is_empty() {
         Path::new(".")

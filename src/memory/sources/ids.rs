@@ -5,15 +5,15 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::admit::{diag, thin};
 use super::files::Part;
-use super::{adr, Record, Source, SourceKind};
-use crate::memory::model::Origin;
+use super::{adr, DecisionSource, Record, SourceKind};
+use crate::memory::record::Origin;
 use crate::memory::Severity;
 
 /// Settles the ids of the ADRs of every `adr` source, the sources with
 /// one prefix together (two folders each with an `0001` are two
 /// decisions, as two files of one folder are; see `adr::assign_ids`), and
 /// adds the warnings about shared numbers and thin decisions.
-pub(super) fn settle_adr_ids(list: &[Source], parts: &mut [Part]) {
+pub(super) fn settle_adr_ids(list: &[DecisionSource], parts: &mut [Part]) {
     let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
     for (i, source) in list.iter().enumerate() {
         if source.kind != SourceKind::Adr {

@@ -2,13 +2,16 @@ use super::*;
 
 #[test]
 fn specs_name_a_kind_or_a_json_file() {
-    assert_eq!(Source::parse_spec(Path::new("adr:docs/adr")), Source::new(SourceKind::Adr, "docs/adr"));
-    assert_eq!(Source::parse_spec(Path::new("claude:")), Source::new(SourceKind::Claude, "."));
-    assert_eq!(Source::parse_spec(Path::new("m.json")), Source::new(SourceKind::Json, "m.json"));
-    assert_eq!(Source::parse_spec(Path::new("C:/m.json")), Source::new(SourceKind::Json, "C:/m.json"));
-    assert_eq!(Source::parse_spec(Path::new("json:a:b.json")), Source::new(SourceKind::Json, "a:b.json"));
-    assert_eq!(Source::new(SourceKind::Cursor, "./.cursor/rules/").label(), "cursor:.cursor/rules");
-    assert_eq!(Source::new(SourceKind::Claude, "/").label(), "claude:/");
+    assert_eq!(DecisionSource::parse_spec(Path::new("adr:docs/adr")), DecisionSource::new(SourceKind::Adr, "docs/adr"));
+    assert_eq!(DecisionSource::parse_spec(Path::new("claude:")), DecisionSource::new(SourceKind::Claude, "."));
+    assert_eq!(DecisionSource::parse_spec(Path::new("m.json")), DecisionSource::new(SourceKind::Json, "m.json"));
+    assert_eq!(DecisionSource::parse_spec(Path::new("C:/m.json")), DecisionSource::new(SourceKind::Json, "C:/m.json"));
+    assert_eq!(
+        DecisionSource::parse_spec(Path::new("json:a:b.json")),
+        DecisionSource::new(SourceKind::Json, "a:b.json")
+    );
+    assert_eq!(DecisionSource::new(SourceKind::Cursor, "./.cursor/rules/").label(), "cursor:.cursor/rules");
+    assert_eq!(DecisionSource::new(SourceKind::Claude, "/").label(), "claude:/");
     assert_eq!(slug("Run it — now!"), "run-it-now");
     assert_eq!(slug("¿?"), "section");
     assert!(slug(&"x".repeat(100)).len() <= 64);

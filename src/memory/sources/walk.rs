@@ -22,7 +22,7 @@
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
-use super::{Source, SourceKind};
+use super::{DecisionSource, SourceKind};
 
 /// The most files one source may hold.
 pub(crate) const MAX_FILES: usize = 10_000;
@@ -103,7 +103,7 @@ pub(crate) fn shown(path: &Path) -> String {
 
 /// The files of `source`, whose relative paths are inside `root`; `Err`
 /// with a sentence when the source itself cannot be read.
-pub(crate) fn find(source: &Source, root: &Path) -> Result<Walk, String> {
+pub(crate) fn find(source: &DecisionSource, root: &Path) -> Result<Walk, String> {
     let path = &source.path;
     let meta = fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", shown(path)))?;
     let canonical = fs::canonicalize(path).map_err(|e| format!("cannot read {}: {e}", shown(path)))?;

@@ -11,7 +11,7 @@ use super::links::Links;
 use crate::describe::printable;
 use crate::gate::{Rule, RuleMode, RuleOutcome};
 use crate::report::comparison::{Comparison, ComparisonStatistics, MetricChange, Movement, ScenarioChange};
-use crate::report::{figure, figures, score, statistics, Report, ScenarioReport, Source};
+use crate::report::{figure, figures, score, statistics, Report, ScenarioReport, ScenarioSource};
 use crate::verdict::Verdict;
 
 /// Details listed under a violated rule before "… and N more".
@@ -212,17 +212,15 @@ pub(super) fn figures(report: &Report, doc: &mut Doc) {
             m.ungoverned_injection_rate,
         ),
     ];
-    let pass_rate = m.layer2_evaluated.then_some(m.pass_rate);
+    let pass_rate = if m.layer2_evaluated { m.pass_rate } else { None };
     let Some(c) = &report.comparison else {
         doc.push("| suite figure | value |\n|---|---:|\n");
         for (_, name, _, value) in &rows {
             doc.item(Kind::Figure, &format!("| {name} | {} |\n", figure(*value)));
         }
-        if pass_rate.is_some() {
-            doc.item(
-                Kind::Figure,
-                &format!("| pass rate | {} |\n", figures::ratio(m.pass, m.pass + m.fail, Some(1.0))),
-            );
+        if m.layer2_evaluated {
+            let shown = m.pass_rate.map_or("—".into(), |_| figures::ratio(m.pass, m.pass + m.fail, Some(1.0)));
+            doc.item(Kind::Figure, &format!("| pass rate | {shown} |\n"));
         }
         doc.push("\n");
         return;
@@ -395,7 +393,7 @@ fn plain(text: &str) -> String {
 
 /// A scenario's `path:line` in Markdown: a link to the line when there are
 /// links, else a code span.
-fn place(source: &Source, links: &Links) -> String {
+fn place(source: &ScenarioSource, links: &Links) -> String {
     let text = code(&format!("{}:{}", source.path, source.line));
     match links.to(&source.path, source.line) {
         Some(url) => format!("[{text}]({url})"),
@@ -405,7 +403,7 @@ fn place(source: &Source, links: &Links) -> String {
 
 /// A scenario's `path:line` inside HTML (a `<summary>`): an `<a>` element
 /// when there are links, else text.
-fn place_html(source: &Source, links: &Links) -> String {
+fn place_html(source: &ScenarioSource, links: &Links) -> String {
     let text = html(&printable(&format!("{}:{}", source.path, source.line)));
     match links.to(&source.path, source.line) {
         Some(url) => format!("<a href=\"{}\">{text}</a>", html(&url)),
@@ -730,8 +728,8 @@ pub(super) fn scenario(s: &ScenarioReport, links: &Links) -> String {
     out.push_str(&format!("{}\n\n", inline(&s.explanation)));
     out.push_str(&format!("- source: {}\n", place(&s.source, links)));
     out.push_str(&format!("- task: {}\n", inline(&s.task)));
-    if let Some(f) = &s.file {
-        out.push_str(&format!("- file: {}\n", code(f)));
+    if let Some(f) = &s.edited_file {
+        out.push_str(&format!("- edited file: {}\n", code(f)));
     }
     out.push_str(&format!("- expected: {}\n", ids(&s.expected)));
     let retrieved: Vec<String> = s.retrieved.iter().map(|r| format!("{} ({})", code(&r.id), score(r.score))).collect();

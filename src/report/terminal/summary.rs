@@ -62,7 +62,7 @@ pub(super) fn summary(report: &Report, out: &mut Out) {
             m.total,
             m.governed,
             m.ungoverned,
-            figures::ratio(m.pass, m.pass + m.fail, Some(1.0)),
+            m.pass_rate.map_or("—".into(), |_| figures::ratio(m.pass, m.pass + m.fail, Some(1.0))),
             m.pass,
             m.pass + m.fail,
             if m.layer2_evaluated { "" } else { "; no governed answer was checked" }

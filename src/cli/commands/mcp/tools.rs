@@ -4,7 +4,7 @@
 //!
 //! A tool's answer is the same as its command's: `memory_search` ranks as
 //! `retrieve` does, `memory_context` gives the bytes of `context`,
-//! `memory_explain` the document of `explain --json`. A problem of the
+//! `memory_explain` the document of `explain --format json`. A problem of the
 //! arguments or of the memory file is a tool error (`isError`) whose text
 //! is the command line's message; only an unknown tool is a protocol error.
 
