@@ -8,6 +8,7 @@ settings to an exit code. This is the only module that prints
 
 mod args;
 mod commands;
+mod environment;
 
 /// The query file of `retrieve --queries`, parsed (for the fuzz target).
 pub use commands::retrieve::{parse_queries, BatchQuery};
@@ -84,7 +85,7 @@ fn annotate_errors(command: Option<&args::Command>) -> bool {
         Some(args::Command::Run(run)) if run.annotations.is_some() => {
             run.annotations == Some(args::AnnotationKind::Github)
         }
-        _ => std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"),
+        _ => environment::Environment::get().github_actions(),
     }
 }
 

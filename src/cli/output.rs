@@ -10,6 +10,7 @@ the job summary of GitHub Actions, which every step of a job shares, so a
 report is appended to it ([`append`]).
 */
 
+use super::environment::Environment;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -110,7 +111,7 @@ pub(crate) fn append(path: &Path, text: &str) -> Result<(), Error> {
 /// `$GITHUB_STEP_SUMMARY`, compared as canonical paths (so `./summary.md`,
 /// an absolute path and a symbolic link to it are all the same file).
 pub(crate) fn is_step_summary(path: &Path) -> bool {
-    let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) else {
+    let Some(summary) = Environment::get().var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) else {
         return false;
     };
     match (std::fs::canonicalize(path), std::fs::canonicalize(summary)) {
@@ -243,7 +244,7 @@ pub(crate) enum Stream {
 /// (a file or a pipe, where a long line is fine). Never below
 /// [`layout::MIN_WIDTH`]. Resolved here once; the writers get the number.
 pub(crate) fn text_width(stream: Stream) -> Option<usize> {
-    width_from(std::env::var("COLUMNS").ok().as_deref(), || {
+    width_from(Environment::get().text("COLUMNS"), || {
         let size = match stream {
             Stream::Stdout => terminal_size::terminal_size_of(std::io::stdout()),
             Stream::Stderr => terminal_size::terminal_size_of(std::io::stderr()),
@@ -272,7 +273,7 @@ pub(crate) const HELP_WIDTH: usize = 100;
 /// Whether colour may be used on standard output.
 pub(crate) fn colour_stdout() -> bool {
     use std::io::IsTerminal;
-    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+    !Environment::get().no_color() && std::io::stdout().is_terminal()
 }
 
 #[cfg(test)]

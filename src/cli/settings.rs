@@ -17,6 +17,7 @@ use super::args::{
     InitArgs, MemoryArgs, MergeArgs, ModelArgs, PinArgs, ProfileName, PruneArgs, QueryArgs, ResponsesMode,
     RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
 };
+use super::environment::Environment;
 use super::output::colour_stdout;
 pub(crate) use super::output::{text_width, Destination, Stream};
 use crate::config::{Config, ModelFlags};
@@ -496,7 +497,7 @@ fn run(config: &Config, args: RunArgs, colour: bool) -> Result<RunSettings, Erro
     let annotations = match args.annotations {
         Some(AnnotationKind::Github) => true,
         Some(AnnotationKind::Off) => false,
-        None => std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"),
+        None => Environment::get().github_actions(),
     };
     let colour = colour && !reports.to_stdout();
     let width = text_width(if reports.to_stdout() { Stream::Stderr } else { Stream::Stdout });
@@ -510,9 +511,9 @@ fn run(config: &Config, args: RunArgs, colour: bool) -> Result<RunSettings, Erro
         timings: args.timings,
         annotations,
         github_output: args.github_output,
-        git: !std::env::var("MNEME_GATE_GIT").is_ok_and(|v| v == "off"),
+        git: !Environment::get().git_off(),
         colour,
-        links: github_links(|name| std::env::var(name).ok(), std::env::current_dir().ok().as_deref()),
+        links: github_links(Environment::get(), std::env::current_dir().ok().as_deref()),
         width,
     };
     Ok(RunSettings { suite, conclude })
@@ -570,7 +571,7 @@ fn merge(config: &Config, args: MergeArgs, colour: bool) -> Result<MergeSettings
     let annotations = match args.annotations {
         Some(AnnotationKind::Github) => true,
         Some(AnnotationKind::Off) => false,
-        None => std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"),
+        None => Environment::get().github_actions(),
     };
     let colour = colour && !reports.to_stdout();
     let width = text_width(if reports.to_stdout() { Stream::Stderr } else { Stream::Stdout });
@@ -586,9 +587,9 @@ fn merge(config: &Config, args: MergeArgs, colour: bool) -> Result<MergeSettings
         timings: false,
         annotations,
         github_output: args.github_output,
-        git: !std::env::var("MNEME_GATE_GIT").is_ok_and(|v| v == "off"),
+        git: !Environment::get().git_off(),
         colour,
-        links: github_links(|name| std::env::var(name).ok(), std::env::current_dir().ok().as_deref()),
+        links: github_links(Environment::get(), std::env::current_dir().ok().as_deref()),
         width,
     };
     Ok(MergeSettings { parts: args.parts, memory: config.memory_path(args.memory.as_deref()), gate, conclude })
@@ -599,27 +600,26 @@ fn merge(config: &Config, args: MergeArgs, colour: bool) -> Result<MergeSettings
 /// `GITHUB_REPOSITORY`, `GITHUB_SHA`, and where the working directory is in
 /// the checkout (`GITHUB_WORKSPACE`). Anywhere else, or when a value is
 /// missing or the working directory is outside the checkout, no links.
-fn github_links(var: impl Fn(&str) -> Option<String>, cwd: Option<&Path>) -> Links {
-    let var = |name: &str| var(name).filter(|v| !v.is_empty());
-    if var("GITHUB_ACTIONS").as_deref() != Some("true") {
+fn github_links(env: &Environment, cwd: Option<&Path>) -> Links {
+    if !env.github_actions() {
         return Links::default();
     }
     let (Some(server), Some(repository), Some(sha)) =
-        (var("GITHUB_SERVER_URL"), var("GITHUB_REPOSITORY"), var("GITHUB_SHA"))
+        (env.text("GITHUB_SERVER_URL"), env.text("GITHUB_REPOSITORY"), env.text("GITHUB_SHA"))
     else {
         return Links::default();
     };
-    let dir = match (var("GITHUB_WORKSPACE"), cwd) {
+    let dir = match (env.text("GITHUB_WORKSPACE"), cwd) {
         (Some(workspace), Some(cwd)) => {
             let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-            match canonical(cwd).strip_prefix(canonical(Path::new(&workspace))) {
+            match canonical(cwd).strip_prefix(canonical(Path::new(workspace))) {
                 Ok(inside) => inside.to_path_buf(),
                 Err(_) => return Links::default(),
             }
         }
         _ => PathBuf::new(),
     };
-    Links::github(&server, &repository, &sha, &dir)
+    Links::github(server, repository, sha, &dir)
 }
 
 fn pin(config: &Config, args: PinArgs, colour: bool) -> Result<PinSettings, Error> {
@@ -672,7 +672,7 @@ fn coverage(config: &Config, args: CoverageArgs) -> Result<CoverageSettings, Err
         markdown,
         min_margin,
         hub_share: args.hub_share / 100.0,
-        git: !std::env::var("MNEME_GATE_GIT").is_ok_and(|v| v == "off"),
+        git: !Environment::get().git_off(),
         width: text_width(if to_stdout { Stream::Stderr } else { Stream::Stdout }),
     })
 }
@@ -857,14 +857,15 @@ mod tests {
             ("GITHUB_SHA", sha),
         ];
         let env = |pairs: &[(&str, &str)]| {
-            let pairs: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-            move |name: &str| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+            Environment::from_lookup(|name| {
+                pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| std::ffi::OsString::from(v))
+            })
         };
         let url = |links: &Links| links.to("s.yaml", 2);
         let root = format!("https://github.com/octo/repo/blob/{sha}/");
-        assert_eq!(url(&github_links(env(&actions), None)), Some(format!("{root}s.yaml#L2")));
-        assert_eq!(url(&github_links(env(&actions[1..]), None)), None, "not in GitHub Actions");
-        assert_eq!(url(&github_links(env(&actions[..3]), None)), None, "no commit");
+        assert_eq!(url(&github_links(&env(&actions), None)), Some(format!("{root}s.yaml#L2")));
+        assert_eq!(url(&github_links(&env(&actions[1..]), None)), None, "not in GitHub Actions");
+        assert_eq!(url(&github_links(&env(&actions[..3]), None)), None, "no commit");
 
         let workspace = tempfile::tempdir().unwrap();
         let sub = workspace.path().join("sub");
@@ -872,9 +873,9 @@ mod tests {
         let ws = workspace.path().to_str().unwrap();
         let mut with_ws = actions.to_vec();
         with_ws.push(("GITHUB_WORKSPACE", ws));
-        assert_eq!(url(&github_links(env(&with_ws), Some(&sub))), Some(format!("{root}sub/s.yaml#L2")));
-        assert_eq!(url(&github_links(env(&with_ws), Some(workspace.path()))), Some(format!("{root}s.yaml#L2")));
+        assert_eq!(url(&github_links(&env(&with_ws), Some(&sub))), Some(format!("{root}sub/s.yaml#L2")));
+        assert_eq!(url(&github_links(&env(&with_ws), Some(workspace.path()))), Some(format!("{root}s.yaml#L2")));
         let elsewhere = tempfile::tempdir().unwrap();
-        assert_eq!(url(&github_links(env(&with_ws), Some(elsewhere.path()))), None, "outside the checkout");
+        assert_eq!(url(&github_links(&env(&with_ws), Some(elsewhere.path()))), None, "outside the checkout");
     }
 }

@@ -62,7 +62,8 @@ pub(crate) fn mcp(config: &Config, args: McpArgs) -> Result<McpSettings, Error> 
 
 /// The folder of mneme-gate's caches ([`cache_dir_from`] of the environment).
 pub(crate) fn cache_dir() -> Option<PathBuf> {
-    cache_dir_from(|name| std::env::var_os(name), cfg!(target_os = "macos"), cfg!(windows))
+    let env = super::super::environment::Environment::get();
+    cache_dir_from(|name| env.var_os(name).map(OsString::from), cfg!(target_os = "macos"), cfg!(windows))
 }
 
 /// Where caches go: none with `MNEME_GATE_CACHE=off`; `MNEME_GATE_CACHE_DIR`
