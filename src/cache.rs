@@ -53,7 +53,7 @@ pub struct Answer {
     pub warnings: Vec<Diagnostic>,
     pub retrieval: Retrieval,
     pub shown: Vec<Shown>,
-    pub source: AnswerOrigin,
+    pub origin: AnswerOrigin,
     /// The index the answer came from, when it was built for it.
     _index: Option<Index>,
 }
@@ -172,7 +172,7 @@ fn answer_with(
     if let Some(c) = &cached {
         if stamp.is_some() && c.stamp() == stamp {
             if let Ok(answer) = from_compiled(c.directory(), c, profile, query) {
-                return Ok(Answer { source: AnswerOrigin::CacheByStamp, ..answer });
+                return Ok(Answer { origin: AnswerOrigin::CacheByStamp, ..answer });
             }
         }
     }
@@ -187,7 +187,7 @@ fn answer_with(
                     let _ = store::write(&file, &settings, &content, settled.as_ref(), &parts);
                 }
             }
-            return Ok(Answer { source: AnswerOrigin::CacheByHash, ..answer });
+            return Ok(Answer { origin: AnswerOrigin::CacheByHash, ..answer });
         }
     }
     let memory = parse_memory(path, bytes, profile.family)?;
@@ -208,7 +208,7 @@ pub fn from_compiled(
     let tokenizer = Tokenizer::for_profile(profile);
     let retrieval = compiled.retrieve(profile, &tokenizer, query)?;
     let shown = retrieval.hits.iter().map(|h| compiled.shown(h.pool)).collect::<Result<_, _>>()?;
-    Ok(Answer { warnings: compiled.warnings()?, retrieval, shown, source: AnswerOrigin::CacheByHash, _index: None })
+    Ok(Answer { warnings: compiled.warnings()?, retrieval, shown, origin: AnswerOrigin::CacheByHash, _index: None })
 }
 
 /// The answer of the ordinary index, built for this one query.
@@ -217,5 +217,5 @@ pub fn from_memory(memory: Memory, profile: &Profile, query: Query<'_>) -> Answe
     let index = Index::build_for_query(memory, profile.clone(), query);
     let retrieval = index.retrieve(query);
     let shown = retrieval.hits.iter().map(|h| Shown::from(index.decision(h.pool))).collect();
-    Answer { warnings, retrieval, shown, source: AnswerOrigin::Memory, _index: Some(index) }
+    Answer { warnings, retrieval, shown, origin: AnswerOrigin::Memory, _index: Some(index) }
 }

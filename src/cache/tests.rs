@@ -117,9 +117,9 @@ fn the_answer_is_the_same_from_the_memory_and_from_the_cache() {
             let first = answer(&path, &profile, q, Some(&cache)).unwrap();
             let second = answer(&path, &profile, q, Some(&cache)).unwrap();
             let uncached = answer(&path, &profile, q, None).unwrap();
-            let sources = (first.source, second.source, uncached.source);
+            let origins = (first.origin, second.origin, uncached.origin);
             assert_eq!(
-                sources,
+                origins,
                 (AnswerOrigin::Memory, AnswerOrigin::CacheByHash, AnswerOrigin::Memory),
                 "{profile:?} {q:?}"
             );
@@ -145,9 +145,9 @@ fn an_edited_memory_is_read_again_and_a_damaged_cache_rebuilt() {
     // The same length, another title: the content hash tells them apart.
     std::fs::write(&path, MEMORY.replace("Ledger entries are immutable", "Ledger entries are mutable!")).unwrap();
     let edited = answer(&path, &profile, q, Some(&cache)).unwrap();
-    assert_eq!(edited.source, AnswerOrigin::Memory);
+    assert_eq!(edited.origin, AnswerOrigin::Memory);
     assert!(edited.shown.iter().any(|s| s.title == "Ledger entries are mutable!"), "{:?}", edited.shown);
-    assert_eq!(answer(&path, &profile, q, Some(&cache)).unwrap().source, AnswerOrigin::CacheByHash);
+    assert_eq!(answer(&path, &profile, q, Some(&cache)).unwrap().origin, AnswerOrigin::CacheByHash);
 
     // Every cache file damaged in place: ignored, and rewritten.
     for entry in std::fs::read_dir(&cache).unwrap() {
@@ -158,9 +158,9 @@ fn an_edited_memory_is_read_again_and_a_damaged_cache_rebuilt() {
         std::fs::write(&file, bytes).unwrap();
     }
     let rebuilt = answer(&path, &profile, q, Some(&cache)).unwrap();
-    assert_eq!(rebuilt.source, AnswerOrigin::Memory);
+    assert_eq!(rebuilt.origin, AnswerOrigin::Memory);
     assert_eq!(rebuilt.shown, edited.shown);
-    assert_eq!(answer(&path, &profile, q, Some(&cache)).unwrap().source, AnswerOrigin::CacheByHash);
+    assert_eq!(answer(&path, &profile, q, Some(&cache)).unwrap().origin, AnswerOrigin::CacheByHash);
 
     // A broken edit is an error, as `context` reports it, cached or not.
     std::fs::write(&path, "{\"decisions\": [").unwrap();
@@ -180,7 +180,7 @@ fn an_unwritable_cache_folder_only_costs_the_cache() {
     let profile = Profile::named(Family::Default);
     let q = Query { task: "ledger", file: None };
     let a = answer(&path, &profile, q, Some(&cache)).unwrap();
-    assert_eq!(a.source, AnswerOrigin::Memory);
+    assert_eq!(a.origin, AnswerOrigin::Memory);
     assert!(!a.shown.is_empty());
 }
 
@@ -197,22 +197,22 @@ fn a_settled_stamp_spares_reading_the_memory_and_any_write_voids_it() {
     let profile = Profile::named(Family::Default);
     let q = Query { task: "ledger entries immutable", file: None };
     let ask = || answer_with(&path, &profile, q, Some(&cache), Duration::ZERO).unwrap();
-    assert_eq!(ask().source, AnswerOrigin::Memory);
+    assert_eq!(ask().origin, AnswerOrigin::Memory);
     let by_stamp = ask();
-    assert_eq!(by_stamp.source, AnswerOrigin::CacheByStamp);
+    assert_eq!(by_stamp.origin, AnswerOrigin::CacheByStamp);
     assert_eq!(by_stamp.shown, answer(&path, &profile, q, None).unwrap().shown);
     // A stamp settled only later: the bytes are hashed once, and re-stamped.
     std::fs::remove_dir_all(&cache).unwrap();
     assert_eq!(
-        answer_with(&path, &profile, q, Some(&cache), Duration::from_secs(3600)).unwrap().source,
+        answer_with(&path, &profile, q, Some(&cache), Duration::from_secs(3600)).unwrap().origin,
         AnswerOrigin::Memory
     );
     assert_eq!(
-        answer_with(&path, &profile, q, Some(&cache), Duration::from_secs(3600)).unwrap().source,
+        answer_with(&path, &profile, q, Some(&cache), Duration::from_secs(3600)).unwrap().origin,
         AnswerOrigin::CacheByHash
     );
-    assert_eq!(ask().source, AnswerOrigin::CacheByHash);
-    assert_eq!(ask().source, AnswerOrigin::CacheByStamp);
+    assert_eq!(ask().origin, AnswerOrigin::CacheByHash);
+    assert_eq!(ask().origin, AnswerOrigin::CacheByStamp);
     // Rewritten with the same bytes: hashed, the same.
     std::fs::write(&path, MEMORY).unwrap();
     // Each rewrite its own modification time, whatever the clock's tick.
@@ -225,14 +225,14 @@ fn a_settled_stamp_spares_reading_the_memory_and_any_write_voids_it() {
             .unwrap()
     };
     touch(1);
-    assert_eq!(ask().source, AnswerOrigin::CacheByHash);
+    assert_eq!(ask().origin, AnswerOrigin::CacheByHash);
     // The same length, other bytes: read, and a new cache.
     std::fs::write(&path, MEMORY.replace("Ledger entries are immutable", "Ledger entries are mutable!")).unwrap();
     touch(2);
     let edited = ask();
-    assert_eq!(edited.source, AnswerOrigin::Memory);
+    assert_eq!(edited.origin, AnswerOrigin::Memory);
     assert!(edited.shown.iter().any(|s| s.title == "Ledger entries are mutable!"));
-    assert_eq!(ask().source, AnswerOrigin::CacheByStamp);
+    assert_eq!(ask().origin, AnswerOrigin::CacheByStamp);
 }
 
 /// Every prefix of a directory and every single-byte change of it is
