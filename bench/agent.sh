@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The agent's loop alone (issue 15), the rows bench/run.sh prints for it, in
+# The agent's loop alone, the rows bench/run.sh prints for it, in
 # a minute: on a generated 5,000-decision corpus, `context` and `hook claude`
 # end to end (fresh processes, from the compiled index cache), `context`
 # without the cache, and the MCP server's memory_search timed from the PyPI

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Retrieval quality on real repositories (issue 26): runs `mneme-gate run` on
+# Retrieval quality on real repositories: runs `mneme-gate run` on
 # the configuration of every repository under tests/realrepos/ (its ADRs as an
 # `adr:` source, its suite of changes mined from its own history) and prints,
 # per repository, recall@k, recall@1, MRR, nDCG@k over the governed scenarios

@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# The benchmark of issue 6: mneme-gate against the real Mneme and against the
-# parse-only floor, context latency, peak memory, scaling and threads; of
-# issue 18: the same rows with its targets, and a memory of a million small
-# records (`synth --small`) under `validate` and `run`; and of
-# issue 15: `context` and `hook claude` from the compiled index cache, and the
-# MCP server's memory_search timed from the PyPI `mcp` client
-# (tests/reference/mcp_client.py, which installs it into target/mcp-venv); and of
-# issue 17: `coverage` on the big case; and of issue 26: `run` under profile
-# default (BM25F) against profile classic.
+# The benchmark: mneme-gate against the real Mneme and against the parse-only
+# floor, context latency, peak memory, scaling and threads, each row with its
+# target; a memory of a million small records (`synth --small`) under
+# `validate` and `run`; `context` and `hook claude` from the compiled index
+# cache, and the MCP server's memory_search timed from the PyPI `mcp` client
+# (tests/reference/mcp_client.py, which installs it into target/mcp-venv);
+# `coverage` on the big case; and `run` under profile default (BM25F) against
+# profile classic.
 #
 #   bash bench/run.sh [--runs N] [--quick]
 #
@@ -102,11 +101,11 @@ big = generate(D, S)
 big_size = size_of(big)
 
 run_big = measure(run_cmd(big), big, runs)
-# Issue 26: profile default (BM25F) against the token-overlap profile it replaced, now `classic`.
+# Profile default (BM25F) against the token-overlap profile it replaced, now `classic`.
 run_classic = measure(run_cmd(big, ["--profile", "classic"]), big, runs)
 over_classic = run_big[0] / run_classic[0]
 floor_big = measure([dev, "floor", "--memory", "project_memory.json", "--scenarios", "scenarios"], big, runs)
-# Issue 17: the coverage analysis (every scenario ranked, every decision probed, overlap).
+# The coverage analysis (every scenario ranked, every decision probed, overlap).
 coverage_big = measure([bin, "coverage", "--memory", "project_memory.json", "--scenarios", "scenarios",
                         "--json", os.devnull], big, runs, ok=(0,))
 jobs1 = measure(run_cmd(big, ["--jobs", "1"]), big, runs)
@@ -120,7 +119,7 @@ theirs = measure([mneme, "benchmark", "scenarios", "--memory", "project_memory.j
 ctx_corpus = generate(D, 0)
 ctx_cmd = [bin, "context", "--memory", "project_memory.json", "--task",
            "Add a refund endpoint that writes the reversal to the ledger", "--file", "services/payments/refunds.py"]
-# The agent's loop (issue 15): `context` and `hook claude` answer from the compiled index cache
+# The agent's loop: `context` and `hook claude` answer from the compiled index cache
 # (kept under target/bench/cache here); the first run, which compiles it, and runs without it are
 # measured apart.
 cache_dir = root / "cache"
@@ -144,8 +143,8 @@ mcp_ms = mcp["median_ms"]
 
 scale_s = [measure(run_cmd(p), p, runs) for p in (generate(D, S // 4), generate(D, S // 2), big)]
 
-# One suite file of 10,000 and of 100,000 scenarios (issue 19: a single big
-# file used to be refused by the YAML parser's fixed node budget).
+# One suite file of 10,000 and of 100,000 scenarios (a single big file used
+# to be refused by the YAML parser's fixed node budget).
 def generate_one_file(scenarios):
     out = root / f"native-one-file-{scenarios}"
     if not (out / "project_memory.json").exists():
@@ -160,7 +159,7 @@ one_big = measure(run_cmd(None), generate_one_file(OB), max(1, min(runs, 3)))
 per_small, per_big = one_small[0] / OS * 1e6, one_big[0] / OB * 1e6
 scale_d = [measure(run_cmd(p), p, runs) for p in (generate(D // 4, S), generate(D // 2, S), big)]
 
-# A memory of a million small records (issue 18), checked by `validate` and run against a
+# A memory of a million small records, checked by `validate` and run against a
 # 1,000-scenario suite: peak RSS over the bytes read (the memory file; for `run`, the suite too).
 huge = generate(BIG_MEMORY, 1000, small=True)
 huge_memory = (huge / "project_memory.json").stat().st_size

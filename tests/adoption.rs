@@ -1,4 +1,4 @@
-//! Adoption without friction (issue 12), through the real binary in
+//! Adoption without friction, through the real binary in
 //! temporary git repositories: the pull request that adds mneme-gate passes
 //! its own gate, an accepted re-pin says who accepted it, errors in CI are
 //! annotations, the Markdown summary is added to the job summary, and
@@ -397,7 +397,7 @@ fn ci_run_names_every_missing_prerequisite_before_any_work() {
     assert!(!stderr.contains("needs python3:") && !stderr.contains("needs rustup:"), "{stderr}");
 }
 
-// Issue 30: `.ci/run` writes only inside its checkout. Every step runs with
+// `.ci/run` writes only inside its checkout. Every step runs with
 // HOME in target/ci-sandbox/ and TMPDIR in a folder of the run's own outside
 // the checkout (the tests' throw-away folders must not sit inside its git
 // repository), both of which must be empty at the end: the check fails,

@@ -1,4 +1,4 @@
-//! Decision sources (issue 16) on real files from public repositories
+//! Decision sources on real files from public repositories
 //! (`fixtures/sources/*/SOURCE.md` says where each set comes from): every
 //! decision file is one record (or one per top-level section) with the
 //! title, status, scope and constraint counts written out below, counted by
@@ -1041,7 +1041,7 @@ fn legacy_cursorrules() {
 }
 
 // ---------------------------------------------------------------------------
-// Real repositories, read right (issue 25): every decision file of four more
+// Real repositories, read right: every decision file of four more
 // public repositories reaches the pool once, with its own id.
 
 /// One expected decision: id, title, status.

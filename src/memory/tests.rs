@@ -241,7 +241,7 @@ fn mneme_profile_migrates_rules_and_anti_patterns_only() {
     assert_eq!(excluded, ["D2", "I1", "P1", "F1"]);
 }
 
-/// The reproduction of issue 13: Mneme keeps every copy of a repeated id in
+/// Repeated ids as Mneme reads them: Mneme keeps every copy of a repeated id in
 /// the pool (and warns here); `default` keeps the first.
 #[test]
 fn repeated_ids_stay_in_the_mneme_pool() {

@@ -348,7 +348,7 @@ fn suggestions_only_for_near_misses() {
     assert_eq!(suggest("zzz", &["forbidden_text"]), None, "too far to be a typo");
 }
 
-// Large and hostile files (issue 19): the YAML reader's limits grow with the
+// Large and hostile files: the YAML reader's limits grow with the
 // file, aliases are limited in proportion to what a file writes itself, and
 // what the parser says is reworded before a user reads it.
 
