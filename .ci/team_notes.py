@@ -5,7 +5,8 @@ A product file is read by users: the README, docs/, the source, the Action,
 the example suite, templates, the Dockerfile. A line that speaks to one of
 the people building it (an instruction to a role, or to remove the line
 itself), a coordination file left at the root, a path of the machine the
-checkout sits on, or an `XXX` marker left for someone is a defect there. Third-party data (fixtures, vendored conformance files, fuzz seeds)
+checkout sits on, the tracker's issue numbers, or an `XXX` marker left for
+someone is a defect there. Third-party data (fixtures, vendored conformance files, fuzz seeds)
 is not ours to word and is not checked. In a Markdown page (README.md,
 docs/, not the example inputs under docs/examples/) an HTML comment is
 flagged whatever it says: GitHub does not show it, so it can only speak to
@@ -48,6 +49,8 @@ PATTERNS = [
     re.compile(r"\b(this worktree|your worktree|the coordinator|helper session)\b", re.I),
     # markers addressed to someone
     re.compile(r"\bXXX\b"),
+    # the tracker's numbers: a user has no access to them; say what the thing is
+    re.compile(r"\b(issue|ticket) #?\d+\b", re.I),
 ]
 # A path of this machine: this checkout, or a folder beside it (another
 # checkout, notes, a scratch clone), written out in full.
