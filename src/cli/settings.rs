@@ -13,9 +13,8 @@ use std::path::{Path, PathBuf};
 use globset::GlobMatcher;
 
 use super::args::{
-    AnnotationKind, CassettesCommand, Cli, Command, CompareArgs, CoverageArgs, DiffArgs, DraftArgs, ImportArgs,
-    InitArgs, MemoryArgs, MergeArgs, ModelArgs, PinArgs, ProfileName, PruneArgs, QueryArgs, ResponsesMode,
-    RetrieveArgs, RunArgs, SuiteArgs, ValidateArgs,
+    AnnotationKind, CassettesCommand, Cli, Command, CompareArgs, DiffArgs, MemoryArgs, MergeArgs, ModelArgs, PinArgs,
+    ProfileName, ResponsesMode, RunArgs, SuiteArgs,
 };
 use super::environment::Environment;
 use super::output::colour_stdout;
@@ -26,13 +25,21 @@ pub(crate) use crate::evaluate::BaselinePlan;
 use crate::gate::GateSettings;
 use crate::memory::Sources;
 use crate::model::Mode;
-use crate::profile::{Milli, Named, Profile};
+use crate::profile::{Named, Profile};
 use crate::report::markdown::Links;
 use crate::report::partition::Slice;
 use crate::scenarios::SuiteLimits;
 
 mod agent;
+mod analysis;
+mod cassettes;
+mod init;
+mod query;
 pub(crate) use agent::{hook_memory, index_dir, sessions_dir, HookSettings, McpSettings};
+pub(crate) use analysis::{CoverageSettings, DraftSettings, SuggestSettings, TuneSettings};
+pub(crate) use cassettes::PruneSettings;
+pub(crate) use init::InitSettings;
+pub(crate) use query::{ExplainSettings, ImportSettings, Input, QuerySettings, RetrieveSettings, ValidateSettings};
 
 /// What one invocation does, with everything it needs.
 #[derive(Debug)]
@@ -78,72 +85,6 @@ impl MemorySettings {
             None => PathBuf::from(self.sources.label()),
         }
     }
-}
-
-#[derive(Debug)]
-pub(crate) struct QuerySettings {
-    pub memory: MemorySettings,
-    pub task: String,
-    pub file: Option<String>,
-    pub json: bool,
-    /// The columns text for people is laid out to ([`text_width`]).
-    pub width: Option<usize>,
-    /// The folder of the caches (`None`: nothing is cached).
-    pub cache: Option<PathBuf>,
-}
-
-#[derive(Debug)]
-pub(crate) struct SuggestSettings {
-    pub suite: SuiteSettings,
-    pub json: bool,
-    /// The misses examined, at most (`--max`).
-    pub max: usize,
-    pub width: Option<usize>,
-}
-
-#[derive(Debug)]
-pub(crate) struct TuneSettings {
-    pub suite: SuiteSettings,
-    pub folds: usize,
-    pub seed: u64,
-    pub json: bool,
-    pub width: Option<usize>,
-}
-
-#[derive(Debug)]
-pub(crate) struct ExplainSettings {
-    pub query: QuerySettings,
-    /// The id of the decision to say why not (`--why-not`).
-    pub why_not: Option<String>,
-}
-
-/// Where a file's text comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Input {
-    Stdin,
-    File(PathBuf),
-}
-
-#[derive(Debug)]
-pub(crate) struct RetrieveSettings {
-    pub memory: MemorySettings,
-    pub queries: Input,
-}
-
-#[derive(Debug)]
-pub(crate) struct ImportSettings {
-    pub memory: MemorySettings,
-    pub out: Destination,
-}
-
-#[derive(Debug)]
-pub(crate) struct ValidateSettings {
-    pub memory: MemorySettings,
-    /// The suite roots of the configuration (`scenarios:`), read to count
-    /// the scenarios waiting for review; none without a configuration.
-    pub suites: Vec<PathBuf>,
-    pub strict: bool,
-    pub json: bool,
 }
 
 /// A suite to run: the memory, the suite roots, the threads, the scenarios
@@ -244,46 +185,6 @@ pub(crate) struct DiffSettings {
     pub width: Option<usize>,
 }
 
-#[derive(Debug)]
-pub(crate) struct CoverageSettings {
-    pub suite: SuiteSettings,
-    pub json: Option<Destination>,
-    pub markdown: Option<Destination>,
-    /// The fragility threshold and where it comes from, in words; `None`:
-    /// the profile's heaviest field weight.
-    pub min_margin: Option<(Milli, String)>,
-    /// The hub threshold, as a fraction of the scenarios (`--hub-share`).
-    pub hub_share: f64,
-    /// Check the scope globs against the files git tracks (off with
-    /// `MNEME_GATE_GIT=off`).
-    pub git: bool,
-    pub width: Option<usize>,
-}
-
-#[derive(Debug)]
-pub(crate) struct InitSettings {
-    /// The decision sources named by `--memory`, else by `memory:` of the
-    /// configuration; `None`: init finds them.
-    pub sources: Option<Sources>,
-    /// The default memory file, when it exists (the first source init finds).
-    pub memory: Option<PathBuf>,
-    /// Write a first ADR when there are no decisions yet.
-    pub first_adr: bool,
-    pub force: bool,
-    /// Also install the Claude Code hook.
-    pub hook: bool,
-    /// The columns init's text is fitted to (80 in a file or a pipe).
-    pub width: usize,
-}
-
-#[derive(Debug)]
-pub(crate) struct DraftSettings {
-    pub memory: MemorySettings,
-    pub window: crate::draft::Window,
-    pub out: PathBuf,
-    pub html: Option<PathBuf>,
-}
-
 /// The baseline path when neither a flag nor the configuration names one
 /// (`baseline` writes there; `--baseline-ref` reads there).
 pub(crate) const DEFAULT_BASELINE: &str = "reports/baseline.json";
@@ -301,39 +202,23 @@ pub(crate) fn resolve(cli: Cli) -> Result<Settings, Error> {
     let config = Config::discover(cli.config.as_deref())?;
     let colour = colour_stdout();
     Ok(match command {
-        Command::Context(args) => Settings::Context(query(&config, args)?),
-        Command::Explain(args) => {
-            Settings::Explain(ExplainSettings { query: query(&config, args.query)?, why_not: args.why_not })
-        }
-        Command::Retrieve(args) => Settings::Retrieve(retrieve(&config, args)?),
-        Command::Validate(args) => Settings::Validate(validate(&config, args)?),
-        Command::Import(args) => Settings::Import(import(&config, args)?),
+        Command::Context(args) => Settings::Context(query::query(&config, args)?),
+        Command::Explain(args) => Settings::Explain(query::explain(&config, args)?),
+        Command::Retrieve(args) => Settings::Retrieve(query::retrieve(&config, args)?),
+        Command::Validate(args) => Settings::Validate(query::validate(&config, args)?),
+        Command::Import(args) => Settings::Import(query::import(&config, args)?),
         Command::Run(args) => Settings::Run(Box::new(run(&config, *args, colour)?)),
         Command::Merge(args) => Settings::Merge(Box::new(merge(&config, *args, colour)?)),
         Command::Baseline(args) => Settings::Baseline(pin(&config, args, colour)?),
         Command::Diff(args) => Settings::Diff(diff(&config, args, colour)?),
-        Command::Suggest(args) => Settings::Suggest(SuggestSettings {
-            suite: suite(&config, &args.suite, &[])?,
-            json: args.format.is_json(),
-            max: args.max,
-            width: text_width(Stream::Stdout),
-        }),
-        Command::Tune(args) => {
-            if args.folds < 2 {
-                return Err(Error::Usage(format!("--folds must be at least 2, found {}", args.folds)));
-            }
-            Settings::Tune(TuneSettings {
-                suite: suite(&config, &args.suite, &[])?,
-                folds: args.folds,
-                seed: args.seed,
-                json: args.format.is_json(),
-                width: text_width(Stream::Stdout),
-            })
+        Command::Suggest(args) => Settings::Suggest(analysis::suggest(&config, args)?),
+        Command::Tune(args) => Settings::Tune(analysis::tune(&config, args)?),
+        Command::Coverage(args) => Settings::Coverage(analysis::coverage(&config, args)?),
+        Command::Init(args) => Settings::Init(init::init(&config, args)?),
+        Command::Draft(args) => Settings::Draft(analysis::draft(&config, args)?),
+        Command::Cassettes(CassettesCommand::Prune(args)) => {
+            Settings::Cassettes(cassettes::prune_settings(&config, *args)?)
         }
-        Command::Coverage(args) => Settings::Coverage(coverage(&config, args)?),
-        Command::Init(args) => Settings::Init(init(&config, args)?),
-        Command::Draft(args) => Settings::Draft(draft(&config, args)?),
-        Command::Cassettes(CassettesCommand::Prune(args)) => Settings::Cassettes(prune_settings(&config, *args)?),
         Command::Mcp(args) => Settings::Mcp(agent::mcp(&config, args)?),
         Command::Hook(_) => unreachable!("resolved above"),
     })
@@ -360,39 +245,6 @@ fn memory_sources(config: &Config, flags: &[PathBuf]) -> Result<Sources, Error> 
             "no memory file: pass --memory FILE (or --memory adr:docs/adr/ and other sources), or set `memory:` in mneme-gate.yaml (looked for ./project_memory.json and ./.mneme/project_memory.json)".into(),
         )
     })
-}
-
-fn query(config: &Config, args: QueryArgs) -> Result<QuerySettings, Error> {
-    Ok(QuerySettings {
-        memory: memory(config, &args.memory)?,
-        task: args.task,
-        file: args.file,
-        json: args.format.is_json(),
-        width: text_width(Stream::Stdout),
-        cache: agent::cache_dir().map(|c| index_dir(&c)),
-    })
-}
-
-fn retrieve(config: &Config, args: RetrieveArgs) -> Result<RetrieveSettings, Error> {
-    let queries = if args.queries.as_os_str() == "-" { Input::Stdin } else { Input::File(args.queries.clone()) };
-    Ok(RetrieveSettings { memory: memory(config, &args.memory)?, queries })
-}
-
-fn validate(config: &Config, args: ValidateArgs) -> Result<ValidateSettings, Error> {
-    let profile = config.profile(family(args.profile), None)?;
-    let memory = MemorySettings { sources: memory_sources(config, &args.memory)?, profile };
-    Ok(ValidateSettings { memory, suites: config.suites(), strict: args.strict, json: args.format.is_json() })
-}
-
-fn import(config: &Config, args: ImportArgs) -> Result<ImportSettings, Error> {
-    let profile = config.profile(family(args.profile), None)?;
-    let sources = config.memory_sources(&args.sources).ok_or_else(|| {
-        Error::Usage(
-            "import needs sources: name them (mneme-gate import adr:docs/adr/ cursor:.cursor/rules/ --out project_memory.json), or set `memory:` in mneme-gate.yaml".into(),
-        )
-    })?;
-    let out = args.out.as_deref().map_or(Destination::Stdout, Destination::of);
-    Ok(ImportSettings { memory: MemorySettings { sources, profile }, out })
 }
 
 /// The suite of `run`, `baseline` and `init`: the configuration's gate, the
@@ -643,82 +495,6 @@ fn diff(config: &Config, args: DiffArgs, colour: bool) -> Result<DiffSettings, E
     })
 }
 
-fn coverage(config: &Config, args: CoverageArgs) -> Result<CoverageSettings, Error> {
-    let suite = suite(config, &args.suite, &[])?;
-    let of = |p: &Option<PathBuf>| p.as_deref().map(Destination::of);
-    let (json, markdown) = (of(&args.json), of(&args.markdown));
-    if json == Some(Destination::Stdout) && markdown == Some(Destination::Stdout) {
-        return Err(Error::Usage("only one report can go to standard output (`-`)".into()));
-    }
-    let min_margin = match args.min_margin {
-        Some(v) => {
-            let m = Milli::from_f64(v).ok().filter(|m| m.0 >= 0).ok_or_else(|| {
-                Error::Usage(format!("--min-margin {v}: give a score of at least 0 with at most three decimal places"))
-            })?;
-            Some((m, "--min-margin".to_string()))
-        }
-        None if suite.gate.mode(crate::gate::Rule::MinMargin) != crate::gate::RuleMode::Off => {
-            Some((suite.gate.min_margin(), "gate.min_margin".to_string()))
-        }
-        None => None,
-    };
-    if !(0.0..=100.0).contains(&args.hub_share) {
-        return Err(Error::Usage(format!("--hub-share {}: give a percentage from 0 to 100", args.hub_share)));
-    }
-    let to_stdout = json == Some(Destination::Stdout) || markdown == Some(Destination::Stdout);
-    Ok(CoverageSettings {
-        suite,
-        json,
-        markdown,
-        min_margin,
-        hub_share: args.hub_share / 100.0,
-        git: !Environment::get().git_off(),
-        width: text_width(if to_stdout { Stream::Stderr } else { Stream::Stdout }),
-    })
-}
-
-fn draft(config: &Config, args: DraftArgs) -> Result<DraftSettings, Error> {
-    let max = args.max.unwrap_or(crate::draft::DEFAULT_MAX);
-    if max == 0 || max > crate::draft::MAX_COMMITS {
-        return Err(Error::Usage(format!(
-            "--max {max}: give a number of commits from 1 to {}",
-            crate::draft::MAX_COMMITS
-        )));
-    }
-    if args.html.as_ref() == Some(&args.out) {
-        return Err(Error::Usage("--out and --html name the same file: give the review page a name of its own".into()));
-    }
-    Ok(DraftSettings {
-        memory: memory(config, &args.memory)?,
-        window: crate::draft::Window { since: args.since, max },
-        out: args.out,
-        html: args.html,
-    })
-}
-
-fn init(config: &Config, args: InitArgs) -> Result<InitSettings, Error> {
-    // The sources --memory names (any that `validate --memory` takes), else
-    // those of an existing configuration; without either, the default
-    // memory file when there is one, and the sources init finds itself.
-    let sources = if !args.memory.is_empty() || config.file.memory.is_some() {
-        config.memory_sources(&args.memory)
-    } else {
-        None
-    };
-    let memory = Config::default().memory_path(None);
-    let hook = match args.hook {
-        None => false,
-        Some(super::args::HookAgent::Claude) => true,
-        Some(super::args::HookAgent::Gemini) => {
-            return Err(Error::Usage(
-                "init --hook installs the Claude Code hook only (--hook claude); docs/agents.md shows Gemini CLI's settings".into(),
-            ))
-        }
-    };
-    let width = text_width(Stream::Stdout).unwrap_or(80).min(80);
-    Ok(InitSettings { sources, memory, first_adr: args.first_adr, force: args.force, hook, width })
-}
-
 /// The model flags as the configuration reads them.
 pub(crate) fn model_flags(args: &ModelArgs) -> ModelFlags {
     ModelFlags {
@@ -742,25 +518,6 @@ pub(crate) fn model_flags(args: &ModelArgs) -> ModelFlags {
         price_input: args.model_price_input,
         price_output: args.model_price_output,
     }
-}
-
-/// `cassettes prune`, resolved.
-#[derive(Debug)]
-pub(crate) struct PruneSettings {
-    pub suite: SuiteSettings,
-    pub model: crate::model::Settings,
-    pub delete: bool,
-}
-
-/// Resolves `cassettes prune`: the suite, and the model (required).
-pub(crate) fn prune_settings(config: &Config, args: PruneArgs) -> Result<PruneSettings, Error> {
-    let suite = suite(config, &args.suite, &[])?;
-    let model = config.model_settings(&model_flags(&args.model))?.ok_or_else(|| {
-        Error::Usage(
-            "no model is configured, so no request can be planned: add a `model:` section to mneme-gate.yaml, or pass --model-base-url and --model (docs/models.md)".into(),
-        )
-    })?;
-    Ok(PruneSettings { suite, model, delete: args.delete })
 }
 
 #[cfg(test)]
