@@ -1,7 +1,7 @@
 //! The settings of `cassettes prune`.
 
 use super::super::args::PruneArgs;
-use super::{model_flags, suite, SuiteSettings};
+use super::suite::{model_flags, suite, SuiteSettings};
 use crate::config::Config;
 use crate::error::Error;
 
