@@ -172,6 +172,9 @@ pub struct Index {
     only: Option<(Box<str>, Option<Box<str>>)>,
     /// With `only`: bit `min(n, 63)` set when a query token is `n` bytes long.
     only_lengths: u64,
+    /// The pool positions ordered by id (then position), made when first
+    /// needed ([`Index::positions_of`]).
+    by_id: std::sync::OnceLock<Vec<u32>>,
 }
 
 #[derive(Debug, Clone)]
@@ -258,6 +261,17 @@ impl Index {
 
     pub fn decision(&self, pool: usize) -> &Decision {
         &self.decisions[pool]
+    }
+
+    /// The pool positions of the decisions whose id is `id`, ascending.
+    pub(crate) fn positions_of<'a>(&'a self, id: &'a str) -> impl Iterator<Item = usize> + 'a {
+        let by_id = self.by_id.get_or_init(|| {
+            let mut v: Vec<u32> = (0..self.decisions.len() as u32).collect();
+            v.sort_by(|&a, &b| self.decisions[a as usize].id.cmp(&self.decisions[b as usize].id).then(a.cmp(&b)));
+            v
+        });
+        let start = by_id.partition_point(|&d| self.decisions[d as usize].id.as_str() < id);
+        by_id[start..].iter().map(|&d| d as usize).take_while(move |&d| self.decisions[d].id == id)
     }
 
     pub fn excluded(&self) -> &[Excluded] {

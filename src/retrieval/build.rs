@@ -87,6 +87,7 @@ impl Index {
             chores_decided: pool.iter().fold(0, |bits, d| bits | crate::chore::named_by(&d.title)),
             only: None,
             only_lengths: 0,
+            by_id: std::sync::OnceLock::new(),
             profile,
         };
         index.field_start.push(0);

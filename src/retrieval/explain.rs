@@ -98,10 +98,7 @@ impl Index {
         let chosen: Option<Vec<usize>> = only.map(|id| {
             let mut v: Vec<usize> = retrieved.keys().copied().collect();
             if let Some(id) = id {
-                v.extend((0..self.decisions.len()).filter(|&d| {
-                    let other = &self.decisions[d].id;
-                    other.len() == id.len() && other == id
-                }));
+                v.extend(self.positions_of(id));
             }
             v.sort_unstable();
             v.dedup();

@@ -4,7 +4,10 @@
 //! [`Index::explain`], so it never disagrees with the ranking or with
 //! `explain`'s table.
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
+
+use rustc_hash::FxHashSet;
 
 use serde::{Deserialize, Serialize};
 
@@ -351,7 +354,8 @@ impl Index {
             .collect();
 
         let decision = me.pool_order.map(|p| &self.decisions[p]);
-        let words = self.query_words(e, me, decision, &mine);
+        let texts = decision.map(TextWords::new);
+        let words = self.query_words(e, me, texts.as_ref(), &mine);
 
         let mut causes = Vec::new();
         match (me.reason.as_deref(), &me.scope) {
@@ -435,7 +439,7 @@ impl Index {
         &self,
         e: &Explanation,
         me: &ExplainedRecord,
-        decision: Option<&crate::memory::Decision>,
+        decision: Option<&TextWords<'_>>,
         mine: &BTreeMap<String, Milli>,
     ) -> Vec<QueryWord> {
         let n = self.decisions.len() as u64;
@@ -449,7 +453,7 @@ impl Index {
             self.tokenizer.each_token(text, &mut |t| items.push((t.to_string(), None)));
             self.tokenizer.each_run(text, &mut |run| {
                 if !self.tokenizer.keeps(run) {
-                    let held = decision.is_some_and(|d| self.has_run(d, run));
+                    let held = decision.is_some_and(|d| d.runs(&self.tokenizer).contains(run));
                     let fate = if self.tokenizer.is_stopword(run) {
                         Fate::Stopword { held }
                     } else {
@@ -477,7 +481,7 @@ impl Index {
         &self,
         token: &str,
         from: WordFrom,
-        decision: Option<&crate::memory::Decision>,
+        texts: Option<&TextWords<'_>>,
         me: &ExplainedRecord,
         mine: &BTreeMap<String, Milli>,
         n: u64,
@@ -485,7 +489,8 @@ impl Index {
         let t = self.vocab.get(token).copied();
         let df = t.map_or(0, |t| self.posting(t).len() as u64);
         let absent = if df == 0 { Fate::NotInMemory } else { Fate::Absent { df } };
-        let Some(decision) = decision else { return absent };
+        let Some(texts) = texts else { return absent };
+        let decision = texts.decision;
         let d = me.pool_order.unwrap_or_default();
         let holding: Vec<Field> = match t {
             Some(t) => (0..self.nf)
@@ -524,29 +529,68 @@ impl Index {
             return Fate::Unscored { fields: unindexed };
         }
         let (forms, identifier) =
-            other_forms(decision, token, self.profile.splits_identifiers(), &|w| self.tokenizer.is_stopword(w));
+            other_forms(texts.words(), token, self.profile.splits_identifiers(), &|w| self.tokenizer.is_stopword(w));
         if !forms.is_empty() {
             return Fate::OtherForm { forms, identifier };
         }
         absent
     }
 
-    /// Whether a text of `decision` has the run `run` (a word before any
-    /// filter).
-    fn has_run(&self, decision: &crate::memory::Decision, run: &str) -> bool {
-        let mut found = false;
-        for field in Field::EVERY {
-            for text in super::field_texts(decision, field) {
-                self.tokenizer.each_run(text, &mut |r| found |= r == run);
-            }
-        }
-        found
-    }
-
     fn holds(&self, text: &str, token: &str) -> bool {
         let mut found = false;
         self.tokenizer.each_token(text, &mut |t| found |= t == token);
         found
+    }
+}
+
+/// The words of the texts of the decision asked about, each read once for
+/// all the words of the query, when first needed.
+struct TextWords<'a> {
+    decision: &'a crate::memory::Decision,
+    /// Every word as [`other_forms`] cuts it (none empty), with its
+    /// lowercase form.
+    words: OnceCell<Vec<(&'a str, String)>>,
+    /// Every run of letters and digits of its texts, lowercased (a word
+    /// before any filter).
+    runs: OnceCell<FxHashSet<String>>,
+}
+
+impl<'a> TextWords<'a> {
+    fn new(decision: &'a crate::memory::Decision) -> TextWords<'a> {
+        TextWords { decision, words: OnceCell::new(), runs: OnceCell::new() }
+    }
+
+    fn words(&self) -> &[(&'a str, String)] {
+        self.words.get_or_init(|| {
+            let mut out = Vec::new();
+            for field in Field::EVERY {
+                for text in super::field_texts(self.decision, field) {
+                    for word in text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
+                        let word = word.trim_matches(|c| matches!(c, '_' | '-' | '.'));
+                        if !word.is_empty() {
+                            out.push((word, word.to_lowercase()));
+                        }
+                    }
+                }
+            }
+            out
+        })
+    }
+
+    fn runs(&self, tokenizer: &crate::tokenize::Tokenizer) -> &FxHashSet<String> {
+        self.runs.get_or_init(|| {
+            let mut out = FxHashSet::default();
+            for field in Field::EVERY {
+                for text in super::field_texts(self.decision, field) {
+                    tokenizer.each_run(text, &mut |r| {
+                        if !out.contains(r) {
+                            out.insert(r.to_string());
+                        }
+                    });
+                }
+            }
+            out
+        })
     }
 }
 
@@ -563,7 +607,7 @@ fn contributions(r: &ExplainedRecord) -> BTreeMap<String, Milli> {
     out
 }
 
-/// The words of a decision's text that are another form of `token` (at
+/// The words of a decision's text ([`TextWords::words`]) that are another form of `token` (at
 /// most three, sorted), and whether one of them is an identifier the
 /// profile does not split. Another form: the token with a suffix of at most
 /// three letters (`timeouts` for `timeout`) or the token less one
@@ -571,7 +615,7 @@ fn contributions(r: &ExplainedRecord) -> BTreeMap<String, Milli> {
 /// identifiers (`splits` false), an identifier one of whose parts is the
 /// token (`MeshTimeout`, `mesh_timeout`, `mesh.timeout`).
 fn other_forms(
-    decision: &crate::memory::Decision,
+    words: &[(&str, String)],
     token: &str,
     splits: bool,
     stopword: &dyn Fn(&str) -> bool,
@@ -584,24 +628,18 @@ fn other_forms(
     let mut forms = std::collections::BTreeSet::new();
     let mut identifier = false;
     let near = |a: &str, b: &str| a.len() >= 4 && b.starts_with(a) && b.len() > a.len() && b.len() - a.len() <= SUFFIX;
-    for field in Field::EVERY {
-        for text in super::field_texts(decision, field) {
-            for word in text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
-                let word = word.trim_matches(|c| matches!(c, '_' | '-' | '.'));
-                let lower = word.to_lowercase();
-                if lower == token {
-                    continue;
-                }
-                if !splits && is_identifier_part(word, token) {
-                    identifier = true;
-                    forms.insert(word.to_string());
-                } else if lower.chars().all(char::is_alphanumeric)
-                    && !stopword(&lower)
-                    && (near(token, &lower) || near(&lower, token))
-                {
-                    forms.insert(word.to_string());
-                }
-            }
+    for &(word, ref lower) in words {
+        if lower == token {
+            continue;
+        }
+        if !splits && is_identifier_part(word, token) {
+            identifier = true;
+            forms.insert(word.to_string());
+        } else if lower.chars().all(char::is_alphanumeric)
+            && !stopword(lower)
+            && (near(token, lower) || near(lower, token))
+        {
+            forms.insert(word.to_string());
         }
     }
     (forms.into_iter().take(3).collect(), identifier)
