@@ -152,7 +152,7 @@ fn the_answer_of_the_cache_is_the_answer_of_the_memory() {
             let first = answer(&path, &profile, q, Some(&cache)).unwrap();
             let cached = answer(&path, &profile, q, Some(&cache)).unwrap();
             // By hash, or by stamp once the file is two seconds old.
-            assert_ne!(cached.source, AnswerOrigin::Memory, "{profile:?} {q:?}");
+            assert_ne!(cached.origin, AnswerOrigin::Memory, "{profile:?} {q:?}");
             for a in [&first, &cached] {
                 assert_eq!((&a.retrieval, &a.shown, &a.warnings), (&plain.retrieval, &plain.shown, &plain.warnings));
             }
