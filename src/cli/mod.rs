@@ -81,12 +81,10 @@ fn names_the_hook(args: impl IntoIterator<Item = std::ffi::OsString>) -> bool {
 /// `::error` annotation: in GitHub Actions (`GITHUB_ACTIONS=true`) unless
 /// `run --annotations off`, and with `run --annotations github` anywhere.
 fn annotate_errors(command: Option<&args::Command>) -> bool {
-    match command {
-        Some(args::Command::Run(run)) if run.annotations.is_some() => {
-            run.annotations == Some(args::AnnotationKind::Github)
-        }
-        _ => environment::Environment::get().github_actions(),
-    }
+    settings::annotations(match command {
+        Some(args::Command::Run(run)) => run.annotations,
+        _ => None,
+    })
 }
 
 #[cfg(test)]

@@ -34,7 +34,7 @@ pub(crate) use baseline::{DiffSettings, PinSettings, DEFAULT_BASELINE};
 pub(crate) use cassettes::PruneSettings;
 pub(crate) use init::InitSettings;
 pub(crate) use query::{ExplainSettings, ImportSettings, Input, QuerySettings, RetrieveSettings, ValidateSettings};
-pub(crate) use run::{ConcludeSettings, MergeSettings, RunSettings};
+pub(crate) use run::{annotations, ConcludeSettings, MergeSettings, RunSettings};
 pub(crate) use suite::{suite, SuiteSettings};
 
 /// What one invocation does, with everything it needs.

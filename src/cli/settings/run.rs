@@ -58,6 +58,39 @@ pub(crate) struct ConcludeSettings {
     pub width: Option<usize>,
 }
 
+impl ConcludeSettings {
+    /// What `run` and `merge` conclude with alike: the reports, and the
+    /// terminal, git and links as the environment gives them (no colour and
+    /// the width of standard error when a report goes to standard output).
+    /// The gate's inputs and the outputs asked for start empty.
+    fn terminal(reports: Reports, colour: bool) -> ConcludeSettings {
+        let to_stdout = reports.to_stdout();
+        let env = Environment::get();
+        ConcludeSettings {
+            baseline: None,
+            memory_ref: None,
+            reports,
+            quiet: false,
+            timings: false,
+            annotations: false,
+            github_output: None,
+            git: !env.git_off(),
+            colour: colour && !to_stdout,
+            links: github_links(env, std::env::current_dir().ok().as_deref()),
+            width: text_width(if to_stdout { Stream::Stderr } else { Stream::Stdout }),
+        }
+    }
+}
+
+/// Whether `run` and `merge` print annotations: as `--annotations` says,
+/// else in a GitHub Actions job.
+pub(crate) fn annotations(flag: Option<AnnotationKind>) -> bool {
+    match flag {
+        Some(kind) => kind == AnnotationKind::Github,
+        None => Environment::get().github_actions(),
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct RunSettings {
     pub suite: SuiteSettings,
@@ -111,27 +144,15 @@ pub(super) fn run(config: &Config, args: RunArgs, colour: bool) -> Result<RunSet
         partition_flags(&args)?;
         coverage_rules_off(&suite.gate, "--partition")?;
     }
-    let annotations = match args.annotations {
-        Some(AnnotationKind::Github) => true,
-        Some(AnnotationKind::Off) => false,
-        None => Environment::get().github_actions(),
-    };
-    let colour = colour && !reports.to_stdout();
-    let width = text_width(if reports.to_stdout() { Stream::Stderr } else { Stream::Stdout });
-    let baseline = if suite.partition.is_some() { None } else { baseline_plan(config, &args.baseline) };
-    let annotations = annotations && suite.partition.is_none();
+    let whole = suite.partition.is_none();
     let conclude = ConcludeSettings {
-        baseline,
+        baseline: if whole { baseline_plan(config, &args.baseline) } else { None },
         memory_ref: args.baseline.memory_ref,
-        reports,
         quiet: args.quiet,
         timings: args.timings,
-        annotations,
+        annotations: annotations(args.annotations) && whole,
         github_output: args.github_output,
-        git: !Environment::get().git_off(),
-        colour,
-        links: github_links(Environment::get(), std::env::current_dir().ok().as_deref()),
-        width,
+        ..ConcludeSettings::terminal(reports, colour)
     };
     Ok(RunSettings { suite, conclude })
 }
@@ -185,13 +206,6 @@ fn coverage_rules_off(gate: &GateSettings, what: &str) -> Result<(), Error> {
 /// comes from the partial reports when they are read.
 pub(super) fn merge(config: &Config, args: MergeArgs, colour: bool) -> Result<MergeSettings, Error> {
     let reports = reports_of([&args.json, &args.junit, &args.markdown, &args.trec_run, &args.trec_qrels])?;
-    let annotations = match args.annotations {
-        Some(AnnotationKind::Github) => true,
-        Some(AnnotationKind::Off) => false,
-        None => Environment::get().github_actions(),
-    };
-    let colour = colour && !reports.to_stdout();
-    let width = text_width(if reports.to_stdout() { Stream::Stderr } else { Stream::Stdout });
     let gate = config.gate_settings()?;
     coverage_rules_off(&gate, "`merge` of partial reports")?;
     // Checked as for `run`, though the partial reports are already read.
@@ -199,15 +213,10 @@ pub(super) fn merge(config: &Config, args: MergeArgs, colour: bool) -> Result<Me
     let conclude = ConcludeSettings {
         baseline: baseline_plan(config, &args.baseline),
         memory_ref: args.baseline.memory_ref,
-        reports,
         quiet: args.quiet,
-        timings: false,
-        annotations,
+        annotations: annotations(args.annotations),
         github_output: args.github_output,
-        git: !Environment::get().git_off(),
-        colour,
-        links: github_links(Environment::get(), std::env::current_dir().ok().as_deref()),
-        width,
+        ..ConcludeSettings::terminal(reports, colour)
     };
     Ok(MergeSettings { parts: args.parts, memory: config.memory_path(args.memory.as_deref()), gate, conclude })
 }
