@@ -15,7 +15,7 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::memory::sources::walk::adr_file;
+use crate::memory::sources::walk::{adr_file, adr_folder, FOLDER_ADR_FILES};
 
 /// How deep the walk goes below the repository.
 pub const MAX_DEPTH: usize = 8;
@@ -71,16 +71,7 @@ pub fn find(root: &Path, known: &[String]) -> Found {
         let mut numbered = Vec::new();
         for (name, t) in &names {
             if t.is_dir() {
-                // A decision kept as a folder of its own (`0007-events/README.md`).
-                if adr_file(&format!("{name}.md")) {
-                    for own in ["README.md", "index.md"] {
-                        let file = dir.join(name).join(own);
-                        if fs::symlink_metadata(&file).is_ok_and(|m| m.is_file()) {
-                            numbered.push(file);
-                            break;
-                        }
-                    }
-                }
+                numbered.extend(folder_decision(&dir.join(name)));
                 if depth < MAX_DEPTH && !name.starts_with('.') && !SKIPPED.contains(&name.as_str()) {
                     let child = if rel.is_empty() { name.clone() } else { format!("{rel}/{name}") };
                     stack.push((dir.join(name), child, depth + 1));
@@ -158,20 +149,23 @@ pub fn prefixes(folders: &[String]) -> Vec<Option<String>> {
 /// a folder of its own).
 fn has_numbered(dir: &Path) -> bool {
     let is_dir = fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir());
-    let numbered = |e: &fs::DirEntry| {
-        let name = e.file_name().to_string_lossy().into_owned();
-        match e.file_type() {
-            Ok(t) if t.is_file() => adr_file(&name),
-            Ok(t) if t.is_dir() => {
-                adr_file(&format!("{name}.md"))
-                    && ["README.md", "index.md"]
-                        .iter()
-                        .any(|own| fs::symlink_metadata(e.path().join(own)).is_ok_and(|m| m.is_file()))
-            }
-            _ => false,
-        }
+    let numbered = |e: &fs::DirEntry| match e.file_type() {
+        Ok(t) if t.is_file() => adr_file(&e.file_name().to_string_lossy()),
+        Ok(t) if t.is_dir() => folder_decision(&e.path()).is_some(),
+        _ => false,
     };
     is_dir && fs::read_dir(dir).map(|entries| entries.filter_map(Result::ok).any(|e| numbered(&e))).unwrap_or(false)
+}
+
+/// The file of a decision kept as a folder of its own: the `README.md` or
+/// `index.md` (a regular file) of a folder named as a numbered ADR file
+/// (`0007-events/README.md`).
+fn folder_decision(folder: &Path) -> Option<PathBuf> {
+    let name = folder.file_name()?.to_string_lossy();
+    if !adr_folder(&name) {
+        return None;
+    }
+    FOLDER_ADR_FILES.iter().map(|own| folder.join(own)).find(|f| fs::symlink_metadata(f).is_ok_and(|m| m.is_file()))
 }
 
 /// Whether the start of a file reads as an ADR: a status (front matter,

@@ -267,18 +267,9 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &DecisionSource) 
     if let Some(by) = out.text_field(&fm.superseded_by, "superseded-by", &id) {
         superseded_by = Some(by);
     }
-    let superseded_stem = superseded_by.as_deref().and_then(|r| {
-        let target = r.split(['#', '?']).next().unwrap_or(r);
-        let mut pieces = target.trim_end_matches('/').rsplit('/');
-        let file = pieces.next().unwrap_or(target);
-        match pieces.next() {
-            // A decision kept as a folder: its folder's name.
-            Some(folder) if matches!(file.to_ascii_lowercase().as_str(), "readme.md" | "index.md") => {
-                Some(folder.to_string())
-            }
-            _ if target.ends_with('/') => Some(file.to_string()),
-            _ => file.strip_suffix(".md").map(str::to_string),
-        }
+    let superseded_stem = superseded_by.as_deref().and_then(|r| match linked_decision(r) {
+        (folder, true) => Some(folder.to_string()),
+        (file, false) => file.strip_suffix(".md").map(str::to_string),
     });
     let superseded_by = superseded_by.map(|r| reference(&r, prefix));
 
@@ -617,19 +608,10 @@ pub(crate) fn read_status(text: &str, links: &[String]) -> (String, Option<Strin
 /// (`0015-dns.md`), else the first number of the text (`ADR-0123`,
 /// `15. DNS`), with the prefix; else the text as written.
 pub(crate) fn reference(text: &str, prefix: &str) -> String {
-    // A decision kept as a folder is linked by its folder (`../0015-dns/`)
-    // or its folder's README (`../0015-dns/README.md`).
-    let target = text.split(['#', '?']).next().unwrap_or(text).trim_end_matches('/');
-    let mut pieces = target.rsplit('/');
-    let last = pieces.next().unwrap_or(target);
-    let file = match pieces.next() {
-        Some(folder) if matches!(last.to_ascii_lowercase().as_str(), "readme.md" | "index.md") => folder,
-        _ => last,
-    };
+    let (file, _) = linked_decision(text);
     if let Some(n) = number(file) {
         if is_date(n) || iso_dated(file) {
-            let stem = file.split(['#', '?']).next().unwrap_or(file);
-            let stem = stem.strip_suffix(".md").unwrap_or(stem);
+            let stem = file.strip_suffix(".md").unwrap_or(file);
             return format!("{prefix}{stem}");
         }
         return format!("{prefix}{n}");
@@ -639,6 +621,22 @@ pub(crate) fn reference(text: &str, prefix: &str) -> String {
         return format!("{prefix}{digits}");
     }
     text.trim().to_string()
+}
+
+/// The name a link to a decision names, without its `#…` or `?…`, and
+/// whether it is a folder: a decision kept as a folder of its own is linked
+/// by the folder (`../0015-dns/`) or by its file (`../0015-dns/README.md`),
+/// and either way it is the folder's name (`0015-dns`, `true`); any other
+/// link names its last piece (`0015-dns.md`, `false`).
+fn linked_decision(target: &str) -> (&str, bool) {
+    let target = target.split(['#', '?']).next().unwrap_or(target);
+    let folder = target.ends_with('/');
+    let mut pieces = target.trim_end_matches('/').rsplit('/');
+    let last = pieces.next().unwrap_or_default();
+    match pieces.next() {
+        Some(parent) if !folder && super::walk::is_folder_adr_file(last) => (parent, true),
+        _ => (last, folder),
+    }
 }
 
 /// A heading without the ADR number in front: `1. Use X`, `ADR-0001: Use

@@ -234,9 +234,21 @@ pub(crate) fn adr_file(name: &str) -> bool {
 /// (`2022-02-10-use-jackson/README.md`, `0007-events/index.md`), a layout
 /// teams use to keep a decision's images beside it.
 pub(crate) fn folder_adr(dir: &Path, name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    matches!(lower.as_str(), "readme.md" | "index.md")
-        && dir.file_name().map(|f| f.to_string_lossy()).is_some_and(|folder| adr_file(&format!("{folder}.md")))
+    is_folder_adr_file(name) && dir.file_name().is_some_and(|folder| adr_folder(&folder.to_string_lossy()))
+}
+
+/// The names of the file that holds a decision kept as a folder of its own,
+/// in the order they are looked for.
+pub(crate) const FOLDER_ADR_FILES: [&str; 2] = ["README.md", "index.md"];
+
+/// Whether a file name is one of [`FOLDER_ADR_FILES`], in any case.
+pub(crate) fn is_folder_adr_file(name: &str) -> bool {
+    FOLDER_ADR_FILES.iter().any(|f| f.eq_ignore_ascii_case(name))
+}
+
+/// Whether a folder is named as a numbered ADR file would be (`0007-events`).
+pub(crate) fn adr_folder(name: &str) -> bool {
+    adr_file(&format!("{name}.md"))
 }
 
 /// The decision's own path, without `.md`, for a file an ADR source keeps:
