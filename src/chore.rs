@@ -107,7 +107,9 @@ const DEPENDENCY_SUBJECT: &[&str] = &["dependency", "dependencies", "renovate"];
 /// Words of a title that decide about formatting (not `format`, which
 /// titles use for data: "the output format").
 const FORMATTING_TITLE: &[&str] = &["lint", "linting", "linter", "linters", "fmt"];
-const DOCS_SUBJECT: &[&str] = &["docs", "documentation", "readme"];
+const DOCS_SUBJECT: &[&str] = &["docs", "documentation", "readme", "readmes"];
+/// The extensions of a document rather than of code or configuration.
+const DOCUMENT: &[&str] = &["MD", "MARKDOWN", "TXT", "RST", "ADOC"];
 /// Words of a title that decide about the project's own papers (a decision
 /// titled "Documentation" is about documenting the system, not about the
 /// README's links).
@@ -132,7 +134,18 @@ pub fn of_query(task: &str, file: Option<&str>) -> Option<Chore> {
     if names_a_decision(&words) {
         return None;
     }
-    of_words(&lower, &words).or_else(|| file.and_then(of_file))
+    of_words(&lower, &words).or_else(|| file.and_then(|f| of_file(f).or_else(|| docs_edit(&words, f))))
+}
+
+/// A documentation-only change told by the task and the file together: the
+/// task names documentation (`docs`, `documentation`, `readme`, `readmes`)
+/// and the edited file is a document (Markdown, text, reStructuredText or
+/// AsciiDoc), wherever it is: "README update: add setup steps" on
+/// `web/README.md`, "Fix path of abTests.ts in docs" on `docs/ab-testing.md`.
+fn docs_edit(words: &[&str], path: &str) -> Option<Chore> {
+    let name = path.rsplit_once(['/', '\\']).map_or(path, |(_, name)| name);
+    let ext = name.rsplit_once('.')?.1.to_ascii_uppercase();
+    (DOCUMENT.contains(&ext.as_str()) && words.iter().any(|w| DOCS_SUBJECT.contains(w))).then_some(Chore::Docs)
 }
 
 /// The chore a query is when `profile` skips chores (profile `default`
@@ -158,8 +171,7 @@ pub fn of_file(path: &str) -> Option<Chore> {
     let stem = name.split('.').next().unwrap_or(&name);
     let folder = folder.to_ascii_lowercase();
     // A paper, not a source file that happens to be called `security.py`.
-    let paper =
-        matches!(name.rsplit_once('.').map(|(_, ext)| ext), None | Some("MD" | "MARKDOWN" | "TXT" | "RST" | "ADOC"));
+    let paper = name.rsplit_once('.').is_none_or(|(_, ext)| DOCUMENT.contains(&ext));
     let health_folder = paper && matches!(folder.as_str(), "" | ".github" | "docs");
     match stem {
         "CHANGELOG" | "CHANGES" | "NEWS" | "HISTORY" => Some(Chore::Changelog),
@@ -334,6 +346,18 @@ mod tests {
         assert_eq!(of_query("Store orders in Postgres", None), None);
         assert_eq!(of_query("Fix a typo", Some("src/app.py")), Some(Chore::Typo));
         assert_eq!(of_query("Fix indent", Some(".github/PULL_REQUEST_TEMPLATE.md")), Some(Chore::Papers));
+    }
+
+    #[test]
+    fn a_task_about_documentation_on_a_document_is_a_docs_chore() {
+        assert_eq!(of_query("README update: add setup steps", Some("web/README.md")), Some(Chore::Docs));
+        assert_eq!(of_query("Fix path of abTests.ts in docs (#15495)", Some("web/docs/ab.md")), Some(Chore::Docs));
+        assert_eq!(of_query("Update generated READMEs", Some("infra/vpc/README.rst")), Some(Chore::Docs));
+        // Code, or a task that does not say it is about documentation.
+        assert_eq!(of_query("Add docs and error checking", Some("src/Client.cs")), None);
+        assert_eq!(of_query("Add WritingStories docs to Storybook", Some("src/WritingStories.mdx")), None);
+        assert_eq!(of_query("Updated release cadence", Some("docs/operations/README.md")), None);
+        assert_eq!(of_query("Document the ADR-0004 layout in docs", Some("docs/layout.md")), None);
         assert_eq!(of_query("Ask for a version", Some(".github/ISSUE_TEMPLATE/bug.yml")), Some(Chore::Papers));
         assert_eq!(of_query("Report privately", Some("docs/SECURITY.md")), Some(Chore::Papers));
         assert_eq!(of_query("Explain the review", Some(".github/CONTRIBUTING.md")), Some(Chore::Papers));

@@ -199,8 +199,12 @@ pub struct Scratch {
     query: Vec<u32>,
     /// Under BM25F: the informative tokens of the path that are not task
     /// tokens (they score `path_weight` of their contribution, and complete
-    /// no tag).
-    path_only: Vec<u32>,
+    /// no tag), as (path word, token), ordered by path word.
+    path_words: Vec<(u32, u32)>,
+    /// Per decision, the best path token of the path word being scored
+    /// ([`Index::add_path`]), and the decisions it was set for.
+    best: Vec<i64>,
+    best_touched: Vec<u32>,
     matches: Vec<usize>,
 }
 

@@ -265,6 +265,7 @@ fn candidate_words(why: &crate::retrieval::WhyNot, decision: &Decision) -> Vec<S
                 Fate::Scored { df, .. } => (0, *df),
                 Fate::Unscored { .. } | Fate::OtherForm { .. } => (0, 0),
                 Fate::PathTooCommon { df, .. } => (0, *df),
+                Fate::Outvoted { .. } => (0, 0),
                 Fate::Absent { df } => (1, *df),
                 Fate::NotInMemory => (2, 0),
                 Fate::Stopword { .. } | Fate::TooShort { .. } => return None,

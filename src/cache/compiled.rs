@@ -552,8 +552,9 @@ impl<'a> Compiled<'a> {
         let mut any = false;
         let mut failed: Option<Corrupt> = None;
         let mut tokens: Vec<usize> = Vec::new();
-        // Under BM25F the path's tokens are apart (see `Index::query_tokens`).
-        let mut path_tokens: Vec<usize> = Vec::new();
+        // Under BM25F the path's tokens are apart, with their path words
+        // (see `Index::query_tokens`).
+        let mut path_words: Vec<(u32, u32)> = Vec::new();
         let mut add = |token: &str, out: &mut Vec<usize>| {
             any = true;
             match self.find(token) {
@@ -564,17 +565,24 @@ impl<'a> Compiled<'a> {
         };
         tokenizer.each_token(query.task, &mut |t| add(t, &mut tokens));
         if let Some(p) = &path {
-            let target = if profile.bm25f.is_some() { &mut path_tokens } else { &mut tokens };
-            tokenizer.each_token(p, &mut |t| add(t, target));
+            if profile.bm25f.is_some() {
+                let mut ids = Vec::new();
+                crate::retrieval::bm25::each_path_word(p, &mut |word, text| {
+                    tokenizer.each_token(text, &mut |t| add(t, &mut ids));
+                    path_words.extend(ids.drain(..).map(|t| (word, t as u32)));
+                });
+            } else {
+                tokenizer.each_token(p, &mut |t| add(t, &mut tokens));
+            }
         }
         if let Some(e) = failed {
             return Err(e);
         }
         tokens.sort_unstable();
         tokens.dedup();
-        path_tokens.sort_unstable();
-        path_tokens.dedup();
-        path_tokens.retain(|t| tokens.binary_search(t).is_err());
+        path_words.retain(|&(_, t)| tokens.binary_search(&(t as usize)).is_err());
+        crate::retrieval::bm25::first_word_of_each(&mut path_words);
+        let path_tokens: Vec<(u32, usize)> = path_words.iter().map(|&(w, t)| (w, t as usize)).collect();
 
         let mut in_scope = vec![false; n];
         if let Some(p) = &path {
@@ -605,9 +613,23 @@ impl<'a> Compiled<'a> {
         let mut touched: Vec<usize> = Vec::new();
         // Per tag: its decision, its token count, and the query tokens it holds.
         let mut tag_count: FxHashMap<u32, (u32, u32, u32)> = FxHashMap::default();
-        let task_count = tokens.len();
-        for (i, &t) in tokens.iter().chain(&path_tokens).enumerate() {
-            let from_path = i >= task_count;
+        // Per decision, the best token of the path word being scored.
+        let mut best = vec![0i64; if path_tokens.is_empty() { 0 } else { n }];
+        let mut best_touched: Vec<usize> = Vec::new();
+        let flush = |score: &mut [i64], best: &mut [i64], best_touched: &mut Vec<usize>| {
+            for &d in best_touched.iter() {
+                score[d] += best[d];
+                best[d] = 0;
+            }
+            best_touched.clear();
+        };
+        let mut current_word = None;
+        for (word, t) in tokens.iter().map(|&t| (None, t)).chain(path_tokens.iter().map(|&(w, t)| (Some(w), t))) {
+            let from_path = word.is_some();
+            if word != current_word {
+                flush(&mut score, &mut best, &mut best_touched);
+                current_word = word;
+            }
             let (offset, len, sum) = self.tokens.reference(t)?;
             let record = self.records.record(offset, len, sum)?;
             let mut r = Reader(&record);
@@ -625,11 +647,20 @@ impl<'a> Compiled<'a> {
             };
             for (i, bytes) in scores.chunks_exact(8).enumerate() {
                 let d = self.decision_index(decisions.get(i)?)?;
-                let mut w = i64::from_le_bytes(bytes.try_into().map_err(|_| corrupt("a short score"))?);
-                if let Some(pw) = path_weight {
-                    w = crate::retrieval::bm25::path_part(w, pw);
+                let w = i64::from_le_bytes(bytes.try_into().map_err(|_| corrupt("a short score"))?);
+                match path_weight {
+                    // A path word counts once, by its best token.
+                    Some(pw) => {
+                        let part = crate::retrieval::bm25::path_part(w, pw);
+                        if part > best[d] {
+                            if best[d] == 0 {
+                                best_touched.push(d);
+                            }
+                            best[d] = part;
+                        }
+                    }
+                    None => score[d] += w,
                 }
-                score[d] += w;
                 if !seen[d] {
                     seen[d] = true;
                     touched.push(d);
@@ -645,6 +676,7 @@ impl<'a> Compiled<'a> {
                 return Err(corrupt("bytes after the end of a token's record"));
             }
         }
+        flush(&mut score, &mut best, &mut best_touched);
         let boost = profile.tag_boost.0;
         for &(d, len, count) in tag_count.values() {
             if count == len {

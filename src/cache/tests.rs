@@ -71,7 +71,7 @@ const TASKS: [&str; 9] = [
     "validate handlers input api",
 ];
 
-const FILES: [Option<&str>; 8] = [
+const FILES: [Option<&str>; 10] = [
     None,
     Some("services/payments/refunds.py"),
     Some(".\\services\\payments\\handlers\\x.py"),
@@ -80,6 +80,9 @@ const FILES: [Option<&str>; 8] = [
     Some("web/app/page.ts"),
     Some(""),
     Some("README.md"),
+    // One path word, several spellings; a token in two words.
+    Some("services/payments/LedgerClient.py"),
+    Some("ledger/refund-ledger/ledger_posting.py"),
 ];
 
 #[test]

@@ -204,8 +204,12 @@ fn matches(r: &ExplainedRecord) -> String {
             .map(|f| format!("{} {}/{} (len {} of {})", f.field.name(), f.weight, f.norm, f.len, f.total))
             .collect();
         let path = if t.from_path { " (path, × path_weight)" } else { "" };
+        let outvoted = match &t.outvoted_by {
+            Some(best) => format!(", not counted: {} scores more in the same path word", printable(best)),
+            None => String::new(),
+        };
         lines.push(format!(
-            "{}{path}: idf {} (df {} of {}) × sat {} (x {} = {}) = {}",
+            "{}{path}: idf {} (df {} of {}) × sat {} (x {} = {}) = {}{outvoted}",
             printable(&t.token),
             t.idf,
             t.df,

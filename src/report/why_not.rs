@@ -161,6 +161,10 @@ fn word_line(word: &QueryWord, w: &WhyNot, id: &str) -> String {
         Fate::PathTooCommon { df, n, path_max_df } => format!(
             "{id} holds it, but it is in {df} of {n} decisions, more than path_max_df {path_max_df} of them, so the path does not score it."
         ),
+        Fate::Outvoted { by } => format!(
+            "{id} holds it, but {} of the same path word scores more there, and a path word counts once.",
+            printable(by)
+        ),
         Fate::Unscored { fields } => format!(
             "{id} holds it only in its {}, which profile `{}` does not score.",
             fields_list(fields),

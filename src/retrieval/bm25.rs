@@ -19,7 +19,9 @@
 //! - `x = Σ x_f`, saturated `s = x × (k1 + 1) / (k1 + x)` ([`saturate`]);
 //! - the token's contribution is `idf × s` ([`contribution`]); a token of the
 //!   edited file's path that is not a task token counts `path_weight` of it
-//!   ([`path_part`]), and only when `df ≤ path_max_df × N` ([`informative`]).
+//!   ([`path_part`]), and only when `df ≤ path_max_df × N` ([`informative`]);
+//!   each word of the path (`dotcom-rendering`, `LedgerClient.py`) counts
+//!   once, by its best token in the decision ([`each_path_word`]).
 
 use crate::profile::{Bm25f, Milli};
 
@@ -102,6 +104,26 @@ pub fn contribution(idf: i64, s: i64) -> i64 {
     (idf as i128 * s as i128).div_euclid(1000) as i64
 }
 
+/// The words of a normalised path, numbered from 0: its `/`-separated
+/// parts (`dotcom-rendering`, `src`, `Island.tsx`). A word's tokens are
+/// its spellings (`island.tsx`, `island`, `tsx`), so a decision earns, for
+/// each word, the contribution of the best token it holds, not their sum:
+/// one folder or file name is one piece of evidence, however many ways it
+/// is written.
+pub fn each_path_word<'a>(path: &'a str, each: &mut dyn FnMut(u32, &'a str)) {
+    for (i, word) in path.split('/').filter(|w| !w.is_empty()).enumerate() {
+        each(i as u32, word);
+    }
+}
+
+/// Keeps each token of `(word, token)` pairs once, with the first word
+/// that has it, ordered by word and then token.
+pub fn first_word_of_each(pairs: &mut Vec<(u32, u32)>) {
+    pairs.sort_unstable_by_key(|&(w, t)| (t, w));
+    pairs.dedup_by_key(|p| p.1);
+    pairs.sort_unstable();
+}
+
 /// A path token's share: `c × path_weight / 1000`, rounded down.
 pub fn path_part(c: i64, path_weight: Milli) -> i64 {
     (c as i128 * path_weight.0 as i128).div_euclid(1000) as i64
@@ -154,6 +176,11 @@ pub struct TermScore {
     pub saturated: Milli,
     /// `contribution(idf, saturated)`, then `path_part` for a path token.
     pub contribution: Milli,
+    /// A path token that another spelling of the same path word (this
+    /// one) outscores in this decision: shown, and not counted, since a
+    /// path word counts once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outvoted_by: Option<String>,
 }
 
 /// The score one token earns in one decision: `fields` are the decision's
@@ -193,6 +220,7 @@ pub fn term_score(
         x: Milli(x),
         saturated: Milli(s),
         contribution: Milli(c),
+        outvoted_by: None,
     }
 }
 

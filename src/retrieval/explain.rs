@@ -58,9 +58,9 @@ impl Index {
         q.sort_unstable();
         // Under BM25F the task's tokens and the path's informative ones
         // are apart, exactly as the ranking takes them.
-        let mut path_only = Vec::new();
+        let mut path_words = Vec::new();
         if self.profile.bm25f.is_some() {
-            self.query_tokens(query.task, path.as_deref(), &mut q, &mut path_only);
+            self.query_tokens(query.task, path.as_deref(), &mut q, &mut path_words);
         }
         let in_q = |t: &u32| q.binary_search(t).is_ok();
         let n = self.decisions.len() as u64;
@@ -123,27 +123,49 @@ impl Index {
             let mut total = 0i64;
             if let Some(params) = &self.profile.bm25f {
                 let all_fields = self.profile.fields();
-                for (&t, from_path) in q.iter().map(|t| (t, false)).chain(path_only.iter().map(|t| (t, true))) {
+                let term_of = |t: u32, from_path: bool| {
                     let holding: Vec<usize> =
                         (0..self.nf).filter(|&f| self.field(d, f).binary_search(&t).is_ok()).collect();
-                    if holding.is_empty() {
-                        continue;
+                    (!holding.is_empty()).then(|| {
+                        super::bm25::term_score(
+                            params,
+                            &self.words[t as usize],
+                            from_path,
+                            self.posting(t).len() as u64,
+                            n,
+                            holding.iter().map(|&f| {
+                                let field = all_fields[f];
+                                (field, self.profile.weight(field), self.field(d, f).len() as u64, self.field_total[f])
+                            }),
+                        )
+                    })
+                };
+                for &t in &q {
+                    if let Some(term) = term_of(t, false) {
+                        total += term.contribution.0;
+                        terms.push(term);
                     }
-                    let term = super::bm25::term_score(
-                        params,
-                        &self.words[t as usize],
-                        from_path,
-                        self.posting(t).len() as u64,
-                        n,
-                        holding.iter().map(|&f| {
-                            let field = all_fields[f];
-                            (field, self.profile.weight(field), self.field(d, f).len() as u64, self.field_total[f])
-                        }),
-                    );
-                    total += term.contribution.0;
-                    terms.push(term);
                 }
-                terms.sort_by(|a, b| b.contribution.cmp(&a.contribution).then_with(|| a.token.cmp(&b.token)));
+                // A path word counts once, by its best token here.
+                for word in path_words.chunk_by(|a, b| a.0 == b.0) {
+                    let mut held: Vec<super::bm25::TermScore> =
+                        word.iter().filter_map(|&(_, t)| term_of(t, true)).collect();
+                    held.sort_by(|a, b| b.contribution.cmp(&a.contribution).then_with(|| a.token.cmp(&b.token)));
+                    let Some(best) = held.first().map(|b| b.token.clone()) else { continue };
+                    total += held[0].contribution.0;
+                    for (i, mut term) in held.into_iter().enumerate() {
+                        if i > 0 {
+                            term.outvoted_by = Some(best.clone());
+                        }
+                        terms.push(term);
+                    }
+                }
+                // What counts first, the outvoted path tokens last.
+                terms.sort_by(|a, b| {
+                    (a.outvoted_by.is_some(), b.contribution)
+                        .cmp(&(b.outvoted_by.is_some(), a.contribution))
+                        .then_with(|| a.token.cmp(&b.token))
+                });
             }
             for (f, field) in Field::ALL.iter().enumerate().filter(|_| self.profile.bm25f.is_none()) {
                 let matched: Vec<String> =
@@ -243,7 +265,7 @@ impl Index {
             file: path,
             query_tokens: all_tokens,
             path_tokens: {
-                let mut v: Vec<String> = path_only.iter().map(|&t| self.words[t as usize].to_string()).collect();
+                let mut v: Vec<String> = path_words.iter().map(|&(_, t)| self.words[t as usize].to_string()).collect();
                 v.sort();
                 v
             },
@@ -319,7 +341,7 @@ impl ExplainedRecord {
     /// holding it (complete tags' boosts apart, in `tag_boost`).
     pub fn token_contributions(&self) -> BTreeMap<String, Milli> {
         let mut out: BTreeMap<String, Milli> = BTreeMap::new();
-        for t in &self.terms {
+        for t in self.terms.iter().filter(|t| t.outvoted_by.is_none()) {
             out.entry(t.token.clone()).or_default().0 += t.contribution.0;
         }
         for f in &self.fields {

@@ -66,7 +66,7 @@ impl Index {
             scratch.in_scope = vec![false; n];
         }
         let path = query.file.map(normalise_path).filter(|p| !p.is_empty());
-        let has_tokens = self.query_tokens(query.task, path.as_deref(), &mut scratch.query, &mut scratch.path_only);
+        let has_tokens = self.query_tokens(query.task, path.as_deref(), &mut scratch.query, &mut scratch.path_words);
         self.mark_scope(path.as_deref(), scratch);
         let in_candidates = |d: usize, s: &Scratch| path.is_none() || !self.has_scope[d] || s.in_scope[d];
 
@@ -239,7 +239,7 @@ impl Index {
             scratch.in_scope = vec![false; n];
         }
         let path = query.file.map(normalise_path).filter(|p| !p.is_empty());
-        if !self.query_tokens(query.task, path.as_deref(), &mut scratch.query, &mut scratch.path_only) {
+        if !self.query_tokens(query.task, path.as_deref(), &mut scratch.query, &mut scratch.path_words) {
             let empty = if self.profile.family == Family::Mneme { Milli(1000) } else { Milli::ZERO };
             return vec![empty; decisions.len()];
         }
@@ -266,16 +266,7 @@ impl Index {
             }
         }
         if let Some(params) = &self.profile.bm25f {
-            for &t in &scratch.path_only {
-                for &(d, w) in self.posting(t) {
-                    let d = d as usize;
-                    scratch.score[d] += super::bm25::path_part(w, params.path_weight);
-                    if !scratch.seen[d] {
-                        scratch.seen[d] = true;
-                        scratch.touched.push(d as u32);
-                    }
-                }
-            }
+            self.add_path(params.path_weight, scratch, true);
         }
         let boost = self.profile.tag_boost.0;
         for (&tag, &count) in &scratch.tag_count {
@@ -311,11 +302,7 @@ impl Index {
             }
         }
         if let Some(params) = &self.profile.bm25f {
-            for &t in &scratch.path_only {
-                for &(d, w) in self.posting(t) {
-                    scratch.score[d as usize] += super::bm25::path_part(w, params.path_weight);
-                }
-            }
+            self.add_path(params.path_weight, scratch, false);
         }
         let boost = self.profile.tag_boost.0;
         for (&tag, &count) in &scratch.tag_count {
@@ -323,6 +310,41 @@ impl Index {
             if count == entry.len {
                 scratch.score[entry.decision as usize] += boost;
             }
+        }
+    }
+
+    /// Adds the path's share to `scratch.score`: for each word of the path
+    /// (`services`, `LedgerClient.py`), the best of its tokens
+    /// (`ledgerclient.py`, `ledgerclient`, `ledger`, `client`, `py`) in
+    /// each decision ([`super::bm25::path_words_score`]). With `track`, the
+    /// decisions are marked touched.
+    fn add_path(&self, path_weight: crate::profile::Milli, scratch: &mut Scratch, track: bool) {
+        if scratch.best.len() != self.decisions.len() {
+            scratch.best = vec![0; self.decisions.len()];
+        }
+        let Scratch { path_words, best, best_touched, score, seen, touched, .. } = scratch;
+        for word in path_words.chunk_by(|a, b| a.0 == b.0) {
+            for &(_, t) in word {
+                for &(d, w) in self.posting(t) {
+                    let part = super::bm25::path_part(w, path_weight);
+                    let d = d as usize;
+                    if part > best[d] {
+                        if best[d] == 0 {
+                            best_touched.push(d as u32);
+                        }
+                        best[d] = part;
+                    }
+                    if track && !seen[d] {
+                        seen[d] = true;
+                        touched.push(d as u32);
+                    }
+                }
+            }
+            for &d in best_touched.iter() {
+                score[d as usize] += best[d as usize];
+                best[d as usize] = 0;
+            }
+            best_touched.clear();
         }
     }
 
@@ -359,17 +381,19 @@ impl Index {
     /// returns whether the query had any token at all (known or not).
     ///
     /// Under BM25F the path's tokens are not task words: `out` holds the
-    /// task's tokens, and `path_only` the path's informative tokens that
-    /// are not task tokens ([`super::bm25::informative`]).
+    /// task's tokens, and `path_words` the path's informative tokens that
+    /// are not task tokens ([`super::bm25::informative`]), each with the
+    /// word of the path it comes from (its first, when several have it),
+    /// ordered by word ([`super::bm25::each_path_word`]).
     pub(super) fn query_tokens(
         &self,
         task: &str,
         path: Option<&str>,
         out: &mut Vec<u32>,
-        path_only: &mut Vec<u32>,
+        path_words: &mut Vec<(u32, u32)>,
     ) -> bool {
         out.clear();
-        path_only.clear();
+        path_words.clear();
         let mut any = false;
         let mut add = |token: &str, out: &mut Vec<u32>| {
             any = true;
@@ -380,19 +404,25 @@ impl Index {
         self.tokenizer.each_token(task, &mut |t| add(t, out));
         let bm25 = self.profile.bm25f;
         if let Some(path) = path {
-            let target = if bm25.is_some() { &mut *path_only } else { &mut *out };
-            self.tokenizer.each_token(path, &mut |t| add(t, target));
+            if bm25.is_some() {
+                let mut ids = Vec::new();
+                super::bm25::each_path_word(path, &mut |word, text| {
+                    self.tokenizer.each_token(text, &mut |t| add(t, &mut ids));
+                    path_words.extend(ids.drain(..).map(|t| (word, t)));
+                });
+            } else {
+                self.tokenizer.each_token(path, &mut |t| add(t, out));
+            }
         }
         out.sort_unstable();
         out.dedup();
         if let Some(params) = bm25 {
             let n = self.decisions.len() as u64;
-            path_only.sort_unstable();
-            path_only.dedup();
-            path_only.retain(|t| {
+            path_words.retain(|(_, t)| {
                 out.binary_search(t).is_err()
                     && super::bm25::informative(self.posting(*t).len() as u64, n, params.path_max_df)
             });
+            super::bm25::first_word_of_each(path_words);
         }
         any
     }

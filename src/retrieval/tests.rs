@@ -318,7 +318,7 @@ fn dense_sparse_and_full_rankings_agree() {
         for (task, file) in &queries {
             let (task, file) = (task.as_str(), *file);
             let q = Query { task, file };
-            ix.query_tokens(task, file, &mut scratch.query, &mut scratch.path_only);
+            ix.query_tokens(task, file, &mut scratch.query, &mut scratch.path_words);
             dense += usize::from(ix.dense(&scratch));
             for k in [1, 3, 5] {
                 let fast = ix.retrieve_with(q, k, &mut scratch);
@@ -344,7 +344,7 @@ fn runner_up_agrees_on_every_path() {
         for (task, file) in &queries {
             let (task, file) = (task.as_str(), *file);
             let q = Query { task, file };
-            ix.query_tokens(task, file, &mut scratch.query, &mut scratch.path_only);
+            ix.query_tokens(task, file, &mut scratch.query, &mut scratch.path_words);
             dense += usize::from(ix.dense(&scratch));
             let (all, all_up) = ix.retrieve_with_runner_up(q, 1000, &mut scratch);
             for k in [1, 3, 5] {
@@ -386,7 +386,7 @@ fn an_untouched_runner_up_on_the_whole_pool_path() {
     );
     let q = Query { task: "alpha gamma", file: Some("aaa/zzz.py") };
     let mut scratch = Scratch::default();
-    ix.query_tokens(q.task, q.file, &mut scratch.query, &mut scratch.path_only);
+    ix.query_tokens(q.task, q.file, &mut scratch.query, &mut scratch.path_words);
     assert!(ix.dense(&scratch), "the query touches most of the pool");
     for k in [1, 3, 1000] {
         let (r, up) = ix.retrieve_with_runner_up(q, k, &mut scratch);
@@ -522,6 +522,40 @@ fn bm25_path_is_a_weak_informative_signal() {
     let task_sum: i64 = w2.terms.iter().map(|t| t.contribution.0).sum();
     assert!(path_sum * 2 <= task_sum && path_sum * 2 + 2 >= task_sum, "{path_sum} {task_sum}");
     assert_eq!(w2.tag_hits, ["watttime"]);
+}
+
+/// A word of the path counts once, by the best of its spellings the
+/// decision holds: a monorepo's top folder (`dotcom-rendering`, `dotcom`,
+/// `rendering`) is one piece of evidence, not three.
+#[test]
+fn bm25_a_path_word_counts_once_by_its_best_spelling() {
+    let ix = bm25_index(
+        r#"[{"id": "hub", "type": "rule", "title": "dotcom-rendering new elements", "content": "dotcom rendering"},
+            {"id": "a", "type": "rule", "title": "islands"},
+            {"id": "b", "type": "rule", "title": "pictures"},
+            {"id": "c", "type": "rule", "title": "storybook"},
+            {"id": "d", "type": "rule", "title": "testing"}]"#,
+    );
+    let e = ix.explain(Query { task: "fix it", file: Some("dotcom-rendering/src/x.ts") });
+    let hub = e.records.iter().find(|r| r.id == "hub").unwrap();
+    let counted: Vec<&str> = hub.terms.iter().filter(|t| t.outvoted_by.is_none()).map(|t| t.token.as_str()).collect();
+    let outvoted: Vec<&str> = hub.terms.iter().filter(|t| t.outvoted_by.is_some()).map(|t| t.token.as_str()).collect();
+    assert_eq!(counted.len(), 1, "{hub:#?}");
+    assert_eq!(outvoted.len(), 2, "{hub:#?}");
+    let best = hub.terms.iter().map(|t| t.contribution).max().unwrap();
+    assert_eq!(hub.terms[0].contribution, best, "the counted term is the best");
+    assert!(hub.terms[1..].iter().all(|t| t.outvoted_by.as_deref() == Some(counted[0])));
+    // The score is the best spelling's, and the ranking agrees with explain.
+    assert_eq!(hub.score, Some(best));
+    let sum: i64 = hub.terms.iter().map(|t| t.contribution.0).sum();
+    assert!(sum > best.0, "summed, the spellings would have scored {sum}");
+    let r =
+        ix.retrieve_with(Query { task: "fix it", file: Some("dotcom-rendering/src/x.ts") }, 5, &mut Scratch::default());
+    assert!(r.hits.iter().all(|h| h.score <= best));
+    // Two words of the path are two pieces of evidence.
+    let two = ix.explain(Query { task: "fix it", file: Some("dotcom/rendering/x.ts") });
+    let hub2 = two.records.iter().find(|r| r.id == "hub").unwrap();
+    assert!(hub2.terms.iter().all(|t| t.outvoted_by.is_none()) && hub2.terms.len() == 2, "{hub2:#?}");
 }
 
 /// Identifiers meet their words: `MeshTimeout` in a decision is found by

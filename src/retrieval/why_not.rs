@@ -133,6 +133,9 @@ pub enum Fate {
     /// A path word in more than `path_max_df` of the decisions: the path
     /// does not score it.
     PathTooCommon { df: u64, n: u64, path_max_df: Milli },
+    /// A path token another spelling of the same path word (`by`) outscores
+    /// in this decision: the word counts once, by `by`.
+    Outvoted { by: String },
     /// The decision holds it only in fields the profile does not score.
     Unscored { fields: Vec<Field> },
     /// The decision holds it only inside other words (`forms`): an
@@ -509,6 +512,9 @@ impl Index {
                     return Fate::Scored { contribution: *c, fields: scored, df, n, common };
                 }
             } else if from == WordFrom::Path {
+                if let Some(by) = me.terms.iter().find(|term| term.token == token).and_then(|t| t.outvoted_by.clone()) {
+                    return Fate::Outvoted { by };
+                }
                 if let Some(b) = &self.profile.bm25f {
                     return Fate::PathTooCommon { df, n, path_max_df: b.path_max_df };
                 }

@@ -183,7 +183,7 @@ TITLE_WORDS = {
     "dependency": BUMP | CHORE_WORDS["dependency"] | {"dependency", "dependencies", "renovate"},
     "formatting": CHORE_WORDS["formatting"] | {"lint", "linting", "linter", "linters", "fmt"},
     "changelog": CHORE_WORDS["changelog"],
-    "docs": {"docs", "documentation", "readme"},
+    "docs": {"docs", "documentation", "readme", "readmes"},
     "papers": {"readme", "contributing", "contributors", "licence", "license", "licensing", "conduct"},
 }
 # `dependency` before one of these names a design pattern, not the project's dependencies.
@@ -305,6 +305,14 @@ def chore_of_file(path: str):
     return None
 
 
+def docs_edit(task: str, path: str):
+    """A task that names documentation, on a document anywhere."""
+    name = path.replace("\\", "/").rpartition("/")[2].upper()
+    if "." not in name or name.rsplit(".", 1)[1] not in PAPER_EXTENSIONS:
+        return None
+    return "docs" if any(w in TITLE_WORDS["docs"] for w in _words(task)) else None
+
+
 def title_names(title: str, kind: str) -> bool:
     words = _words(title)
     for i, w in enumerate(words):
@@ -319,7 +327,7 @@ def title_names(title: str, kind: str) -> bool:
 def chore_of_query(task: str, path, titles) -> str | None:
     kind = chore_of_task(task)
     if kind is None and not _names_a_decision(_words(task)) and path:
-        kind = chore_of_file(path)
+        kind = chore_of_file(path) or docs_edit(task, path)
     if kind is None:
         return None
     for title in titles:
@@ -356,16 +364,19 @@ class Corpus:
                 x += (WEIGHTS[f] * 1000) // norm(len(fs[f]), self.total[f], self.n)
         return (idf(self.n, self.df[t]) * saturate(x)) // 1000
 
-    def score(self, d: int, task: set[str], path: set[str]) -> tuple[int, bool]:
+    def score(self, d: int, task: set[str], path: list[set[str]]) -> tuple[int, bool]:
         fs = self.fields[d]
         holds = set().union(*fs.values())
         total, touched = 0, False
         for t in task & holds:
             total += self.term(d, t)
             touched = True
-        for t in path & holds:
-            total += (self.term(d, t) * PATH_WEIGHT) // 1000
-            touched = True
+        # Each word of the path counts once: its best token in this decision.
+        for word in path:
+            held = word & holds
+            if held:
+                total += max((self.term(d, t) * PATH_WEIGHT) // 1000 for t in held)
+                touched = True
         for tag in self.pool[d].tags:
             tt = tokens(tag)
             if tt and tt <= task:
@@ -383,17 +394,22 @@ def retrieve(corpus: Corpus, task: str, path: str | None, k: int):
         return []
     if chore_of_query(task, path, [rec.title for rec in corpus.pool]):
         return []
-    path_tokens = {
-        t
-        for t in path_tokens - task_tokens
-        if t in corpus.df and corpus.df[t] * 1000 <= PATH_MAX_DF * corpus.n
-    }
+    # The path's words (its '/'-separated parts), each with its informative
+    # tokens that are not task tokens; a token in several words is the first's.
+    path_words, seen = [], set(task_tokens)
+    for part in (path or "").split("/"):
+        if not part:
+            continue
+        word = {t for t in tokens(part) - seen
+                if t in corpus.df and corpus.df[t] * 1000 <= PATH_MAX_DF * corpus.n}
+        seen |= tokens(part)
+        path_words.append(word)
     hits = []
     for d, rec in enumerate(corpus.pool):
         if path is not None and rec.globs:
             if not any(g.match(path.encode("utf-8")) for g in rec.globs):
                 continue
-        s, _ = corpus.score(d, task_tokens, path_tokens)
+        s, _ = corpus.score(d, task_tokens, path_words)
         if s > MIN_SCORE:
             hits.append((rec.id, s, d))
     hits.sort(key=lambda h: (-h[1], h[2]))
@@ -428,6 +444,9 @@ def self_test() -> int:
        "dependency injection is no decision about dependencies")
     eq(chore_of_query("Bump a from 1 to 2", None, ["Keep dependencies current"]), None, "a dependency decision")
     eq(chore_of_query("Add a link", "docs/README.md", []), None, "a deeper README")
+    eq(chore_of_query("README update: add steps", "web/README.md", []), "docs", "a README task on a document")
+    eq(chore_of_query("Fix a link in docs", "web/docs/a.rst", ["Documentation"]), None, "a docs decision")
+    eq(chore_of_query("Add docs to the client", "src/client.cs", []), None, "docs on code")
     eq(chore_of_query("chore(deps): pin x per ADR-7", None, []), None, "a task that names a decision")
     eq(chore_of_query("docs(api): describe refunds", None, []), "docs", "a conventional docs header")
     eq(chore_of_query("Bump serde to 1.0.200", None, []), "dependency", "a bump with a version")

@@ -82,12 +82,15 @@ SEGMENTS = [
     "services", "payments", "orders", "web", "src", "lib", "tests", "api",
     "data", "dags", "infra", "k8s", "mobile", "a", "b", "ab", "deep", "x",
     "café", "é", "Services", "gen",
+    # one path word, several tokens (each counts once, by its best token)
+    "payments-ledger", "LedgerClient", "order_service", "refunds.api",
 ]
 FILENAMES = [
     "x.py", "handler.py", "refunds.py", "main.go", "main_test.go", "index.tsx",
     "Button.tsx", "util.ts", "Dockerfile", "deploy.yaml", "deploy.yml",
     "schema.sql", "README.md", "café.py", "é.ts", "a", "b.c", ".env",
     "CHANGELOG.md", "LICENSE", "Contributing.md",
+    "LedgerClient.py", "payments_ledger.go", "refund-orders.ts", "docs.md",
 ]
 
 TYPES_ELIGIBLE = ["decision", "rule", "anti_pattern"]
@@ -347,6 +350,10 @@ def gen_queries(rnd: random.Random, corpus, sources: list[str], count: int) -> l
             q["task"] = "".join(parts)
         if rnd.random() < 0.45:
             q["file"] = query_path(rnd, sources)
+            if rnd.random() < 0.15:
+                # a task that names documentation, on a document or on code
+                q["task"] += rnd.choice([" in the docs", " README update", " documentation"])
+                q["file"] = q["file"].rsplit(".", 1)[0] + rnd.choice([".md", ".rst", ".py"])
         queries.append(q)
     return queries
 
