@@ -34,7 +34,7 @@ def hand_suite(folder):
     for block in re.split(r"\n  - id: ", text)[1:]:
         commit = re.search(r'description: "commit ([0-9a-f]{40})', block) or re.search(r"([0-9a-f]{40})", block)
         ids = lambda key: re.findall(r"[A-Za-z0-9_.-]+", (re.search(rf"\n    {key}: \[(.*?)\]", block) or [None, ""])[1])
-        control = "category: control" in block
+        control = re.search(r"^    category: control\s*$", block, re.M) is not None  # not control-plane, controllers
         out.append({"commit": commit.group(1) if commit else None, "expect": ids("expect"),
                     "acceptable": ids("acceptable"), "control": control})
     return out
@@ -45,7 +45,7 @@ def drafted(text):
         commit = re.search(r'commit: "([0-9a-f]{40})"', block).group(1)
         strong = set(re.findall(r"# expect (\S+) \(.*\(strong\)\n", block))
         expect = re.findall(r'"([^"]+)"', re.search(r"\n    expect: \[(.*)\]", block).group(1))
-        out[commit] = {"expect": expect, "strong": strong, "control": "category: control" in block}
+        out[commit] = {"expect": expect, "strong": strong, "control": re.search(r"^    category: control\s*$", block, re.M) is not None}
     return out
 
 def main():
