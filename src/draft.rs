@@ -69,13 +69,15 @@ pub enum Evidence {
 }
 
 impl Evidence {
-    /// 0 for strong evidence, then names, scope and title words.
+    /// 0 for strong evidence, then names, scope, title words in the
+    /// message and title words in a changed path.
     pub fn rank(&self) -> u8 {
         match self {
             Evidence::Edits { .. } => 0,
             Evidence::Names { .. } => 1,
             Evidence::Scope { .. } => 2,
-            Evidence::Topic { .. } => 3,
+            Evidence::Topic { file: None, .. } => 3,
+            Evidence::Topic { file: Some(_), .. } => 4,
         }
     }
 
@@ -216,7 +218,8 @@ pub fn draft(history: &History, index: &Index, files: &BTreeMap<String, Vec<usiz
     for (at, commit) in history.commits.iter().enumerate() {
         let found = weigh(commit, index, &files, &names);
         if !found.expect.is_empty() {
-            let best = found.expect.iter().flat_map(|p| p.evidence.iter()).map(Evidence::rank).min().unwrap_or(3);
+            // Title words count alike here, in the message or in a path.
+            let best = found.expect.iter().flat_map(|p| p.evidence.iter()).map(|e| e.rank().min(3)).min().unwrap_or(3);
             candidates.push((best, at, found));
         } else if found.untouched && controls.len() < MAX_CONTROLS {
             if let Some(kind) = control_kind(commit) {
@@ -385,7 +388,7 @@ fn weigh(commit: &Commit, index: &Index, files: &Files, names: &Names) -> Found 
         .map(|(pool, mut evidence)| {
             evidence.sort();
             evidence.dedup();
-            let rank = evidence.first().map_or(3, Evidence::rank);
+            let rank = evidence.first().map_or(4, Evidence::rank);
             (rank, pool, evidence)
         })
         .collect();

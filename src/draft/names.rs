@@ -15,8 +15,12 @@ pub(super) struct Names {
     numbers: HashMap<u32, Vec<usize>>,
     ids: Vec<(String, usize)>,
     titles: Vec<(String, usize)>,
-    /// Words of one decision's title that no other title has.
+    /// Words of one decision's title that no other title has, by their
+    /// stem (`attachments`, `attachment` and `attach` are one word).
     topic: HashMap<String, usize>,
+    /// A topic word's stem, and the word as its title writes it.
+    shown: HashMap<String, String>,
+    stemmer: rust_stemmers::Stemmer,
     /// The topic words that are two title words written as one: a word
     /// that begins with one points at it too (`ElectricityMapsFree`).
     compounds: BTreeSet<String>,
@@ -43,10 +47,17 @@ impl Names {
                 titles.push((title, pool));
             }
         }
+        let stemmer = rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
         let mut seen: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut shown: HashMap<String, String> = HashMap::new();
         let mut compounds = BTreeSet::new();
         for (pool, d) in index.decisions().iter().enumerate() {
-            let mut words: BTreeSet<String> = words_of(&d.title).filter(|w| is_topic_word(w)).collect();
+            let mut words: BTreeSet<String> = BTreeSet::new();
+            for w in words_of(&d.title).filter(|w| is_topic_word(w)) {
+                let stem = stemmer.stem(&w).into_owned();
+                shown.entry(stem.clone()).or_insert(w);
+                words.insert(stem);
+            }
             // Two adjacent words of the title written as one, as paths and
             // identifiers often do ("Dev Containers": `.devcontainer/`).
             let all: Vec<String> = words_of(&d.title).collect();
@@ -56,6 +67,7 @@ impl Names {
                     && joined.len() >= COMPOUND_MIN
                 {
                     compounds.insert(joined.clone());
+                    shown.entry(joined.clone()).or_insert_with(|| joined.clone());
                     words.insert(joined);
                 }
             }
@@ -69,8 +81,9 @@ impl Names {
         let topic: HashMap<String, usize> =
             seen.into_iter().filter(|(_, o)| o.len() == 1).map(|(w, o)| (w, o[0])).collect();
         compounds.retain(|c| topic.contains_key(c));
+        shown.retain(|k, _| topic.contains_key(k));
         let number = Regex::new(r"(?i)\badr[\s_#:-]{0,3}0*([0-9]{1,6})\b").expect("a valid regex");
-        Names { numbers, ids, titles, topic, compounds, number }
+        Names { numbers, ids, titles, topic, shown, stemmer, compounds, number }
     }
 
     /// The pool decisions a message names, each with the words that named
@@ -131,10 +144,21 @@ impl Names {
         }
     }
 
+    /// A topic word as its decision's title writes it.
+    fn shown(&self, key: &str) -> String {
+        self.shown.get(key).cloned().unwrap_or_else(|| key.to_string())
+    }
+
     /// The topic word a word is, or begins with when that is a compound,
     /// and its decision.
     fn topic_of(&self, w: &str) -> Option<(&str, usize)> {
-        if let Some((word, &pool)) = self.topic.get_key_value(w) {
+        // Two title words written as one are kept as written; one word by
+        // its stem.
+        let found = match self.compounds.contains(w) {
+            true => self.topic.get_key_value(w),
+            false => self.topic.get_key_value(self.stemmer.stem(w).as_ref()),
+        };
+        if let Some((word, &pool)) = found {
             return Some((word.as_str(), pool));
         }
         (COMPOUND_MIN..w.len()).rev().filter(|&n| w.is_char_boundary(n)).find_map(|n| {
@@ -150,14 +174,14 @@ impl Names {
         let mut out: BTreeMap<usize, Evidence> = BTreeMap::new();
         for w in words_of(message).take(512) {
             if let Some((word, pool)) = self.topic_of(&w) {
-                out.entry(pool).or_insert_with(|| Evidence::Topic { word: word.to_string(), file: None });
+                out.entry(pool).or_insert_with(|| Evidence::Topic { word: self.shown(word), file: None });
             }
         }
         for path in paths.take(MAX_TOPIC_PATHS) {
             for w in words_of(without_extension(path)) {
                 if let Some((word, pool)) = self.topic_of(&w) {
                     out.entry(pool)
-                        .or_insert_with(|| Evidence::Topic { word: word.to_string(), file: Some(path.to_string()) });
+                        .or_insert_with(|| Evidence::Topic { word: self.shown(word), file: Some(path.to_string()) });
                 }
             }
         }

@@ -520,3 +520,30 @@ fn short_title_words_and_two_written_as_one_point_at_their_decision() {
     assert!(find(&d, &none).is_none(), "{:?}", find(&d, &none));
     assert!(find(&d, &extension).is_none(), "{:?}", find(&d, &extension));
 }
+
+#[test]
+fn a_title_word_is_found_in_its_other_forms() {
+    let mut r = Repo::new();
+    r.commit(
+        "Add the decisions",
+        &[
+            ("docs/adr/0001-attachments.md", Some("# 1. Rendering file attachments\n\n## Status\n\nAccepted\n")),
+            ("docs/adr/0002-history.md", Some("# 2. Modelling history\n\n## Status\n\nAccepted\n")),
+        ],
+    );
+    let render = r.commit("Render an attachment inline", &[("app/views/show.rb", Some("x = 1\n"))]);
+    let model = r.commit("Tidy the models", &[("app/models/history.rb", Some("x = 1\n"))]);
+    let d = draft_of(&r, whole());
+    let index = index_of(&r);
+    let id_of = |file: &str| {
+        index.decisions().iter().find(|d| d.origin.as_ref().unwrap().file.ends_with(file)).unwrap().id.clone()
+    };
+    let s = find(&d, &render).expect("render an attachment");
+    assert_eq!(ids(s), [id_of("0001-attachments.md").as_str()]);
+    // The evidence names the word as the title writes it.
+    assert!(matches!(&s.expect[0].evidence[0], Evidence::Topic { word, file: None } if word == "rendering"), "{s:?}");
+    // A title word in the message ranks before one only in a path.
+    let s = find(&d, &model).expect("models, history.rb");
+    assert_eq!(ids(s), [id_of("0002-history.md").as_str()]);
+    assert_eq!(s.expect[0].evidence[0].rank(), 3, "{s:?}");
+}
