@@ -312,7 +312,7 @@ impl Index {
         let mine = contributions(me);
 
         // Its place among every candidate above min_score.
-        let rank = me.pool_order.and_then(|p| e.ranking.iter().position(|&r| r == p)).map(|i| i + 1);
+        let rank = me.place;
 
         let mut retrieved: Vec<&ExplainedRecord> = e.records.iter().filter(|r| r.rank.is_some()).collect();
         retrieved.sort_by_key(|r| r.rank);
