@@ -14,19 +14,25 @@ use crate::tokenize::normalise_path;
 impl Index {
     /// Explains one query record by record (spec §7).
     pub fn explain(&self, query: Query<'_>) -> Explanation {
-        self.explain_some(query, None)
+        self.explain_some(query, None, &mut Scratch::default())
     }
 
     /// [`Index::explain`] with records only for the decisions retrieved:
     /// the ranking and `k` records, whatever the size of the pool.
     pub fn explain_retrieved(&self, query: Query<'_>) -> Explanation {
-        self.explain_some(query, Some(None))
+        self.explain_some(query, Some(None), &mut Scratch::default())
     }
 
     /// [`Index::explain`]; with `only`, records only for the decisions
     /// retrieved and those with the id it holds, if any: what [`Index::why_not`]
-    /// needs, at the cost of the ranking and a few records.
-    pub(super) fn explain_some(&self, query: Query<'_>, only: Option<Option<&str>>) -> Explanation {
+    /// needs, at the cost of the ranking and a few records. `scratch` is
+    /// the retrieval's working memory, reused.
+    pub(super) fn explain_some(
+        &self,
+        query: Query<'_>,
+        only: Option<Option<&str>>,
+        scratch: &mut Scratch,
+    ) -> Explanation {
         assert!(self.only.is_none(), "an index built for one query cannot explain");
         let path = query.file.map(normalise_path).filter(|p| !p.is_empty());
         // The globs that match, from the same set retrieval uses.
@@ -38,15 +44,14 @@ impl Index {
             }
             None => Vec::new(),
         };
-        let mut scratch = Scratch::default();
         // Every candidate above min_score tells `beyond_k` apart from
         // `below_min_score`; the first k of its ranking are the retrieval.
         // A chore is ranked all the same, to show what it would have got.
         // For a few records (`explain_some`) the candidates are not sorted:
         // the first k are selected, and a record's place is counted.
         let full = match only {
-            None => self.rank_query(query, usize::MAX, &mut scratch, false).0,
-            Some(_) => self.candidates(query, &mut scratch),
+            None => self.rank_query(query, usize::MAX, scratch, false).0,
+            Some(_) => self.candidates(query, scratch),
         };
         let ordered = only.is_none() || self.copies.is_some();
         let mut top: Vec<super::Hit> = if ordered {

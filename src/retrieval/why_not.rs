@@ -11,7 +11,7 @@ use rustc_hash::FxHashSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::{ExplainedRecord, Explanation, Index, Query, ScopeCheck};
+use super::{ExplainedRecord, Explanation, Index, Query, ScopeCheck, Scratch};
 use crate::profile::{Field, Milli};
 
 /// A decision counts as everywhere, and its words as weighing little, when
@@ -291,7 +291,13 @@ impl Index {
     /// Why the decision `id` is, or is not, retrieved for `query`; `None`
     /// when no record of the memory has that id.
     pub fn why_not(&self, query: Query<'_>, id: &str) -> Option<WhyNot> {
-        let e = self.explain_some(query, Some(Some(id)));
+        self.why_not_with(query, id, &mut Scratch::default())
+    }
+
+    /// [`Index::why_not`], reusing `scratch` between calls (a run asks it
+    /// for each missed decision).
+    pub fn why_not_with(&self, query: Query<'_>, id: &str, scratch: &mut Scratch) -> Option<WhyNot> {
+        let e = self.explain_some(query, Some(Some(id)), scratch);
         self.why_not_in(&e, id)
     }
 
