@@ -155,7 +155,8 @@ pub fn run_one(
     let layer2 = scenario.governed.is_some() && verdict.verdict != crate::verdict::Verdict::Malformed;
     let mut warnings = known.check(&scenario);
     warnings.extend(verdict.warnings.iter().cloned());
-    let why_not = metrics.missed.iter().filter_map(|id| index.why_not(query, id)).map(|w| w.brief()).collect();
+    let why_not =
+        metrics.missed.iter().filter_map(|id| index.why_not_with(query, id, scratch)).map(|w| w.brief()).collect();
     // Judged: the compiled assertions (and their regex caches, the largest
     // part of a scenario in memory) are not needed by any later stage.
     scenario.assertions = Vec::new();

@@ -14,19 +14,25 @@ use crate::tokenize::normalise_path;
 impl Index {
     /// Explains one query record by record (spec §7).
     pub fn explain(&self, query: Query<'_>) -> Explanation {
-        self.explain_some(query, None)
+        self.explain_some(query, None, &mut Scratch::default())
     }
 
     /// [`Index::explain`] with records only for the decisions retrieved:
     /// the ranking and `k` records, whatever the size of the pool.
     pub fn explain_retrieved(&self, query: Query<'_>) -> Explanation {
-        self.explain_some(query, Some(None))
+        self.explain_some(query, Some(None), &mut Scratch::default())
     }
 
     /// [`Index::explain`]; with `only`, records only for the decisions
     /// retrieved and those with the id it holds, if any: what [`Index::why_not`]
-    /// needs, at the cost of the ranking and a few records.
-    pub(super) fn explain_some(&self, query: Query<'_>, only: Option<Option<&str>>) -> Explanation {
+    /// needs, at the cost of the ranking and a few records. `scratch` is
+    /// the retrieval's working memory, reused.
+    pub(super) fn explain_some(
+        &self,
+        query: Query<'_>,
+        only: Option<Option<&str>>,
+        scratch: &mut Scratch,
+    ) -> Explanation {
         assert!(self.only.is_none(), "an index built for one query cannot explain");
         let path = query.file.map(normalise_path).filter(|p| !p.is_empty());
         // The globs that match, from the same set retrieval uses.
@@ -38,16 +44,29 @@ impl Index {
             }
             None => Vec::new(),
         };
-        let mut scratch = Scratch::default();
-        // One full ranking (every candidate above min_score) tells `beyond_k`
-        // apart from `below_min_score`; its first k are the retrieval.
+        // Every candidate above min_score tells `beyond_k` apart from
+        // `below_min_score`; the first k of its ranking are the retrieval.
         // A chore is ranked all the same, to show what it would have got.
-        let full = self.rank_query(query, usize::MAX, &mut scratch, false).0;
-        let mut retrieval = full.clone();
-        retrieval.chore = self.chore_of(query);
-        retrieval.hits.truncate(if retrieval.chore.is_some() { 0 } else { self.profile.k });
-        let within_k: HashMap<usize, usize> =
-            full.hits.iter().take(self.profile.k).enumerate().map(|(i, h)| (h.pool, i + 1)).collect();
+        // For a few records (`explain_some`) the candidates are not sorted:
+        // the first k are selected, and a record's place is counted.
+        let full = match only {
+            None => self.rank_query(query, usize::MAX, scratch, false).0,
+            Some(_) => self.candidates(query, scratch),
+        };
+        let ordered = only.is_none() || self.copies.is_some();
+        let mut top: Vec<super::Hit> = if ordered {
+            full.hits.iter().take(self.profile.k).copied().collect()
+        } else {
+            let mut top = full.hits.clone();
+            super::rank(&mut top, self.profile.k);
+            top
+        };
+        let within_k: HashMap<usize, usize> = top.iter().enumerate().map(|(i, h)| (h.pool, i + 1)).collect();
+        let chore = self.chore_of(query);
+        if chore.is_some() {
+            top.clear();
+        }
+        let retrieval = super::Retrieval { hits: top, empty_query: full.empty_query, chore };
         let mut all_tokens: Vec<String> = self.tokenizer.tokens(query.task);
         if let Some(p) = &path {
             all_tokens.extend(self.tokenizer.tokens(p));
@@ -65,16 +84,22 @@ impl Index {
         let in_q = |t: &u32| q.binary_search(t).is_ok();
         let n = self.decisions.len() as u64;
 
-        // Whether a decision is in the full ranking, and the copy of its id
-        // that ranks: looked up in maps for every record, or searched for the
-        // few records of `explain_some`.
+        // A decision's place in the full ranking (none: not a candidate),
+        // and the copy of its id that ranks: looked up in maps for every
+        // record, or searched (or counted) for the few records of
+        // `explain_some`.
         let rank_of: HashMap<usize, usize> = match only {
             None => full.hits.iter().enumerate().map(|(i, h)| (h.pool, i + 1)).collect(),
             Some(_) => HashMap::new(),
         };
-        let in_ranking = |d: usize| match only {
-            None => rank_of.contains_key(&d),
-            Some(_) => full.hits.iter().any(|h| h.pool == d),
+        let place_of = |d: usize| match (only, ordered) {
+            (None, _) => rank_of.get(&d).copied(),
+            (Some(_), true) => full.hits.iter().position(|h| h.pool == d).map(|i| i + 1),
+            (Some(_), false) => full
+                .hits
+                .iter()
+                .find(|h| h.pool == d)
+                .map(|me| 1 + full.hits.iter().filter(|h| super::rank::before(h, me)).count()),
         };
         // Copies of a repeated id (profile `mneme`): the one ranked, by id group.
         let ranked_copy: HashMap<usize, usize> = match (only, &self.copies) {
@@ -197,6 +222,8 @@ impl Index {
                 score = Milli(1000);
             }
             let rank = retrieved.get(&d).copied();
+            // A retrieved record's place is its rank.
+            let place = rank.or_else(|| place_of(d));
             let better_copy = copy_ranked(self.copy_group(d)).filter(|&c| c != d);
             let reason = if rank.is_some() {
                 None
@@ -211,7 +238,7 @@ impl Index {
                 detail =
                     Some(format!("rank {at} of the ranking; the task is {}, so nothing is retrieved", chore.word()));
                 Some("chore")
-            } else if in_ranking(d) || (retrieval.empty_query && self.profile.family == Family::Mneme) {
+            } else if place.is_some() || (retrieval.empty_query && self.profile.family == Family::Mneme) {
                 Some("beyond_k")
             } else {
                 Some("below_min_score")
@@ -234,6 +261,7 @@ impl Index {
                 tag_boost,
                 score: Some(score),
                 rank,
+                place,
                 reason: reason.map(str::to_string),
                 detail,
             });
@@ -255,6 +283,7 @@ impl Index {
                 tag_boost: Milli::ZERO,
                 score: None,
                 rank: None,
+                place: None,
                 reason: Some(ex.reason.code().to_string()),
                 detail: Some(format!("{place}: {}", ex.reason)),
             });
@@ -273,7 +302,6 @@ impl Index {
             retrieved: retrieval.hits.iter().map(|h| self.decisions[h.pool].id.clone()).collect(),
             note,
             records,
-            ranking: full.hits.iter().map(|h| h.pool).collect(),
         }
     }
 }
@@ -328,6 +356,11 @@ pub struct ExplainedRecord {
     pub tag_boost: Milli,
     pub score: Option<Milli>,
     pub rank: Option<usize>,
+    /// Its place (1-based) in the ranking of every candidate above
+    /// `min_score`, before `k` and the chore rule cut it; none when it is
+    /// not a candidate.
+    #[serde(skip)]
+    pub place: Option<usize>,
     /// Why it was not retrieved: `not_eligible_type`, `inactive_status`,
     /// `duplicate_id`, `out_of_scope`, `chore` (in the top k of a task that
     /// is a chore), `below_min_score` or `beyond_k`.
@@ -367,8 +400,4 @@ pub struct Explanation {
     pub retrieved: Vec<String>,
     pub note: Option<String>,
     pub records: Vec<ExplainedRecord>,
-    /// The pool positions of every candidate above `min_score`, best
-    /// first (the ranking before `k` and the chore rule cut it).
-    #[serde(skip)]
-    pub ranking: Vec<usize>,
 }

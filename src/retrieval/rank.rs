@@ -58,6 +58,25 @@ impl Index {
         scratch: &mut Scratch,
         want_runner_up: bool,
     ) -> (Retrieval, Option<RunnerUp>) {
+        self.rank_query_in(query, k, scratch, want_runner_up, true)
+    }
+
+    /// Every candidate above `min_score` (the hits of [`Index::rank_query`]
+    /// with `k` unbounded), in no particular order when the pool has no
+    /// repeated ids (profile `mneme` keeps only the best-ranked copy, so
+    /// then they are ranked all the same).
+    pub(super) fn candidates(&self, query: Query<'_>, scratch: &mut Scratch) -> Retrieval {
+        self.rank_query_in(query, usize::MAX, scratch, false, self.copies.is_some()).0
+    }
+
+    fn rank_query_in(
+        &self,
+        query: Query<'_>,
+        k: usize,
+        scratch: &mut Scratch,
+        want_runner_up: bool,
+        ordered: bool,
+    ) -> (Retrieval, Option<RunnerUp>) {
         self.check_query(query);
         let n = self.decisions.len();
         if scratch.score.len() != n {
@@ -181,7 +200,9 @@ impl Index {
                     .map(|d| Hit { pool: d, score: Milli(scratch.score[d]) }),
             );
         }
-        self.rank_copies(&mut hits, k);
+        if ordered {
+            self.rank_copies(&mut hits, k);
+        }
         let runner_up = want_runner_up.then(|| self.runner_up(&hits, path.is_some(), Milli::ZERO, scratch)).flatten();
         self.reset(scratch);
         self.clear_scope(scratch);
@@ -457,7 +478,6 @@ const SMALL_K: usize = 32;
 /// Adds `hit` to `best` (at most `k` hits, in [`rank`] order) when it is
 /// among the `k` best so far: `best` ends as [`rank`] of every hit offered.
 fn keep_best(best: &mut Vec<Hit>, hit: Hit, k: usize) {
-    let before = |a: &Hit, b: &Hit| a.score > b.score || (a.score == b.score && a.pool < b.pool);
     if best.len() == k {
         match best.last() {
             Some(last) if before(&hit, last) => {
@@ -468,6 +488,13 @@ fn keep_best(best: &mut Vec<Hit>, hit: Hit, k: usize) {
     }
     let at = best.iter().position(|b| before(&hit, b)).unwrap_or(best.len());
     best.insert(at, hit);
+}
+
+/// Whether `a` comes before `b` in [`rank`] order: a higher score, or the
+/// same score and an earlier pool position.
+#[inline]
+pub(super) fn before(a: &Hit, b: &Hit) -> bool {
+    a.score > b.score || (a.score == b.score && a.pool < b.pool)
 }
 
 /// Orders hits by score (highest first), then pool order, and keeps `k`.

@@ -11,7 +11,7 @@ use rustc_hash::FxHashSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::{ExplainedRecord, Explanation, Index, Query, ScopeCheck};
+use super::{ExplainedRecord, Explanation, Index, Query, ScopeCheck, Scratch};
 use crate::profile::{Field, Milli};
 
 /// A decision counts as everywhere, and its words as weighing little, when
@@ -294,7 +294,13 @@ impl Index {
     /// Why the decision `id` is, or is not, retrieved for `query`; `None`
     /// when no record of the memory has that id.
     pub fn why_not(&self, query: Query<'_>, id: &str) -> Option<WhyNot> {
-        let e = self.explain_some(query, Some(Some(id)));
+        self.why_not_with(query, id, &mut Scratch::default())
+    }
+
+    /// [`Index::why_not`], reusing `scratch` between calls (a run asks it
+    /// for each missed decision).
+    pub fn why_not_with(&self, query: Query<'_>, id: &str, scratch: &mut Scratch) -> Option<WhyNot> {
+        let e = self.explain_some(query, Some(Some(id)), scratch);
         self.why_not_in(&e, id)
     }
 
@@ -315,7 +321,7 @@ impl Index {
         let mine = contributions(me);
 
         // Its place among every candidate above min_score.
-        let rank = me.pool_order.and_then(|p| e.ranking.iter().position(|&r| r == p)).map(|i| i + 1);
+        let rank = me.place;
 
         let mut retrieved: Vec<&ExplainedRecord> = e.records.iter().filter(|r| r.rank.is_some()).collect();
         retrieved.sort_by_key(|r| r.rank);
