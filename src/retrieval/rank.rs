@@ -337,7 +337,7 @@ impl Index {
     /// Adds the path's share to `scratch.score`: for each word of the path
     /// (`services`, `LedgerClient.py`), the best of its tokens
     /// (`ledgerclient.py`, `ledgerclient`, `ledger`, `client`, `py`) in
-    /// each decision ([`super::bm25::path_words_score`]). With `track`, the
+    /// each decision ([`super::bm25::each_path_word`]). With `track`, the
     /// decisions are marked touched.
     fn add_path(&self, path_weight: crate::profile::Milli, scratch: &mut Scratch, track: bool) {
         if scratch.best.len() != self.decisions.len() {
