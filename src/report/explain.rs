@@ -205,7 +205,7 @@ fn matches(r: &ExplainedRecord) -> String {
             .collect();
         let path = if t.from_path { " (path, × path_weight)" } else { "" };
         let outvoted = match &t.outvoted_by {
-            Some(best) => format!(", not counted: {} scores more in the same path word", printable(best)),
+            Some(best) => format!(", not counted: its path word counts once, by {}", printable(best)),
             None => String::new(),
         };
         lines.push(format!(

@@ -162,7 +162,7 @@ fn word_line(word: &QueryWord, w: &WhyNot, id: &str) -> String {
             "{id} holds it, but it is in {df} of {n} decisions, more than path_max_df {path_max_df} of them, so the path does not score it."
         ),
         Fate::Outvoted { by } => format!(
-            "{id} holds it, but {} of the same path word scores more there, and a path word counts once.",
+            "{id} holds it, but its path word counts once, by {}, which scores at least as much there.",
             printable(by)
         ),
         Fate::Unscored { fields } => format!(

@@ -176,9 +176,10 @@ pub struct TermScore {
     pub saturated: Milli,
     /// `contribution(idf, saturated)`, then `path_part` for a path token.
     pub contribution: Milli,
-    /// A path token that another spelling of the same path word (this
-    /// one) outscores in this decision: shown, and not counted, since a
-    /// path word counts once.
+    /// A path token another spelling of the same path word (this one)
+    /// scores at least as much as in this decision: shown, not counted,
+    /// since a path word counts once (ties go to the first token in
+    /// byte order).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outvoted_by: Option<String>,
 }

@@ -133,8 +133,8 @@ pub enum Fate {
     /// A path word in more than `path_max_df` of the decisions: the path
     /// does not score it.
     PathTooCommon { df: u64, n: u64, path_max_df: Milli },
-    /// A path token another spelling of the same path word (`by`) outscores
-    /// in this decision: the word counts once, by `by`.
+    /// A path token another spelling of the same path word (`by`) scores
+    /// at least as much as in this decision: the word counts once, by `by`.
     Outvoted { by: String },
     /// The decision holds it only in fields the profile does not score.
     Unscored { fields: Vec<Field> },
@@ -821,6 +821,26 @@ mod tests {
         assert!(matches!(fate(&w, "handler"), Fate::PathTooCommon { df: 13, n: 13, .. }), "{w:#?}");
         assert!(w.causes.contains(&Cause::OtherForm) && w.causes.contains(&Cause::PathTooCommon), "{:?}", w.causes);
         assert!(w.causes.contains(&Cause::NoSharedWords), "{:?}", w.causes);
+    }
+
+    #[test]
+    fn a_spelling_of_a_path_word_that_does_not_count_is_outvoted_not_too_common() {
+        let ix = index(
+            r#"[{"id": "want", "type": "rule", "title": "security groups in terraform"},
+                {"id": "redis", "type": "rule", "title": "backend redis cluster"},
+                {"id": "o1", "type": "rule", "title": "other one"},
+                {"id": "o2", "type": "rule", "title": "other two"}]"#,
+            Profile::of(Named::Default),
+        );
+        let w = why(&ix, "talk to backend redis", Some("infra-security-groups/redis.tf"), "want");
+        let outvoted: Vec<&str> = w
+            .words
+            .iter()
+            .filter(|x| matches!(&x.fate, Fate::Outvoted { by } if by == "groups" || by == "security"))
+            .map(|x| x.word.as_str())
+            .collect();
+        assert_eq!(outvoted.len(), 1, "{w:#?}");
+        assert!(!w.causes.contains(&Cause::PathTooCommon), "{:?}", w.causes);
     }
 
     #[test]
