@@ -171,7 +171,7 @@ pub(crate) fn run_noting(
         }
     };
     let progress = bar.as_ref().map(|_| &tick as &(dyn Fn() + Sync));
-    let options = RunOptions { jobs: settings.jobs, progress };
+    let options = RunOptions { jobs: settings.jobs, pool: Some(&pool), progress };
     let (ran, suite_fingerprint) = std::thread::scope(|scope| {
         let hashing = scope.spawn(|| pool.install(|| crate::report::hash_suite(&settings.roots, &files)));
         let ran = super::model::run(&index, scenarios, settings.model.as_ref(), options, quiet);
