@@ -201,10 +201,8 @@ pub struct Scratch {
     /// tokens (they score `path_weight` of their contribution, and complete
     /// no tag), as (path word, token), ordered by path word.
     path_words: Vec<(u32, u32)>,
-    /// Per decision, the best path token of the path word being scored
-    /// ([`Index::add_path`]), and the decisions it was set for.
-    best: Vec<i64>,
-    best_touched: Vec<u32>,
+    /// The best path token of the path word being scored ([`Index::add_path`]).
+    path_best: bm25::PathWordBest,
     matches: Vec<usize>,
 }
 

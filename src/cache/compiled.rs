@@ -582,7 +582,6 @@ impl<'a> Compiled<'a> {
         tokens.dedup();
         path_words.retain(|&(_, t)| tokens.binary_search(&(t as usize)).is_err());
         crate::retrieval::bm25::first_word_of_each(&mut path_words);
-        let path_tokens: Vec<(u32, usize)> = path_words.iter().map(|&(w, t)| (w, t as usize)).collect();
 
         let mut in_scope = vec![false; n];
         if let Some(p) = &path {
@@ -613,21 +612,14 @@ impl<'a> Compiled<'a> {
         let mut touched: Vec<usize> = Vec::new();
         // Per tag: its decision, its token count, and the query tokens it holds.
         let mut tag_count: FxHashMap<u32, (u32, u32, u32)> = FxHashMap::default();
-        // Per decision, the best token of the path word being scored.
-        let mut best = vec![0i64; if path_tokens.is_empty() { 0 } else { n }];
-        let mut best_touched: Vec<usize> = Vec::new();
-        let flush = |score: &mut [i64], best: &mut [i64], best_touched: &mut Vec<usize>| {
-            for &d in best_touched.iter() {
-                score[d] += best[d];
-                best[d] = 0;
-            }
-            best_touched.clear();
-        };
+        // The best token of the path word being scored.
+        let mut path_best = crate::retrieval::bm25::PathWordBest::default();
         let mut current_word = None;
-        for (word, t) in tokens.iter().map(|&t| (None, t)).chain(path_tokens.iter().map(|&(w, t)| (Some(w), t))) {
+        let path_tokens = path_words.iter().map(|&(w, t)| (Some(w), t as usize));
+        for (word, t) in tokens.iter().map(|&t| (None, t)).chain(path_tokens) {
             let from_path = word.is_some();
             if word != current_word {
-                flush(&mut score, &mut best, &mut best_touched);
+                path_best.add_to(&mut score);
                 current_word = word;
             }
             let (offset, len, sum) = self.tokens.reference(t)?;
@@ -650,15 +642,7 @@ impl<'a> Compiled<'a> {
                 let w = i64::from_le_bytes(bytes.try_into().map_err(|_| corrupt("a short score"))?);
                 match path_weight {
                     // A path word counts once, by its best token.
-                    Some(pw) => {
-                        let part = crate::retrieval::bm25::path_part(w, pw);
-                        if part > best[d] {
-                            if best[d] == 0 {
-                                best_touched.push(d);
-                            }
-                            best[d] = part;
-                        }
-                    }
+                    Some(pw) => path_best.offer(n, d, crate::retrieval::bm25::path_part(w, pw)),
                     None => score[d] += w,
                 }
                 if !seen[d] {
@@ -676,7 +660,7 @@ impl<'a> Compiled<'a> {
                 return Err(corrupt("bytes after the end of a token's record"));
             }
         }
-        flush(&mut score, &mut best, &mut best_touched);
+        path_best.add_to(&mut score);
         let boost = profile.tag_boost.0;
         for &(d, len, count) in tag_count.values() {
             if count == len {

@@ -116,6 +116,41 @@ pub fn each_path_word<'a>(path: &'a str, each: &mut dyn FnMut(u32, &'a str)) {
     }
 }
 
+/// The best path token of one path word, per decision ([`each_path_word`]):
+/// every posting of the word's tokens is [`offered`](PathWordBest::offer),
+/// then the word's best per decision is added to the scores
+/// ([`PathWordBest::add_to`]) before the next word.
+#[derive(Debug, Default)]
+pub struct PathWordBest {
+    best: Vec<i64>,
+    touched: Vec<u32>,
+}
+
+impl PathWordBest {
+    /// Offers `part` (already [`path_part`]) for decision `d` of a pool of
+    /// `n`.
+    pub fn offer(&mut self, n: usize, d: usize, part: i64) {
+        if self.best.len() != n {
+            self.best = vec![0; n];
+        }
+        if part > self.best[d] {
+            if self.best[d] == 0 {
+                self.touched.push(d as u32);
+            }
+            self.best[d] = part;
+        }
+    }
+
+    /// Adds the word's best per decision to `score` and forgets the word.
+    pub fn add_to(&mut self, score: &mut [i64]) {
+        for &d in &self.touched {
+            score[d as usize] += self.best[d as usize];
+            self.best[d as usize] = 0;
+        }
+        self.touched.clear();
+    }
+}
+
 /// Keeps each token of `(word, token)` pairs once, with the first word
 /// that has it, ordered by word and then token.
 pub fn first_word_of_each(pairs: &mut Vec<(u32, u32)>) {

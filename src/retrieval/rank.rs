@@ -340,32 +340,20 @@ impl Index {
     /// each decision ([`super::bm25::each_path_word`]). With `track`, the
     /// decisions are marked touched.
     fn add_path(&self, path_weight: crate::profile::Milli, scratch: &mut Scratch, track: bool) {
-        if scratch.best.len() != self.decisions.len() {
-            scratch.best = vec![0; self.decisions.len()];
-        }
-        let Scratch { path_words, best, best_touched, score, seen, touched, .. } = scratch;
+        let n = self.decisions.len();
+        let Scratch { path_words, path_best, score, seen, touched, .. } = scratch;
         for word in path_words.chunk_by(|a, b| a.0 == b.0) {
             for &(_, t) in word {
                 for &(d, w) in self.posting(t) {
-                    let part = super::bm25::path_part(w, path_weight);
                     let d = d as usize;
-                    if part > best[d] {
-                        if best[d] == 0 {
-                            best_touched.push(d as u32);
-                        }
-                        best[d] = part;
-                    }
+                    path_best.offer(n, d, super::bm25::path_part(w, path_weight));
                     if track && !seen[d] {
                         seen[d] = true;
                         touched.push(d as u32);
                     }
                 }
             }
-            for &d in best_touched.iter() {
-                score[d as usize] += best[d as usize];
-                best[d as usize] = 0;
-            }
-            best_touched.clear();
+            path_best.add_to(score);
         }
     }
 
@@ -416,23 +404,19 @@ impl Index {
         out.clear();
         path_words.clear();
         let mut any = false;
-        let mut add = |token: &str, out: &mut Vec<u32>| {
+        let mut find = |token: &str| {
             any = true;
-            if let Some(&id) = self.vocab.get(token) {
-                out.push(id);
-            }
+            self.vocab.get(token).copied()
         };
-        self.tokenizer.each_token(task, &mut |t| add(t, out));
+        self.tokenizer.each_token(task, &mut |t| out.extend(find(t)));
         let bm25 = self.profile.bm25f;
         if let Some(path) = path {
             if bm25.is_some() {
-                let mut ids = Vec::new();
                 super::bm25::each_path_word(path, &mut |word, text| {
-                    self.tokenizer.each_token(text, &mut |t| add(t, &mut ids));
-                    path_words.extend(ids.drain(..).map(|t| (word, t)));
+                    self.tokenizer.each_token(text, &mut |t| path_words.extend(find(t).map(|id| (word, id))));
                 });
             } else {
-                self.tokenizer.each_token(path, &mut |t| add(t, out));
+                self.tokenizer.each_token(path, &mut |t| out.extend(find(t)));
             }
         }
         out.sort_unstable();
