@@ -63,7 +63,13 @@ impl Suite {
             seen_roots.push(key);
             let (loaded, mut errs) = read_root(root, limits, family);
             suite.roots.push(loaded.root);
-            suite.scenarios.extend(loaded.scenarios);
+            // The first root's vector becomes the suite's: moved, not
+            // copied, so the scenarios are never held twice.
+            if suite.scenarios.is_empty() {
+                suite.scenarios = loaded.scenarios;
+            } else {
+                suite.scenarios.extend(loaded.scenarios);
+            }
             suite.warnings.extend(loaded.warnings);
             errors.append(&mut errs);
         }
@@ -163,6 +169,9 @@ fn read_root(root: &Path, limits: &SuiteLimits, family: Family) -> (LoadedRoot, 
                     (part, errs)
                 })
                 .collect();
+            // One allocation of the final size, not a vector grown by
+            // doubling that keeps up to half its size spare.
+            loaded.scenarios.reserve_exact(parts.iter().map(|(part, _)| part.scenarios.len()).sum());
             for (part, mut errs) in parts {
                 loaded.scenarios.extend(part.scenarios);
                 loaded.warnings.extend(part.warnings);
