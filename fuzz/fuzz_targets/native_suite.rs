@@ -9,7 +9,9 @@
 //! - every error has a 1-based place and its message starts with it;
 //! - every scenario has an id and a task, and every response path it
 //!   resolves stays inside the suite root (`../`, absolute paths refused);
-//! - a verdict's explanation is one line.
+//! - a verdict's explanation is one line;
+//! - a file cut into pieces of whole entries (as big suite files are read)
+//!   reads as it reads whole.
 
 #![no_main]
 
@@ -18,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use mneme_gate::scenarios::{ResponseRef, Suite};
+use mneme_gate::scenarios::{self, ResponseRef, Suite};
 use mneme_gate::verdict;
 
 /// The response files every input can name, as in the fixture suite.
@@ -56,6 +58,9 @@ fuzz_target!(|data: &[u8]| {
     let root = root();
     let suite_file = root.join("suite.yaml");
     fs::write(&suite_file, data).expect("write the input");
+    if let Ok(text) = std::str::from_utf8(data) {
+        assert_ne!(scenarios::pieces_read_as_whole(text), Some(false), "read in pieces, the file reads otherwise");
+    }
     match Suite::load(&[&suite_file]) {
         Err(errors) => {
             assert!(!errors.is_empty());

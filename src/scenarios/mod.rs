@@ -41,6 +41,8 @@ The files follow those seams, each using only the ones listed before it:
 - `read`: [`SuiteLimits`], a file's text (UTF-8, or the place of the first
   bad byte), and YAML read within [`YamlLimits`] sized to the file, its
   errors reworded;
+- `split`: a big suite file cut into pieces of whole entries, parsed at the
+  same time;
 - `native`: native YAML suite files;
 - `mneme`: Mneme benchmark folders;
 - `load`: walking the suite roots and loading their files in parallel.
@@ -57,6 +59,7 @@ mod native;
 mod node;
 mod read;
 mod scenario;
+mod split;
 pub(crate) use read::syntax_place;
 mod root;
 mod text;
@@ -67,6 +70,8 @@ mod text;
 pub use assertions::{Assertion, AssertionKind, AssertionSpec, Matcher, ParsedAssertion, Pattern, Severity};
 pub use error::SuiteError;
 pub use load::{load_root, load_root_with};
+#[doc(hidden)]
+pub use native::pieces_read_as_whole;
 pub use read::{SuiteLimits, YamlLimits};
 pub(crate) use root::{read_inside, Cap, Refusal};
 pub use scenario::{

@@ -23,8 +23,9 @@ use serde_saphyr::Spanned;
 use super::assertions::assertion_spec;
 use super::error::SuiteError;
 use super::node::{pos_or_1, Node};
-use super::read::{read_yaml, SuiteRoot};
+use super::read::{read_yaml, read_yaml_piece, SuiteRoot};
 use super::scenario::{LoadedRoot, ResponseFormat, ResponseRef, Review, Scenario, SuiteFormat, DEFAULT_CATEGORY};
+use super::split;
 use super::text::suggest;
 
 /// The keys a native scenario may have, in the order the docs list them.
@@ -206,9 +207,17 @@ pub(super) fn load_native_file(
     if scenarios.is_empty() && errs.is_empty() {
         out.warnings.push(format!("{}: the suite file has no scenarios", path.display()));
     }
-    out.scenarios.extend(scenarios);
+    if out.scenarios.is_empty() {
+        out.scenarios = scenarios;
+    } else {
+        out.scenarios.extend(scenarios);
+    }
     errors.append(&mut errs);
 }
+
+/// The fewest entries of one suite file converted by one task: enough that
+/// a small file is not split into tasks that cost more than they do.
+const ENTRIES_PER_TASK: usize = 64;
 
 /// Parses the text of a native suite file. `path` is used in messages and as
 /// the scenarios' `source`; response paths are resolved against `root`
@@ -216,6 +225,80 @@ pub(super) fn load_native_file(
 /// stay inside `root`. The YAML is read within the root's limits. Returns
 /// the valid scenarios and every error found.
 fn parse_native(text: &str, path: &Path, root: &SuiteRoot<'_>, rel_dir: &Path) -> (Vec<Scenario>, Vec<SuiteError>) {
+    if text.len() >= SPLIT_BYTES {
+        let threads = rayon::current_num_threads();
+        if let Some(parsed) = parse_in_pieces(text, path, root, rel_dir, ENTRIES_PER_TASK, 8 * threads) {
+            return parsed;
+        }
+    }
+    parse_whole(text, path, root, rel_dir)
+}
+
+/// Suite files of at least this many bytes (about 700 scenarios) are parsed
+/// in pieces when they are one plain list (see `split`); smaller files gain
+/// nothing from it.
+const SPLIT_BYTES: usize = 256 << 10;
+
+/// [`parse_native`] for a file cut into pieces of at least `min_entries`
+/// entries, at most `max_pieces` of them (see `split`), parsed and made into
+/// scenarios on the rayon pool, each piece's tree dropped once made. `None`
+/// when the file is not of the shape `split` cuts, or any piece does not
+/// parse as the list of entries found in it: the file is then read whole,
+/// which reports its errors.
+fn parse_in_pieces(
+    text: &str,
+    path: &Path,
+    root: &SuiteRoot<'_>,
+    rel_dir: &Path,
+    min_entries: usize,
+    max_pieces: usize,
+) -> Option<(Vec<Scenario>, Vec<SuiteError>)> {
+    use rayon::prelude::*;
+    let pieces = split::pieces(text, min_entries, max_pieces)?;
+    let parts: Option<Vec<(Vec<Scenario>, Vec<SuiteError>)>> = pieces
+        .par_iter()
+        .map(|piece| {
+            let doc = read_yaml_piece(&piece.text(text), &root.limits.yaml)?;
+            let Node::Seq(items) = doc.value else { return None };
+            if items.len() != piece.entries {
+                return None;
+            }
+            let mut errors = Vec::new();
+            let mut cx = FileCx { path, root, rel_dir, errors: &mut errors };
+            let scenarios = items.iter().filter_map(|item| parse_native_scenario(&mut cx, item)).collect();
+            Some((scenarios, errors))
+        })
+        .collect();
+    let parts = parts?;
+    let mut scenarios = Vec::with_capacity(parts.iter().map(|(s, _)| s.len()).sum());
+    let mut errors = Vec::new();
+    for (mut s, mut e) in parts {
+        scenarios.append(&mut s);
+        errors.append(&mut e);
+    }
+    Some((scenarios, errors))
+}
+
+/// For differential tests and fuzzing: whether the native suite file `text`,
+/// cut into the smallest pieces (one entry each, or as few as 64 pieces
+/// allow), reads as it reads whole: the same scenarios and the same errors at
+/// the same places. `None` when it is not cut (see `split`).
+#[doc(hidden)]
+pub fn pieces_read_as_whole(text: &str) -> Option<bool> {
+    let limits = super::SuiteLimits::default();
+    let root = SuiteRoot {
+        path: Path::new("suite"),
+        canonical: Path::new("/nonexistent-suite-root"),
+        limits: &limits,
+        family: crate::profile::Family::Default,
+    };
+    let (file, rel_dir) = (Path::new("suite/suite.yaml"), Path::new(""));
+    let pieces = parse_in_pieces(text, file, &root, rel_dir, 1, 64)?;
+    Some(format!("{pieces:?}") == format!("{:?}", parse_whole(text, file, &root, rel_dir)))
+}
+
+/// [`parse_native`] reading the whole file as one YAML document.
+fn parse_whole(text: &str, path: &Path, root: &SuiteRoot<'_>, rel_dir: &Path) -> (Vec<Scenario>, Vec<SuiteError>) {
     let mut errors = Vec::new();
     let mut scenarios = Vec::new();
     let doc = match read_yaml(text, path, &root.limits.yaml) {
@@ -249,11 +332,21 @@ fn parse_native(text: &str, path: &Path, root: &SuiteRoot<'_>, rel_dir: &Path) -
     match &list.value {
         Node::Null => {}
         Node::Seq(items) => {
-            for item in items {
-                if let Some(s) = parse_native_scenario(&mut cx, item) {
-                    scenarios.push(s);
-                }
-            }
+            // Entries are independent: convert them on the current rayon pool
+            // (one big suite file would otherwise be read by one thread), each
+            // with its own errors, then gather both in file order.
+            use rayon::prelude::*;
+            let (converted, errs): (Vec<Option<Scenario>>, Vec<Vec<SuiteError>>) = items
+                .par_iter()
+                .with_min_len(ENTRIES_PER_TASK)
+                .map(|item| {
+                    let mut errors = Vec::new();
+                    let mut item_cx = FileCx { path, root, rel_dir, errors: &mut errors };
+                    (parse_native_scenario(&mut item_cx, item), errors)
+                })
+                .unzip();
+            scenarios = converted.into_iter().flatten().collect();
+            cx.errors.extend(errs.into_iter().flatten());
         }
         other => cx.wrong_type(pos_or_1(list), "scenarios", "a list of scenario mappings", other),
     }

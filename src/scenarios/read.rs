@@ -298,6 +298,14 @@ pub(super) fn read_yaml(text: &str, path: &Path, limits: &YamlLimits) -> Result<
     Err(translate(&error, text, path, limits, census))
 }
 
+/// A piece of a suite file (see `split`), read as the file would be but one
+/// level shallower (the piece is the file's list, without the mapping that
+/// holds it); `None` on any error, which reading the whole file reports.
+pub(super) fn read_yaml_piece(text: &str, limits: &YamlLimits) -> Option<Spanned<Node>> {
+    let piece = YamlLimits { max_depth: limits.max_depth.checked_sub(1)?, ..limits.clone() };
+    serde_saphyr::from_str_with_options(text, options(text.len(), &piece, Allowance::first(&piece))).ok()
+}
+
 /// What aliases may replay in one read: the nodes of the whole file,
 /// aliases included, and the events aliases replay.
 #[derive(Debug, Clone, Copy)]

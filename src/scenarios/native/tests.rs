@@ -8,7 +8,7 @@ use std::path::{Component, Path, PathBuf};
 
 use super::*;
 use crate::scenarios::text::suggest;
-use crate::scenarios::{AssertionKind, Matcher, ParsedAssertion, Severity, Suite};
+use crate::scenarios::{AssertionKind, Matcher, ParsedAssertion, Severity, Suite, SuiteLimits, YamlLimits};
 
 fn parse(text: &str) -> (Vec<Scenario>, Vec<SuiteError>) {
     parse_native(text, Path::new("suite.yaml"), &SuiteRoot::for_tests("root"), Path::new(""))
@@ -523,4 +523,170 @@ fn drafted_scenarios_keep_their_commit_and_review_marker() {
     assert_eq!(errors.len(), 2, "{errors:?}");
     assert!(errors[0].contains("`commit` must be a full commit hash"), "{errors:?}");
     assert!(errors[1].contains("`review` must be `pending`"), "{errors:?}");
+}
+
+/// A big file read in pieces gives what reading it whole gives: the same
+/// scenarios and the same errors at the same places. Each case says whether
+/// it is cut at all, so that a case that silently falls back to reading the
+/// whole file does not pass for one that was compared.
+fn same_in_pieces(text: &str, limits: &SuiteLimits) -> bool {
+    let root = SuiteRoot {
+        path: Path::new("root"),
+        canonical: Path::new("/nonexistent-suite-root"),
+        limits,
+        family: crate::profile::Family::Default,
+    };
+    let (file, rel_dir) = (Path::new("suite.yaml"), Path::new(""));
+    let whole = parse_whole(text, file, &root, rel_dir);
+    match parse_in_pieces(text, file, &root, rel_dir, 1, 64) {
+        Some(pieces) => {
+            assert_eq!(format!("{pieces:#?}"), format!("{whole:#?}"), "{text}");
+            true
+        }
+        None => false,
+    }
+}
+
+#[test]
+fn a_file_read_in_pieces_is_read_as_a_whole_file_is() {
+    let limits = SuiteLimits::default();
+    let cut = [
+        // Errors inside entries keep their places.
+        "scenarios:\n  - id: a\n    task: t\n    expect: 3\n  - id: b\n    taks: t\n  - task: no id\n  - [a list]\n",
+        // Entries at column 0, a bare `-`, comments and blank lines.
+        "# header\nscenarios:   # list\n- id: a\n  task: t\n\n# between\n-\n  id: b\n  task: t\n- id: c\n  task: t\n",
+        // Block scalars, kept and stripped, at the end of a piece.
+        "scenarios:\n  - id: a\n    task: |+\n      keep\n\n\n  - id: b\n    task: >-\n      fold\n      me\n\n  - id: c\n    task: t\n",
+        // A flow mapping entry, and assertions with regexes and their errors.
+        "scenarios:\n  - {id: a, task: t,\n     expect: [X]}\n  - id: b\n    task: t\n    responses: {governed: r.json}\n    assertions:\n      - regex: '(['\n      - forbid: x\n",
+        // Duplicate ids are a load error, found after parsing: both kept.
+        "scenarios:\n  - id: a\n    task: t\n  - id: a\n    task: t\n",
+    ];
+    for text in cut {
+        assert!(same_in_pieces(text, &limits), "not cut: {text}");
+    }
+    // Where a line that looks like an entry is inside an open value, the
+    // piece before it does not parse and the file is read whole.
+    let whole = [
+        "scenarios:\n  - id: a\n    task: \"open\n  - id: b\n    task: t\"\n  - id: c\n    task: t\n",
+        "scenarios:\n  - id: a\n    task: [open,\n  - id: b\n    ]\n  - id: c\n    task: t\n",
+        "scenarios:\n  - id: a\n    task: 'x\n  - y'\n  - id: c\n    task: t\n",
+        // An alias to an anchor in another piece is never cut (no `&`).
+        "scenarios:\n  - id: a\n    task: &t shared\n  - id: b\n    task: *t\n",
+    ];
+    for text in whole {
+        assert!(!same_in_pieces(text, &limits), "cut: {text}");
+    }
+}
+
+#[test]
+fn a_piece_is_as_deep_as_the_file_allows() {
+    // The entry nests 2 + n levels (the file's mapping, the list, then the
+    // entry and its lists): at the limit both readings agree, and one level
+    // past it both refuse (the pieces by falling back to the whole file).
+    let nested = |n: usize| {
+        format!(
+            "scenarios:\n  - id: a\n    task: t\n  - id: b\n    task: t\n    x: {}1{}\n",
+            "[".repeat(n),
+            "]".repeat(n)
+        )
+    };
+    for depth in 3..8 {
+        let limits =
+            SuiteLimits { yaml: YamlLimits { max_depth: depth, ..YamlLimits::default() }, ..SuiteLimits::default() };
+        for n in 0..depth {
+            let text = nested(n);
+            let whole_ok = read_yaml(&text, Path::new("s.yaml"), &limits.yaml).is_ok();
+            let cut = same_in_pieces(&text, &limits);
+            assert_eq!(cut, whole_ok, "depth {depth}, nesting {n}");
+        }
+    }
+}
+
+mod in_pieces {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Entries written in many of the shapes a hand-written suite has,
+    /// some wrong; the last leaves a quoted value open, so that a file with
+    /// it is never cut.
+    const SHAPES: [&str; 13] = [
+        "- id: ID\n  task: a task\n  expect: [ADR-1]\n",
+        "- id: ID\n  task: |\n    - a line\n    # not a comment\n\n",
+        "- id: ID\n  task: >+\n    folded\n\n",
+        "- {id: ID, task: flow,\n   file: a.py}\n",
+        "-\n  id: ID\n  task: t\n  # a comment\n",
+        "- id: ID\n  task: 3\n  expect: nope\n",
+        "- id: ID\n  tsk: typo\n",
+        "- just a string\n",
+        "- id: ID\n  task: \"two\n    lines\"\n",
+        "- id: ID\n  task: t\n  assertions:\n    - regex: 'a(b'\n    - nothing: x\n",
+        "- id: ID\n  task: t\n  review: pending\n  commit: 0123456789abcdef0123456789abcdef01234567\n",
+        "# a comment line\n\n",
+        "- id: ID\n  task: \"open\n",
+    ];
+
+    fn suite(indent: usize, entries: &[(usize, usize)]) -> (String, usize) {
+        let pad = " ".repeat(indent);
+        let mut text = "scenarios:\n".to_string();
+        for &(id, shape) in entries {
+            let shape = SHAPES[shape].replace("ID", &format!("s{id}"));
+            text.extend(shape.lines().map(|l| if l.is_empty() { "\n".to_string() } else { format!("{pad}{l}\n") }));
+        }
+        (text, entries.iter().filter(|&&(_, shape)| shape != 11).count())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// Closed values only: every file of two entries or more is cut,
+        /// and reads as the whole file does.
+        #[test]
+        fn agrees_with_the_whole_file(indent in 0usize..5, entries in prop::collection::vec((0usize..1000, 0usize..12), 1..40)) {
+            let (text, count) = suite(indent, &entries);
+            prop_assert_eq!(same_in_pieces(&text, &SuiteLimits::default()), count >= 2, "{}", text);
+        }
+
+        /// With an open value anywhere, never cut (and never different).
+        #[test]
+        fn falls_back_on_an_open_value(indent in 0usize..5, entries in prop::collection::vec((0usize..1000, 0usize..12), 1..20), at in 0usize..20) {
+            let mut entries = entries;
+            entries.insert(at.min(entries.len()), (0, 12));
+            let (text, _) = suite(indent, &entries);
+            prop_assert!(!same_in_pieces(&text, &SuiteLimits::default()), "{}", text);
+        }
+    }
+}
+
+/// Every suite file in the repository, the real projects' suites among them,
+/// reads in pieces as it reads whole.
+#[test]
+fn every_suite_file_here_reads_in_pieces_as_whole() {
+    fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
+            let path = entry.path();
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() {
+                yaml_files(&path, out);
+            } else if kind.is_file() && path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                out.push(path);
+            }
+        }
+    }
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["scenarios", "tests/realrepos", "tests/fixtures/suites", "fuzz/seeds/native_suite"] {
+        yaml_files(&here.join(dir), &mut files);
+    }
+    let mut cut = 0;
+    for file in &files {
+        let Ok(text) = std::fs::read_to_string(file) else { continue };
+        if let Some(same) = pieces_read_as_whole(&text) {
+            assert!(same, "{} reads otherwise in pieces", file.display());
+            cut += 1;
+        }
+    }
+    // The seven real projects' suites are plain lists.
+    assert!(cut >= 7, "only {cut} of {} files were cut", files.len());
 }
