@@ -3,7 +3,7 @@
 # floor, context latency, peak memory, scaling and threads, each row with its
 # target; a memory of a million small records (`synth --small`) under
 # `validate` and `run`; `context` and `hook claude` from the compiled index
-# cache, and the MCP server's memory_search timed from the PyPI `mcp` client
+# cache (5,000 and 50,000 decisions), and the MCP server's memory_search timed from the PyPI `mcp` client
 # (tests/reference/mcp_client.py, which installs it into target/mcp-venv);
 # `coverage` on the big case; and `run` under profile default (BM25F) against
 # profile classic.
@@ -54,11 +54,12 @@ BIG_MEMORY = 100_000 if quick else 1_000_000             # records of the memory
 MD, MS = (100, 200) if quick else (500, 1000)            # the Mneme-layout case
 
 
-def generate(decisions, scenarios, layout="native", seed=7, small=False):
-    out = root / f"{layout}-{decisions}x{scenarios}-s{seed}{'-small' if small else ''}"
+def generate(decisions, scenarios, layout="native", seed=7, small=False, one_file=False):
+    out = root / f"{layout}-{decisions}x{scenarios}-s{seed}{'-small' if small else ''}{'-one-file' if one_file else ''}"
     if not (out / "project_memory.json").exists():
         subprocess.run([dev, "synth", "--decisions", str(decisions), "--scenarios", str(scenarios),
-                        "--seed", str(seed), "--layout", layout, "--out", str(out), *(["--small"] if small else [])],
+                        "--seed", str(seed), "--layout", layout, "--out", str(out), *(["--small"] if small else []),
+                        *(["--per-file", "0"] if one_file else [])],
                        check=True, capture_output=True)
     return out
 
@@ -110,6 +111,12 @@ coverage_big = measure([bin, "coverage", "--memory", "project_memory.json", "--s
                         "--json", os.devnull], big, runs, ok=(0,))
 jobs1 = measure(run_cmd(big, ["--jobs", "1"]), big, runs)
 jobs2 = measure(run_cmd(big, ["--jobs", "2"]), big, runs)
+# The same scenarios and memory with the suite in one YAML file instead of a hundred.
+big_one = generate(D, S, one_file=True)
+big_one_size = size_of(big_one)
+run_one = measure(run_cmd(big_one), big_one, runs)
+jobs1_one = measure(run_cmd(big_one, ["--jobs", "1"]), big_one, runs)
+jobs2_one = measure(run_cmd(big_one, ["--jobs", "2"]), big_one, runs)
 
 mn = generate(MD, MS, "mneme")
 ours_mn = measure(run_cmd(mn, ["--profile", "mneme"]), mn, runs)
@@ -133,6 +140,14 @@ hook_input = json.dumps({"session_id": "bench", "cwd": str(ctx_corpus), "hook_ev
                                                              "old_string": "pass", "new_string": "ledger.post_reversal(charge)"}})
 hook = measure([bin, "hook", "claude", "--memory", str(ctx_corpus / "project_memory.json")], ctx_corpus,
                30 if not quick else 5, ok=(0,), stdin=hook_input)
+# Ten times the decisions: the cache compiled once, then `context` and `hook claude` from it.
+D_LARGE = D * 10
+ctx_large_corpus = generate(D_LARGE, 0)
+measure(ctx_cmd, ctx_large_corpus, 1, ok=(0,))
+ctx_large = measure(ctx_cmd, ctx_large_corpus, 30 if not quick else 5, ok=(0,))
+hook_large_input = hook_input.replace(str(ctx_corpus), str(ctx_large_corpus))
+hook_large = measure([bin, "hook", "claude", "--memory", str(ctx_large_corpus / "project_memory.json")], ctx_large_corpus,
+                     30 if not quick else 5, ok=(0,), stdin=hook_large_input)
 mcp_out = subprocess.run([sys.executable, "tests/reference/mcp_client.py", "--bin", bin, "--memory",
                           str(ctx_corpus / "project_memory.json"), "--latency", "200" if not quick else "20"],
                          env=env, capture_output=True, text=True)
@@ -198,7 +213,9 @@ over_floor = run_big[0] / floor_big[0]
 grow_s = scale_s[2][0] / scale_s[0][0]
 grow_d = scale_d[2][0] / scale_d[0][0]
 speedup = jobs1[0] / jobs2[0]
+speedup_one = jobs1_one[0] / jobs2_one[0]
 rss_ratio = run_big[3] * 1024 / big_size
+rss_ratio_one = run_one[3] * 1024 / big_one_size
 
 
 def verdict(ok, text):
@@ -223,13 +240,17 @@ lines = [
     f"| Mneme / mneme-gate | {ratio:.0f}× | | ≥ 300×: {verdict(ratio >= 300, f'{ratio:.0f}×')} |",
     f"| `context`, {D:,} decisions (from the compiled index cache) | {ctx[0] * 1000:.1f} ms (min {ctx[1] * 1000:.1f}, max {ctx[2] * 1000:.1f}) | {mib(ctx[3])} | ≤ 10 ms: {verdict(ctx[0] <= 0.010, f'{ctx[0] * 1000:.1f} ms')} |",
     f"| `hook claude`, {D:,} decisions (an `Edit`'s `PreToolUse`) | {hook[0] * 1000:.1f} ms (min {hook[1] * 1000:.1f}, max {hook[2] * 1000:.1f}) | {mib(hook[3])} | ≤ 10 ms: {verdict(hook[0] <= 0.010, f'{hook[0] * 1000:.1f} ms')} |",
+    f"| `context` / `hook claude`, {D_LARGE:,} decisions (from the cache) | {ctx_large[0] * 1000:.1f} / {hook_large[0] * 1000:.1f} ms (max {ctx_large[2] * 1000:.1f} / {hook_large[2] * 1000:.1f}) | {mib(ctx_large[3])} / {mib(hook_large[3])} | ≤ 25 ms: {verdict(max(ctx_large[0], hook_large[0]) <= 0.025, f'{ctx_large[0] * 1000:.1f} / {hook_large[0] * 1000:.1f} ms')} |",
     f"| `context` without the cache (`MNEME_GATE_CACHE=off`) / its first run, which compiles it | {ctx_plain[0] * 1000:.1f} / {ctx_first[0] * 1000:.1f} ms | {mib(ctx_plain[3])} / {mib(ctx_first[3])} | |",
     f"| MCP `memory_search`, {D:,} decisions ({mcp['calls']} calls from the PyPI `mcp` client, after start) | {mcp_ms:.2f} ms (min {mcp['min_ms']:.2f}, max {mcp['max_ms']:.2f}; the client's floor, `memory_health`: {mcp['floor_median_ms']:.2f}) | | ≤ 1 ms: {verdict(mcp_ms <= 1.0, f'{mcp_ms:.2f} ms')} |",
     f"| scenarios ×1 / ×2 / ×4 ({S // 4:,} / {S // 2:,} / {S:,}) | {scale_s[0][0]:.3f} / {scale_s[1][0]:.3f} / {scale_s[2][0]:.3f} s | | 1×→4× ≤ 4.4×: {verdict(grow_s <= 4.4, f'{grow_s:.2f}×')} |",
     f"| decisions ×1 / ×2 / ×4 ({D // 4:,} / {D // 2:,} / {D:,}), {S:,} scenarios | {scale_d[0][0]:.3f} / {scale_d[1][0]:.3f} / {scale_d[2][0]:.3f} s | | 1×→4× ≤ 1.5×: {verdict(grow_d <= 1.5, f'{grow_d:.2f}×')} |",
     f"| one suite file, {OS:,} / {OB:,} scenarios | {one_small[0]:.3f} / {one_big[0]:.3f} s ({per_small:.0f} / {per_big:.0f} µs a scenario) | {mib(one_small[3])} / {mib(one_big[3])} | per scenario ≤ 1.25×: {verdict(per_big <= 1.25 * per_small, f'{per_big / per_small:.2f}×')} |",
     f"| `--jobs 1` / `--jobs 2` on {S:,} × {D:,} | {jobs1[0]:.3f} / {jobs2[0]:.3f} s | | speed-up ≥ 1.6×: {verdict(speedup >= 1.6, f'{speedup:.2f}×')} |",
+    f"| `--jobs 1` / `--jobs 2`, the same suite in one file | {jobs1_one[0]:.3f} / {jobs2_one[0]:.3f} s | | speed-up ≥ 1.6×: {verdict(speedup_one >= 1.6, f'{speedup_one:.2f}×')} |",
     f"| peak RSS / input size ({S:,} × {D:,}) | {rss_ratio:.2f}× | | ≤ 4×: {verdict(rss_ratio <= 4, f'{rss_ratio:.2f}×')} |",
+    f"| `run`, the same suite in one file ({big_one_size / 2**20:.0f} MiB of input) | {fmt(run_one)} | {mib(run_one[3])} | |",
+    f"| peak RSS / input size, the suite in one file | {rss_ratio_one:.2f}× | | ≤ 4×: {verdict(rss_ratio_one <= 4, f'{rss_ratio_one:.2f}×')} |",
     f"| `validate` / `run` (1,000 scenarios), memory of {BIG_MEMORY:,} small records ({huge_memory / 2**20:.0f} MiB; with the suite {huge_size / 2**20:.0f} MiB) | {fmt(huge_validate)} / {fmt(huge_run)} | {mib(huge_validate[3])} / {mib(huge_run[3])} | |",
     f"| peak RSS / input size, {BIG_MEMORY:,}-record memory, `validate` / `run` | {rss_validate:.2f}× / {rss_run:.2f}× | | ≤ 3×: {verdict(max(rss_validate, rss_run) <= 3, f'{rss_validate:.2f}× / {rss_run:.2f}×')} |",
     "",

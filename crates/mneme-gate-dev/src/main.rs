@@ -58,6 +58,9 @@ struct SynthArgs {
     /// benchmarks (a million records is about 200 MB).
     #[arg(long)]
     small: bool,
+    /// Scenarios per YAML suite file in the native layout (0: the whole suite in one file).
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    per_file: usize,
     /// Output folder: writes project_memory.json and, with --scenarios, scenarios/.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -210,6 +213,7 @@ fn synth_cmd(args: SynthArgs) -> Result<i32, Error> {
         };
         let mut spec = synth::SuiteSpec::new(args.scenarios, args.seed);
         spec.mneme_pool = args.layout == Layout::Mneme;
+        spec.scenarios_per_file = if args.per_file == 0 { args.scenarios.max(1) } else { args.per_file };
         let dir = args.out.join("scenarios");
         synth::write_suite(&dir, &corpus, &spec, layout).map_err(write_err(&dir))?;
     }
