@@ -2,6 +2,8 @@
 //! interned once, postings and tag token sets laid out flat (CSR), and the
 //! scope globs gathered (see [`Index::build`] and [`Index::build_for_query`]).
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 use super::scope::{LiteralFilter, PrefixSets, Scopes};
@@ -187,7 +189,7 @@ impl Index {
                 let scopes = &mut index.scopes;
                 let id = *glob_ids.entry(glob.glob()).or_insert_with(|| {
                     scopes.owner.push(Vec::new());
-                    scopes.globs.push(glob.clone());
+                    scopes.globs.push(Arc::clone(glob));
                     scopes.filters.push(LiteralFilter::new(glob.glob()));
                     scopes.owner.len() - 1
                 });
