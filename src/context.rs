@@ -104,15 +104,11 @@ mod tests {
             constraint: constraint.iter().map(|s| s.to_string()).collect(),
             anti_patterns: anti.iter().map(|s| s.to_string()).collect(),
             content: "not shown".into(),
-            sections: Default::default(),
             paths: vec![],
-            status: None,
-            superseded_by: None,
             kind: RecordKind::DecisionRecord,
             offset: 0,
-            origin: None,
             globs: vec![],
-            rules: vec![],
+            rare: None,
         }
     }
 

@@ -197,7 +197,7 @@ pub fn decision_files(index: &Index, workdir: &Path, dir: &Path) -> BTreeMap<Str
     let base = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     let mut out: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (pool, d) in index.decisions().iter().enumerate() {
-        let Some(origin) = &d.origin else { continue };
+        let Some(origin) = d.origin() else { continue };
         let path = base.join(&origin.file);
         let path = path.canonicalize().unwrap_or(path);
         let Ok(rel) = path.strip_prefix(&root) else { continue };
@@ -468,7 +468,7 @@ fn file_for(commit: &Commit, d: &Decision, index: &Index) -> Option<String> {
         .filter(|w| w.len() >= 3)
         .map(str::to_lowercase)
         .collect();
-    let origin = d.origin.as_ref().map(|o| o.file.as_str());
+    let origin = d.origin().map(|o| o.file.as_str());
     let mut globs = Vec::new();
     let mut best: Option<(i64, &str)> = None;
     for f in commit.files.iter().filter(|f| f.status != Status::Deleted) {

@@ -64,7 +64,7 @@ pub(crate) use glob::compile_glob;
 /// hostile one can make the gate hold in memory.
 pub const MAX_MEMORY_BYTES: u64 = 512 * 1024 * 1024;
 pub use record::{Decision, Diagnostic, Excluded, Memory, Severity};
-pub use record::{Exclusion, Origin, RecordKind, Rule, Sections};
+pub use record::{Exclusion, Origin, Rare, RecordKind, Rule, Sections};
 
 /// The memory file could not be used.
 #[derive(Debug, thiserror::Error)]

@@ -312,11 +312,11 @@ pub fn field_texts(decision: &Decision, field: Field) -> Vec<&str> {
         Field::Constraint => decision.constraint.iter().map(String::as_str).collect(),
         Field::AntiPatterns => decision.anti_patterns.iter().map(String::as_str).collect(),
         Field::Content => vec![decision.content.as_str()],
-        Field::Summary => vec![decision.sections.summary.as_str()],
-        Field::Decision => vec![decision.sections.decision.as_str()],
-        Field::Context => vec![decision.sections.context.as_str()],
-        Field::Options => vec![decision.sections.options.as_str()],
-        Field::Consequences => vec![decision.sections.consequences.as_str()],
+        Field::Summary => vec![decision.sections().summary.as_str()],
+        Field::Decision => vec![decision.sections().decision.as_str()],
+        Field::Context => vec![decision.sections().context.as_str()],
+        Field::Options => vec![decision.sections().options.as_str()],
+        Field::Consequences => vec![decision.sections().consequences.as_str()],
     }
 }
 
@@ -343,10 +343,10 @@ fn for_each_field_text<'a>(decision: &'a Decision, field: Field, mut each: impl 
         Field::Constraint => decision.constraint.iter().for_each(|t| each(t)),
         Field::AntiPatterns => decision.anti_patterns.iter().for_each(|t| each(t)),
         Field::Content => each(&decision.content),
-        Field::Summary => each(&decision.sections.summary),
-        Field::Decision => each(&decision.sections.decision),
-        Field::Context => each(&decision.sections.context),
-        Field::Options => each(&decision.sections.options),
-        Field::Consequences => each(&decision.sections.consequences),
+        Field::Summary => each(&decision.sections().summary),
+        Field::Decision => each(&decision.sections().decision),
+        Field::Context => each(&decision.sections().context),
+        Field::Options => each(&decision.sections().options),
+        Field::Consequences => each(&decision.sections().consequences),
     }
 }

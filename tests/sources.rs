@@ -47,7 +47,7 @@ fn check(sources: &Sources, want: &[Want<'_>]) -> Memory {
             (
                 d.id.clone(),
                 d.title.clone(),
-                d.status.clone(),
+                d.status().map(str::to_string),
                 d.paths.clone(),
                 d.constraint.len(),
                 d.anti_patterns.len(),
@@ -149,7 +149,7 @@ fn decision_folders_of_the_eclipse_dataspace_connector() {
     assert_eq!(pool.len(), 4);
     assert!(out.is_empty());
     let clock = memory.pool.iter().find(|d| d.id == "ADR-2022-06-09-shared-clock").unwrap();
-    assert!(clock.origin.as_ref().unwrap().file.ends_with("2022-06-09-shared-clock/README.md"));
+    assert!(clock.origin().unwrap().file.ends_with("2022-06-09-shared-clock/README.md"));
     assert!(clock.tags.is_empty(), "the decision's own folder is not a tag: {:?}", clock.tags);
     // Dated names are no sequence numbers: no warning that four share `2022`.
     assert!(memory.diagnostics.is_empty(), "{:#?}", memory.diagnostics);
@@ -255,7 +255,7 @@ fn madr_4_adrs_of_the_madr_project() {
     );
     assert_eq!(memory.pool.len(), 8);
     // The title heading is after the front matter: its line is the record's.
-    let origin = memory.pool[0].origin.as_ref().unwrap();
+    let origin = memory.pool[0].origin().unwrap();
     assert_eq!(origin.line, 5);
     assert!(origin.file.ends_with("madr/docs/decisions/0000-use-markdown-architectural-decision-records.md"));
 }
@@ -511,7 +511,7 @@ fn claude_memory_and_rules_of_2anki() {
     let security = memory.pool.iter().find(|d| d.id == "claude/rules/security").unwrap();
     assert!(security.content.contains("Never use `knex.raw()` with string concatenation"), "{}", security.content);
     let git = memory.pool.iter().find(|d| d.id == "claude/git").unwrap();
-    assert_eq!(git.origin.as_ref().unwrap().line, 49);
+    assert_eq!(git.origin().unwrap().line, 49);
 }
 
 /// `paths:` of Claude Code rules (a list, a string, unquoted globs) and the
@@ -773,7 +773,15 @@ fn pool(m: &Memory) -> Vec<String> {
         .map(|d| {
             format!(
                 "{}|{}|{:?}|{:?}|{:?}|{}|{:?}|{:?}|{:?}",
-                d.id, d.title, d.tags, d.constraint, d.anti_patterns, d.content, d.paths, d.kind, d.sections
+                d.id,
+                d.title,
+                d.tags,
+                d.constraint,
+                d.anti_patterns,
+                d.content,
+                d.paths,
+                d.kind,
+                d.sections()
             )
         })
         .collect()
@@ -1016,15 +1024,7 @@ fn legacy_cursorrules() {
     assert!(p.is_empty(), "{p:?}");
     let view: Vec<(&str, &str, usize, usize, usize)> = d
         .iter()
-        .map(|d| {
-            (
-                d.id.as_str(),
-                d.title.as_str(),
-                d.constraint.len(),
-                d.anti_patterns.len(),
-                d.origin.as_ref().unwrap().line,
-            )
-        })
+        .map(|d| (d.id.as_str(), d.title.as_str(), d.constraint.len(), d.anti_patterns.len(), d.origin().unwrap().line))
         .collect();
     assert_eq!(
         view,
@@ -1054,7 +1054,7 @@ fn every_decision(sources: &Sources, want: &[Decision3<'_>]) -> Memory {
     let read = sources::read(sources, Family::Default).unwrap();
     assert!(!read.memory.has_errors(), "{:#?}", read.memory.diagnostics);
     let got: Vec<(String, String, Option<String>)> =
-        read.records.iter().map(|(_, d)| (d.id.clone(), d.title.clone(), d.status.clone())).collect();
+        read.records.iter().map(|(_, d)| (d.id.clone(), d.title.clone(), d.status().map(str::to_string))).collect();
     let want: Vec<(String, String, Option<String>)> =
         want.iter().map(|(i, t, s)| (i.to_string(), t.to_string(), s.map(str::to_string))).collect();
     for (g, w) in got.iter().zip(&want) {
@@ -1132,18 +1132,22 @@ fn madr_of_kuma_under_docs_madr_decisions() {
     }
     // The whole MADR is read, by part.
     let otel = memory.pool.iter().find(|d| d.id == "ADR-100-otel-env-bootstrap-runtime").unwrap();
-    assert!(otel.sections.context.contains("Status should be built in"), "the deep Status section is text");
-    assert!(otel.sections.options.contains("control plane"), "{:?}", otel.sections.options);
+    assert!(otel.sections().context.contains("Status should be built in"), "the deep Status section is text");
+    assert!(otel.sections().options.contains("control plane"), "{:?}", otel.sections().options);
     let adopt = memory.pool.iter().find(|d| d.id == "ADR-001").unwrap();
-    assert!(!adopt.sections.options.is_empty() && !adopt.sections.consequences.is_empty(), "{:#?}", adopt.sections);
+    assert!(
+        !adopt.sections().options.is_empty() && !adopt.sections().consequences.is_empty(),
+        "{:#?}",
+        adopt.sections()
+    );
     // The words of a subsection's heading are scored in its part; a
     // heading that is only a part's name is not.
     let ingress = memory.pool.iter().find(|d| d.id == "ADR-096-ingress-address-sync").unwrap();
-    let options = &ingress.sections.options;
+    let options = &ingress.sections().options;
     assert!(options.contains("Option 2: Validate and reject multiple addresses/ports"), "{options:?}");
     assert!(options.contains("Option 1: Create new MeshZoneAddress resource"), "{options:?}");
     assert!(!options.lines().any(|l| l == "Pros and Cons"), "{options:?}");
-    assert!(ingress.sections.context.contains("Rollback"), "{:?}", ingress.sections.context);
+    assert!(ingress.sections().context.contains("Rollback"), "{:?}", ingress.sections().context);
 }
 
 /// Brighter's ADRs: 11 files, five of them `0037-*` and three `0038-*`.
@@ -1177,7 +1181,11 @@ fn colliding_adr_numbers_of_brighter_keep_every_decision() {
     assert!(w[0].contains("5 files share the number 37"), "{}", w[0]);
     assert!(w[1].contains("3 files share the number 38"), "{}", w[1]);
     let reject = memory.pool.iter().find(|d| d.id == "0037-reject-message-on-error-handler").unwrap();
-    assert!(reject.sections.summary.starts_with("Introduces RejectMessageOnErrorAttribute"), "{:?}", reject.sections);
+    assert!(
+        reject.sections().summary.starts_with("Introduces RejectMessageOnErrorAttribute"),
+        "{:?}",
+        reject.sections()
+    );
     // `id_from: number` ignores the front matter: the shared numbers give
     // way to the stems; `stem` takes the stems everywhere.
     let mut by_number = fixture(SourceKind::Adr, "brighter/docs/adr");
@@ -1199,7 +1207,7 @@ fn agents_md_of_brighter_and_the_rule_files_it_links() {
     let read = sources::read(&sources, Family::Default).unwrap();
     assert!(!read.memory.has_errors(), "{:#?}", read.memory.diagnostics);
     let files: Vec<&str> = {
-        let mut f: Vec<&str> = read.records.iter().map(|(_, d)| d.origin.as_ref().unwrap().file.as_str()).collect();
+        let mut f: Vec<&str> = read.records.iter().map(|(_, d)| d.origin().unwrap().file.as_str()).collect();
         f.dedup();
         f
     };

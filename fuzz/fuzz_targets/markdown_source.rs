@@ -50,7 +50,7 @@ fuzz_target!(|data: &[u8]| {
         for d in &decisions {
             assert!(!d.id.is_empty(), "a record without an id");
             assert!(ids.insert(d.id.as_str()), "id {:?} twice in one file", d.id);
-            let origin = d.origin.as_ref().expect("a record of a source has an origin");
+            let origin = d.origin().expect("a record of a source has an origin");
             assert!(origin.line >= 1 && origin.line <= lines, "record at line {} of {lines}", origin.line);
             assert_eq!(d.paths.len(), d.globs.len(), "one compiled glob per scope glob");
             if family == Family::Mneme {
@@ -60,7 +60,7 @@ fuzz_target!(|data: &[u8]| {
         let (again, diagnostics_again) = parse_file(kind, name, &text, family);
         let view = |v: &[mneme_gate::memory::Decision]| {
             v.iter()
-                .map(|d| (d.id.clone(), d.title.clone(), d.constraint.clone(), d.anti_patterns.clone(), d.content.clone(), d.paths.clone(), d.status.clone()))
+                .map(|d| (d.id.clone(), d.title.clone(), d.constraint.clone(), d.anti_patterns.clone(), d.content.clone(), d.paths.clone(), d.status().map(str::to_string)))
                 .collect::<Vec<_>>()
         };
         assert_eq!(view(&decisions), view(&again), "the same text read twice differs");

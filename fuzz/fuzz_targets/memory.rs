@@ -77,16 +77,16 @@ fn check_pool(memory: &Memory, family: Family) {
         match family {
             Family::Default => {
                 assert!(ids.insert(d.id.as_str()), "duplicate id {:?} in the pool", d.id);
-                if let Some(status) = &d.status {
+                if let Some(status) = d.status() {
                     assert!(
                         !INACTIVE_STATUSES.iter().any(|s| s.eq_ignore_ascii_case(status.trim())),
                         "inactive status {status:?} in the pool"
                     );
                 }
-                assert!(d.rules.is_empty(), "profile default keeps no rule");
+                assert!(d.rules().is_empty(), "profile default keeps no rule");
             }
             Family::Mneme => {
-                for r in &d.rules {
+                for r in d.rules() {
                     assert!(!python_strip(&r.value).is_empty(), "a rule without a value in the pool");
                     assert!(r.include_paths.as_ref().is_none_or(|p| !p.is_empty()), "an empty include_paths");
                     assert!(r.include_paths.is_some() || r.exclude_paths.is_empty(), "exclude_paths alone");
@@ -118,7 +118,7 @@ fn check_diagnostics(memory: &Memory, text: &str) {
 
 /// What must not depend on which reader ran.
 fn view(d: &Decision) -> PoolView<'_> {
-    (&d.id, &d.title, &d.tags, &d.constraint, &d.anti_patterns, &d.content, &d.paths, &d.status, &d.kind, &d.rules)
+    (&d.id, &d.title, &d.tags, &d.constraint, &d.anti_patterns, &d.content, &d.paths, d.status(), &d.kind, d.rules())
 }
 
 type PoolView<'m> = (
@@ -129,7 +129,7 @@ type PoolView<'m> = (
     &'m [String],
     &'m str,
     &'m [String],
-    &'m Option<String>,
+    Option<&'m str>,
     &'m RecordKind,
     &'m [Rule],
 );

@@ -45,7 +45,7 @@ pub fn memory_diff(
             ("anti_patterns", list(&then.anti_patterns), list(&now.anti_patterns)),
             ("content", then.content.clone(), now.content.clone()),
             ("scope", list(&then.paths), list(&now.paths)),
-            ("status", then.status.clone().unwrap_or_default(), now.status.clone().unwrap_or_default()),
+            ("status", then.status().unwrap_or_default().to_string(), now.status().unwrap_or_default().to_string()),
             ("kind", then.kind.to_string(), now.kind.to_string()),
         ];
         let fields: Vec<FieldEdit> = fields

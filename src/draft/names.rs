@@ -33,7 +33,7 @@ impl Names {
         let mut ids = Vec::new();
         let mut titles = Vec::new();
         for (pool, d) in index.decisions().iter().enumerate() {
-            let file_number = d.origin.as_ref().and_then(|o| o.file.rsplit('/').next()).and_then(leading_number);
+            let file_number = d.origin().and_then(|o| o.file.rsplit('/').next()).and_then(leading_number);
             let id_number = if d.id.to_ascii_lowercase().starts_with("adr") { trailing_number(&d.id) } else { None };
             for n in file_number.into_iter().chain(id_number).collect::<BTreeSet<_>>() {
                 numbers.entry(n).or_default().push(pool);

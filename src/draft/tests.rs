@@ -148,9 +148,8 @@ fn every_kind_of_evidence_proposes_its_decision() {
     let (r, c) = sample();
     let d = draft_of(&r, whole());
     let index = index_of(&r);
-    let id_of = |file: &str| {
-        index.decisions().iter().find(|d| d.origin.as_ref().unwrap().file.ends_with(file)).unwrap().id.clone()
-    };
+    let id_of =
+        |file: &str| index.decisions().iter().find(|d| d.origin().unwrap().file.ends_with(file)).unwrap().id.clone();
     let (orders, outbox, web) = (id_of("0012-store-orders-in-postgres.md"), id_of("0003-outbox.md"), id_of("web.mdc"));
 
     let strong = find(&d, &c[1]).expect("the commit that edits the decision and the code");
@@ -505,9 +504,8 @@ fn short_title_words_and_two_written_as_one_point_at_their_decision() {
     let none = r.commit("Tidy up", &[("src/for/the/x.py", Some("x = 1\n"))]);
     let d = draft_of(&r, whole());
     let index = index_of(&r);
-    let id_of = |file: &str| {
-        index.decisions().iter().find(|d| d.origin.as_ref().unwrap().file.ends_with(file)).unwrap().id.clone()
-    };
+    let id_of =
+        |file: &str| index.decisions().iter().find(|d| d.origin().unwrap().file.ends_with(file)).unwrap().id.clone();
     let s = find(&d, &epp).expect("epp");
     assert_eq!(ids(s), [id_of("0001-epp.md").as_str()]);
     assert_eq!(s.expect[0].evidence, [Evidence::Topic { word: "epp".into(), file: Some("src/epp/client.py".into()) }]);
@@ -535,9 +533,8 @@ fn a_title_word_is_found_in_its_other_forms() {
     let model = r.commit("Tidy the models", &[("app/models/history.rb", Some("x = 1\n"))]);
     let d = draft_of(&r, whole());
     let index = index_of(&r);
-    let id_of = |file: &str| {
-        index.decisions().iter().find(|d| d.origin.as_ref().unwrap().file.ends_with(file)).unwrap().id.clone()
-    };
+    let id_of =
+        |file: &str| index.decisions().iter().find(|d| d.origin().unwrap().file.ends_with(file)).unwrap().id.clone();
     let s = find(&d, &render).expect("render an attachment");
     assert_eq!(ids(s), [id_of("0001-attachments.md").as_str()]);
     // The evidence names the word as the title writes it.

@@ -26,11 +26,28 @@ pub fn is_inactive(status: &str) -> bool {
     INACTIVE_STATUSES.iter().any(|x| x.eq_ignore_ascii_case(status.trim()))
 }
 
-/// A record that passed shape checks, before eligibility and dedup.
-pub(super) struct Candidate {
-    pub(super) decision: Decision,
-    /// The glob problems of this record: (offset, message).
-    pub(super) glob_errors: Vec<(usize, String)>,
+/// Records that passed shape checks, before eligibility and dedup: one
+/// segment of the pool order.
+#[derive(Default)]
+pub(super) struct Segment {
+    pub(super) decisions: Vec<Decision>,
+    /// The glob problems of its records: (index in `decisions`, offset,
+    /// message), in index order.
+    pub(super) glob_errors: Vec<(usize, usize, String)>,
+}
+
+impl Segment {
+    /// A segment of records without glob problems.
+    pub(super) fn of(decisions: Vec<Decision>) -> Segment {
+        Segment { decisions, glob_errors: Vec::new() }
+    }
+
+    /// Adds a record and its glob problems: (offset, message).
+    pub(super) fn push(&mut self, decision: Decision, glob_errors: Vec<(usize, String)>) {
+        let index = self.decisions.len();
+        self.glob_errors.extend(glob_errors.into_iter().map(|(offset, message)| (index, offset, message)));
+        self.decisions.push(decision);
+    }
 }
 
 /// Whether a record of this kind may be retrieved under `family`.
@@ -42,16 +59,21 @@ fn eligible(kind: &RecordKind, family: Family) -> bool {
     }
 }
 
-/// Builds the pool of `memory` from the candidates, read segment after
-/// segment, and records what is kept out and why. `has_index`: the file has a
+/// Builds the pool of `memory` from the segments, read one after the other,
+/// and records what is kept out and why. `has_index`: the file has a
 /// `decision_index` section (what that changes depends on the profile, see
 /// `memory::decision_index`).
-pub(super) fn build_pool(memory: &mut Memory, segments: Vec<Vec<Candidate>>, has_index: bool) {
+///
+/// The records are moved into the pool in place, never copied into a second
+/// vector: with a million records the candidates and the pool side by side
+/// were most of the load's peak.
+pub(super) fn build_pool(memory: &mut Memory, segments: Vec<Segment>, has_index: bool) {
     let family = memory.family;
-    let count = segments.iter().map(Vec::len).sum();
+    let count = segments.iter().map(|s| s.decisions.len()).sum();
     // First every reason (and its diagnostics, in record order), with ids
-    // borrowed from the candidates; then the moves into pool and excluded.
-    let mut reasons: Vec<Option<Exclusion>> = Vec::with_capacity(count);
+    // borrowed from the segments; then the moves into pool and excluded.
+    // Only the records kept out have a reason: (index in pool order, reason).
+    let mut reasons: Vec<(usize, Exclusion)> = Vec::new();
     // Record offsets are nearly sorted: a cursor counts lines between
     // them instead of indexing every line start of the file.
     let mut cursor = LineCursor::new();
@@ -60,12 +82,22 @@ pub(super) fn build_pool(memory: &mut Memory, segments: Vec<Vec<Candidate>>, has
     // decision record.
     let mut seen: HashMap<&str, (usize, bool), FxBuild> = HashMap::default();
     seen.reserve(count);
-    for Candidate { decision, glob_errors } in segments.iter().flatten() {
+    let records = segments.iter().flat_map(|s| {
+        let mut errors = s.glob_errors.iter().peekable();
+        s.decisions.iter().enumerate().map(move |(i, d)| {
+            let mut mine = Vec::new();
+            while let Some((_, offset, message)) = errors.next_if(|e| e.0 == i) {
+                mine.push((*offset, message));
+            }
+            (d, mine)
+        })
+    });
+    for (index, (decision, glob_errors)) in records.enumerate() {
         let is_item = matches!(decision.kind, RecordKind::Item(_));
         // Profile `mneme` follows Mneme 0.10.0, whose retriever ignores
         // `status`; `default` keeps inactive records out.
         let inactive = match family {
-            Family::Default => decision.status.as_deref().filter(|s| is_inactive(s)),
+            Family::Default => decision.status().filter(|s| is_inactive(s)),
             Family::Mneme => None,
         };
         let reason = if family == Family::Mneme && has_index && is_item {
@@ -112,40 +144,67 @@ pub(super) fn build_pool(memory: &mut Memory, segments: Vec<Vec<Candidate>>, has
         // Invalid globs break retrieval only where the record is in the pool.
         for (offset, message) in glob_errors {
             if reason.is_none() {
-                memory.push(Severity::Error, *offset, Some(&decision.id), message.clone());
+                memory.push(Severity::Error, offset, Some(&decision.id), message.clone());
             } else {
                 memory.push(
                     Severity::Warning,
-                    *offset,
+                    offset,
                     Some(&decision.id),
                     format!("{message} (the record is out of the pool, so this is not used yet)"),
                 );
             }
         }
-        if reason.is_none() {
-            seen.entry(&decision.id).or_insert((decision.offset, !is_item));
+        match reason {
+            None => {
+                seen.entry(&decision.id).or_insert((decision.offset, !is_item));
+            }
+            Some(reason) => reasons.push((index, reason)),
         }
-        reasons.push(reason);
     }
     drop(seen);
-    let in_pool = reasons.iter().filter(|r| r.is_none()).count();
-    memory.pool.reserve(in_pool);
-    memory.excluded.reserve(count - in_pool);
-    for (Candidate { decision, .. }, reason) in segments.into_iter().flatten().zip(reasons) {
-        match reason {
-            None => memory.pool.push(decision),
-            Some(reason) => {
-                let (line, column) = cursor.line_col(&memory.text, decision.offset);
-                memory.excluded.push(Excluded {
-                    id: decision.id,
-                    title: decision.title,
-                    kind: decision.kind,
-                    file: None,
-                    line,
-                    column,
-                    reason,
-                });
-            }
-        }
+    let mut pool = concatenate(segments.into_iter().map(|s| s.decisions).collect());
+    // The records kept out leave the vector where they are: their id, title
+    // and kind move into `excluded`, the rest is dropped.
+    memory.excluded.reserve(reasons.len());
+    let mut reasons = reasons.into_iter().peekable();
+    let mut index = 0;
+    pool.retain_mut(|decision| {
+        let at = index;
+        index += 1;
+        let Some((_, reason)) = reasons.next_if(|r| r.0 == at) else { return true };
+        let (line, column) = cursor.line_col(&memory.text, decision.offset);
+        memory.excluded.push(Excluded {
+            id: std::mem::take(&mut decision.id),
+            title: std::mem::take(&mut decision.title),
+            kind: std::mem::replace(&mut decision.kind, RecordKind::DecisionRecord),
+            file: None,
+            line,
+            column,
+            reason,
+        });
+        false
+    });
+    // The loaders reserve room for the records a text could hold; give back
+    // what is left.
+    pool.shrink_to_fit();
+    if memory.pool.is_empty() {
+        memory.pool = pool;
+    } else {
+        memory.pool.append(&mut pool);
     }
+}
+
+/// The segments as one vector, in order, built in the largest one's buffer:
+/// the others are moved in around it (a segment before it shifts it once),
+/// so that the largest is never copied into a new buffer.
+fn concatenate(mut segments: Vec<Vec<Decision>>) -> Vec<Decision> {
+    let Some(largest) = (0..segments.len()).max_by_key(|&i| segments[i].len()) else { return Vec::new() };
+    let mut out = std::mem::take(&mut segments[largest]);
+    for segment in segments[..largest].iter_mut().rev().filter(|s| !s.is_empty()) {
+        out.splice(0..0, std::mem::take(segment));
+    }
+    for segment in &mut segments[largest + 1..] {
+        out.append(segment);
+    }
+    out
 }

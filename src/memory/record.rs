@@ -13,7 +13,7 @@ offsets to lines and columns.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use globset::Glob;
 use serde::Serialize;
@@ -22,7 +22,14 @@ use super::lines;
 use crate::profile::Family;
 
 /// One canonical decision of the retrieval pool.
-#[derive(Debug, Clone, Serialize)]
+///
+/// Compact on purpose: a memory can hold a million records, so the fields
+/// most records leave empty (ADR sections, status, supersession, origin,
+/// typed rules) live together in one boxed [`Rare`], absent when all are
+/// empty, and read through accessors. A scope glob is shared by every
+/// record that writes it ([`Arc`]): the loaders compile each distinct
+/// pattern once.
+#[derive(Debug, Clone)]
 pub struct Decision {
     pub id: String,
     pub title: String,
@@ -30,37 +37,125 @@ pub struct Decision {
     pub constraint: Vec<String>,
     pub anti_patterns: Vec<String>,
     pub content: String,
-    /// The rest of a decision's text, by part, as a Markdown source reads it
-    /// (empty for a record of a JSON memory file): what `content` does not
-    /// hold, so that a profile can weigh each part on its own.
-    #[serde(skip_serializing_if = "Sections::is_empty")]
-    pub sections: Sections,
     /// Scope globs as written (only item records under profile `default`).
     pub paths: Vec<String>,
-    pub status: Option<String>,
-    /// The record that supersedes this one, when its source says (an ADR
-    /// `Superseded by …`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub superseded_by: Option<String>,
     /// Where it came from: `decision record` or the item type.
     pub kind: RecordKind,
     /// Byte offset of the record (its `{`) in the memory text (0 for a
-    /// record of a Markdown source, whose place is `origin`).
-    #[serde(skip)]
+    /// record of a Markdown source, whose place is its origin).
     pub offset: usize,
+    /// The compiled globs, in `paths` order (a trailing `/` already expanded).
+    pub globs: Vec<Arc<Glob>>,
+    /// The fields most records leave empty; `None` when every one is.
+    pub rare: Option<Box<Rare>>,
+}
+
+/// The fields of a [`Decision`] that most records leave empty, boxed
+/// together so that they cost one pointer where they are.
+#[derive(Debug, Clone, Default)]
+pub struct Rare {
+    /// The rest of a decision's text, by part, as a Markdown source reads it
+    /// (empty for a record of a JSON memory file): what `content` does not
+    /// hold, so that a profile can weigh each part on its own.
+    pub sections: Sections,
+    pub status: Option<String>,
+    /// The record that supersedes this one, when its source says (an ADR
+    /// `Superseded by …`).
+    pub superseded_by: Option<String>,
     /// Where the record was read, as `file:line`, when the memory was read
     /// from a list of sources ([`crate::memory::sources`]); `None` for a
     /// memory file read alone, whose records are placed by `offset`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub origin: Option<Origin>,
-    /// The compiled globs, in `paths` order (a trailing `/` already expanded).
-    #[serde(skip)]
-    pub globs: Vec<Glob>,
     /// The typed rules of a decision record, read under profile `mneme` only
     /// (its prompt enforcer checks them); empty under `default`, which never
     /// uses them.
-    #[serde(skip)]
     pub rules: Vec<Rule>,
+}
+
+impl Rare {
+    /// The box a [`Decision`] holds: `None` when every field is empty.
+    pub fn boxed(self) -> Option<Box<Rare>> {
+        let empty = self.sections.is_empty()
+            && self.status.is_none()
+            && self.superseded_by.is_none()
+            && self.origin.is_none()
+            && self.rules.is_empty();
+        (!empty).then(|| Box::new(self))
+    }
+}
+
+/// What [`Decision::sections`] answers for a record without any.
+static NO_SECTIONS: Sections = Sections {
+    summary: String::new(),
+    decision: String::new(),
+    context: String::new(),
+    options: String::new(),
+    consequences: String::new(),
+};
+
+impl Decision {
+    /// The rest of a decision's text, by part (see [`Rare::sections`]).
+    pub fn sections(&self) -> &Sections {
+        self.rare.as_ref().map_or(&NO_SECTIONS, |r| &r.sections)
+    }
+
+    pub fn status(&self) -> Option<&str> {
+        self.rare.as_ref().and_then(|r| r.status.as_deref())
+    }
+
+    /// The record that supersedes this one, when its source says.
+    pub fn superseded_by(&self) -> Option<&str> {
+        self.rare.as_ref().and_then(|r| r.superseded_by.as_deref())
+    }
+
+    /// Where the record was read, when the memory was read from a list of
+    /// sources (see [`Rare::origin`]).
+    pub fn origin(&self) -> Option<&Origin> {
+        self.rare.as_ref().and_then(|r| r.origin.as_ref())
+    }
+
+    /// The typed rules of a decision record (profile `mneme` only).
+    pub fn rules(&self) -> &[Rule] {
+        self.rare.as_ref().map_or(&[], |r| &r.rules)
+    }
+
+    /// The rare fields, to change them (boxed on first use).
+    pub fn rare_mut(&mut self) -> &mut Rare {
+        self.rare.get_or_insert_with(Default::default)
+    }
+}
+
+/// The serialised form is that of the record before its rare fields were
+/// boxed: the same members, in the same order.
+impl Serialize for Decision {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let sections = self.sections();
+        let mut st = serializer.serialize_struct("Decision", 12)?;
+        st.serialize_field("id", &self.id)?;
+        st.serialize_field("title", &self.title)?;
+        st.serialize_field("tags", &self.tags)?;
+        st.serialize_field("constraint", &self.constraint)?;
+        st.serialize_field("anti_patterns", &self.anti_patterns)?;
+        st.serialize_field("content", &self.content)?;
+        if sections.is_empty() {
+            st.skip_field("sections")?;
+        } else {
+            st.serialize_field("sections", sections)?;
+        }
+        st.serialize_field("paths", &self.paths)?;
+        st.serialize_field("status", &self.status())?;
+        match self.superseded_by() {
+            Some(by) => st.serialize_field("superseded_by", by)?,
+            None => st.skip_field("superseded_by")?,
+        }
+        st.serialize_field("kind", &self.kind)?;
+        match self.origin() {
+            Some(origin) => st.serialize_field("origin", origin)?,
+            None => st.skip_field("origin")?,
+        }
+        st.end()
+    }
 }
 
 /// The parts of a decision's text beyond `content`, each the text of its
@@ -379,7 +474,7 @@ impl Memory {
     /// Where a pool decision is, as (file, line, column): its origin, or its
     /// offset in the memory file.
     pub fn place(&self, d: &Decision) -> (String, usize, usize) {
-        match &d.origin {
+        match d.origin() {
             Some(o) => (o.file.clone(), o.line, 1),
             None => {
                 let (line, column) = self.line_col(d.offset);

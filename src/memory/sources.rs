@@ -405,7 +405,7 @@ pub fn read(sources: &Sources, family: Family) -> Result<Read, MemoryError> {
                 let mut decisions = Vec::with_capacity(m.pool.len());
                 for mut d in m.pool.iter().cloned() {
                     let (line, _) = m.line_col(d.offset);
-                    d.origin = Some(Origin { file: file.clone(), line });
+                    d.rare_mut().origin = Some(Origin { file: file.clone(), line });
                     decisions.push(d);
                 }
                 for mut d in m.diagnostics {

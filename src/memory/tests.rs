@@ -114,8 +114,8 @@ fn sections_of_a_decision_record_are_read_back() {
         r#"{"decisions": [{"id": "a", "decision": "x", "sections": {"summary": "s", "consequences": "c"}}]}"#,
         Family::Default,
     );
-    assert_eq!(m.pool[0].sections.summary, "s");
-    assert_eq!(m.pool[0].sections.consequences, "c");
+    assert_eq!(m.pool[0].sections().summary, "s");
+    assert_eq!(m.pool[0].sections().consequences, "c");
     let m = parse(r#"{"decisions": [{"id": "a", "decision": "x", "sections": {"summary": 1}}]}"#, Family::Default);
     assert!(
         m.diagnostics.iter().any(|d| d.message.contains("`sections.summary` must be a string, found a number")),
@@ -271,12 +271,12 @@ fn rules_are_read_under_mneme_and_checked_under_default() {
     for text in [good.to_string(), good.replace('\n', " ")] {
         let m = parse(&text, Family::Mneme);
         assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics);
-        let rules = &m.pool[0].rules;
+        let rules = m.pool[0].rules();
         assert_eq!(rules.len(), 2);
         assert_eq!((rules[0].value.as_str(), rules[0].include_paths.is_none()), ("psycopg2", true));
         assert_eq!(rules[1].include_paths.as_deref(), Some(&["src/**".to_string()][..]));
         assert_eq!(rules[1].exclude_paths, ["src/legacy/*.py"]);
-        assert!(parse(&text, Family::Default).pool[0].rules.is_empty());
+        assert!(parse(&text, Family::Default).pool[0].rules().is_empty());
     }
     let refused = [
         (r#"{"type": "FORBID_REGEX", "value": "x"}"#, "defines only `FORBID_LITERAL`"),

@@ -15,14 +15,15 @@ path's do.
 */
 
 use std::path::Path;
+use std::sync::Arc;
 
 use super::decision_index;
 use super::glob::{compile_glob, quoted};
 use super::located_json::{self, Member, Node, Value};
 use super::migrate::migrate;
-use super::pool::{build_pool, Candidate};
+use super::pool::{build_pool, Segment};
 use super::rules::{python_strip, selector_problem, FORBID_LITERAL};
-use super::{Decision, Memory, RecordKind, Rule, Sections, Severity};
+use super::{Decision, Memory, Rare, RecordKind, Rule, Sections, Severity};
 use crate::profile::Family;
 
 /// Parses memory text, reporting every problem with its line and column.
@@ -219,14 +220,14 @@ impl Loader<'_> {
                 Err(e) => self.error(e.offset, e.record.as_deref(), e.message),
             }
         }
-        let mut decision_records = Vec::new();
-        let mut item_records = Vec::new();
+        let mut decision_records = Segment::default();
+        let mut item_records = Segment::default();
         if let Some(Node { value: Value::Array(elements), .. }) = decisions {
             for (i, el) in elements.iter().enumerate() {
                 self.memory.records += 1;
                 match self.record(el, true, &format!("decisions[{i}]")) {
-                    Some(c) if c.decision.kind == RecordKind::DecisionRecord => decision_records.push(c),
-                    Some(c) => item_records.push(c),
+                    Some((d, errors)) if d.kind == RecordKind::DecisionRecord => decision_records.push(d, errors),
+                    Some((d, errors)) => item_records.push(d, errors),
                     None => {}
                 }
             }
@@ -236,12 +237,16 @@ impl Loader<'_> {
             for (i, el) in elements.iter().enumerate() {
                 self.memory.records += 1;
                 if let Some(c) = self.record(el, false, &format!("{items_label}[{i}]")) {
-                    item_records.push(c);
+                    item_records.push(c.0, c.1);
                 }
             }
         }
-        let usable: Vec<(String, usize)> =
-            decision_records.iter().chain(&item_records).map(|c| (c.decision.id.clone(), c.decision.offset)).collect();
+        let usable: Vec<(String, usize)> = decision_records
+            .decisions
+            .iter()
+            .chain(&item_records.decisions)
+            .map(|d| (d.id.clone(), d.offset))
+            .collect();
         build_pool(self.memory, vec![decision_records, item_records], index.is_some());
         self.duplicates_of_broken(usable);
     }
@@ -360,7 +365,7 @@ impl Loader<'_> {
     }
 
     /// Shape-checks one record and maps it; `None` when it is unusable.
-    fn record(&mut self, node: &Node, in_decisions: bool, place: &str) -> Option<Candidate> {
+    fn record(&mut self, node: &Node, in_decisions: bool, place: &str) -> Option<(Decision, Vec<(usize, String)>)> {
         if node.value == Value::Unreadable {
             // A syntax error, already reported; counted, nothing to check.
             return None;
@@ -394,7 +399,7 @@ impl Loader<'_> {
                     match compile_glob(&pattern) {
                         Ok(glob) => {
                             paths.push(pattern);
-                            globs.push(glob);
+                            globs.push(Arc::new(glob));
                         }
                         Err(msg) => {
                             glob_errors.push((offset, format!("invalid scope glob {}: {msg}", quoted(&pattern))))
@@ -409,15 +414,11 @@ impl Loader<'_> {
                 constraint,
                 anti_patterns,
                 content,
-                sections,
                 paths,
-                status,
-                superseded_by: None,
                 kind: RecordKind::DecisionRecord,
                 offset: node.offset,
-                origin: None,
                 globs,
-                rules,
+                rare: Rare { sections, status, rules, ..Rare::default() }.boxed(),
             }
         } else {
             let has_title = node.get("title").is_some();
@@ -447,15 +448,11 @@ impl Loader<'_> {
                 constraint,
                 anti_patterns,
                 content,
-                sections: Default::default(),
                 paths: Vec::new(),
-                status,
-                superseded_by: None,
                 kind: RecordKind::Item(item_type.clone()),
                 offset: node.offset,
-                origin: None,
                 globs: Vec::new(),
-                rules: Vec::new(),
+                rare: Rare { status, ..Rare::default() }.boxed(),
             };
             match self.family {
                 Family::Default => {
@@ -463,7 +460,7 @@ impl Loader<'_> {
                         match compile_glob(&pattern) {
                             Ok(glob) => {
                                 d.paths.push(pattern);
-                                d.globs.push(glob);
+                                d.globs.push(Arc::new(glob));
                             }
                             Err(msg) => {
                                 glob_errors.push((offset, format!("invalid scope glob {}: {msg}", quoted(&pattern))))
@@ -476,7 +473,7 @@ impl Loader<'_> {
             d
         };
         if f.problems.is_empty() {
-            return Some(Candidate { decision, glob_errors });
+            return Some((decision, glob_errors));
         }
         let problems = std::mem::take(&mut f.problems);
         for (offset, message) in problems {

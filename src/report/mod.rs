@@ -382,7 +382,7 @@ impl Report {
                         constraint: d.constraint.clone(),
                         anti_patterns: d.anti_patterns.clone(),
                         tags: d.tags.clone(),
-                        source: d.origin.as_ref().map(ToString::to_string),
+                        source: d.origin().map(ToString::to_string),
                     },
                 );
             }

@@ -82,7 +82,7 @@ fn inactive_in_pool(memory: &Memory) -> Vec<InactiveInPool<'_>> {
         .pool
         .iter()
         .filter_map(|d| {
-            let status = d.status.as_deref().filter(|s| is_inactive(s))?;
+            let status = d.status().filter(|s| is_inactive(s))?;
             let (file, line, column) = memory.place(d);
             let file = memory.from_sources().then_some(file);
             Some(InactiveInPool { id: &d.id, file, line, column, status })

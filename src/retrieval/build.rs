@@ -2,6 +2,8 @@
 //! interned once, postings and tag token sets laid out flat (CSR), and the
 //! scope globs gathered (see [`Index::build`] and [`Index::build_for_query`]).
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 use super::scope::{LiteralFilter, PrefixSets, Scopes};
@@ -55,9 +57,14 @@ impl Index {
         Index::build_parts(self.decisions.clone(), self.excluded.clone(), profile, None)
     }
 
-    fn build_with(memory: Memory, profile: Profile, only: Option<Query<'_>>) -> Index {
+    fn build_with(mut memory: Memory, profile: Profile, only: Option<Query<'_>>) -> Index {
         debug_assert_eq!(memory.family, profile.family);
-        Index::build_parts(memory.pool, memory.excluded, profile, only)
+        let (pool, excluded) = (std::mem::take(&mut memory.pool), std::mem::take(&mut memory.excluded));
+        // The rest of the memory, its text above all (as large as the file),
+        // is not needed by the index: free it before the postings are built
+        // rather than after.
+        drop(memory);
+        Index::build_parts(pool, excluded, profile, only)
     }
 
     fn build_parts(pool: Vec<Decision>, excluded: Vec<Excluded>, profile: Profile, only: Option<Query<'_>>) -> Index {
@@ -187,7 +194,7 @@ impl Index {
                 let scopes = &mut index.scopes;
                 let id = *glob_ids.entry(glob.glob()).or_insert_with(|| {
                     scopes.owner.push(Vec::new());
-                    scopes.globs.push(glob.clone());
+                    scopes.globs.push(Arc::clone(glob));
                     scopes.filters.push(LiteralFilter::new(glob.glob()));
                     scopes.owner.len() - 1
                 });

@@ -244,15 +244,15 @@ impl Index {
                 Some("below_min_score")
             };
             if detail.is_none() && self.profile.family == Family::Mneme {
-                detail =
-                    decision.status.as_deref().filter(|s| is_inactive(s)).map(|s| {
-                        format!("status `{s}` is inactive; profile mneme ignores status, as Mneme 0.10.0 does")
-                    });
+                detail = decision
+                    .status()
+                    .filter(|s| is_inactive(s))
+                    .map(|s| format!("status `{s}` is inactive; profile mneme ignores status, as Mneme 0.10.0 does"));
             }
             records.push(ExplainedRecord {
                 id: decision.id.clone(),
                 title: decision.title.clone(),
-                source: decision.origin.as_ref().map(ToString::to_string),
+                source: decision.origin().map(ToString::to_string),
                 pool_order: Some(d),
                 scope,
                 fields,

@@ -2,7 +2,7 @@
 //! path, with one `GlobSet` built for all queries, or, for an index that
 //! answers one query, with only the globs a cheap literal test keeps.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use globset::{Glob, GlobMatcher, GlobSet, GlobSetBuilder};
 use rustc_hash::FxHashMap;
@@ -17,7 +17,7 @@ pub(super) struct Scopes {
     /// Per distinct glob: the decisions that carry it.
     pub(super) owner: Vec<Vec<u32>>,
     /// Per distinct glob: the glob (as compiled at load).
-    pub(super) globs: Vec<Glob>,
+    pub(super) globs: Vec<Arc<Glob>>,
     /// Per distinct glob: literals every matching path must contain.
     pub(super) filters: Vec<LiteralFilter>,
 }
@@ -121,7 +121,7 @@ pub(super) struct PrefixSets {
 }
 
 impl PrefixSets {
-    pub(super) fn build(globs: &[Glob], filters: &[LiteralFilter]) -> PrefixSets {
+    pub(super) fn build(globs: &[Arc<Glob>], filters: &[LiteralFilter]) -> PrefixSets {
         let mut by_prefix: FxHashMap<Box<str>, Vec<usize>> = FxHashMap::default();
         let mut by_name: FxHashMap<Box<str>, Vec<usize>> = FxHashMap::default();
         let mut rest = Vec::new();
@@ -153,7 +153,13 @@ impl PrefixSets {
 
     /// The indices (ascending) of the globs (of `globs`, with their
     /// `filters`, those the buckets were built of) that match `path`.
-    pub(super) fn matches_into(&self, globs: &[Glob], filters: &[LiteralFilter], path: &str, out: &mut Vec<usize>) {
+    pub(super) fn matches_into(
+        &self,
+        globs: &[Arc<Glob>],
+        filters: &[LiteralFilter],
+        path: &str,
+        out: &mut Vec<usize>,
+    ) {
         out.clear();
         let mut check = |g: usize| {
             if filters[g].may_match(path) && self.matchers[g].get_or_init(|| globs[g].compile_matcher()).is_match(path)
@@ -218,7 +224,7 @@ impl Scopes {
                 if candidates.is_empty() {
                     return;
                 }
-                let globs: Vec<&Glob> = candidates.iter().map(|&g| &self.globs[g]).collect();
+                let globs: Vec<&Glob> = candidates.iter().map(|&g| &*self.globs[g]).collect();
                 let mut hits = Vec::new();
                 GlobSets::build(&globs).matches_into(path, &mut hits);
                 out.extend(hits.into_iter().map(|i| candidates[i]));
@@ -406,10 +412,11 @@ mod tests {
             }
         }
         // Bucketed by their starts, the globs match what one set of them matches.
-        let compiled: Vec<Glob> = globs.iter().map(|g| crate::memory::compile_glob(g).unwrap()).collect();
+        let compiled: Vec<Arc<Glob>> =
+            globs.iter().map(|g| Arc::new(crate::memory::compile_glob(g).unwrap())).collect();
         let filters: Vec<LiteralFilter> = compiled.iter().map(|g| LiteralFilter::new(g.glob())).collect();
         let bucketed = PrefixSets::build(&compiled, &filters);
-        let one = GlobSets::build(&compiled.iter().collect::<Vec<_>>());
+        let one = GlobSets::build(&compiled.iter().map(|g| &**g).collect::<Vec<_>>());
         let more =
             ["ün", "ü", "services", "src/x/a1/c/d", "a/x1y.rs", "x1y.rs", "/x1y.rs", "a/x1y.rs/", "test_", "q/ün1.py"];
         for path in paths.iter().chain(&more) {

@@ -268,7 +268,7 @@ fn globs_too_many_for_one_set_still_match() {
     let profile = Profile::of(Named::Classic);
     let q = Query { task: "ledger payments", file: Some("services/payments/refunds.py") };
     let batch = index(&text, profile.clone());
-    let all = super::scope::GlobSets::build(&batch.scopes.globs.iter().collect::<Vec<_>>());
+    let all = super::scope::GlobSets::build(&batch.scopes.globs.iter().map(|g| &**g).collect::<Vec<_>>());
     assert!(all.set_count() > 1, "one set was enough: make the globs heavier");
     assert_eq!(run(&batch, q.task, q.file)[0].0, "pay");
     let why = batch.explain(q);
@@ -582,8 +582,8 @@ fn bm25_scores_sections_and_classic_never_reads_them() {
                    {"id": "p", "type": "rule", "title": "z"}, {"id": "q", "type": "rule", "title": "w"}]"#;
     let with_sections = |profile: Profile| {
         let mut memory = Memory::parse(Path::new("m.json"), text.to_string(), profile.family);
-        memory.pool[0].sections.summary = "queue backpressure".into();
-        memory.pool[1].sections.consequences = "queue backpressure".into();
+        memory.pool[0].rare_mut().sections.summary = "queue backpressure".into();
+        memory.pool[1].rare_mut().sections.consequences = "queue backpressure".into();
         Index::build(memory, profile)
     };
     let ix = with_sections(Profile::of(Named::Default));

@@ -68,7 +68,7 @@ enum AntiPattern {
 impl Checks {
     pub fn of(decision: &Decision) -> Checks {
         Checks {
-            literals: decision.rules.iter().filter(|r| r.include_paths.is_none()).map(|r| r.value.clone()).collect(),
+            literals: decision.rules().iter().filter(|r| r.include_paths.is_none()).map(|r| r.value.clone()).collect(),
             anti_patterns: decision
                 .anti_patterns
                 .iter()

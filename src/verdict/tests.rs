@@ -484,15 +484,11 @@ fn decision(id: &str, anti: &[&str]) -> crate::memory::Decision {
         constraint: vec!["no postgres".into()],
         anti_patterns: anti.iter().map(|s| s.to_string()).collect(),
         content: String::new(),
-        sections: Default::default(),
         paths: vec![],
-        status: None,
-        superseded_by: None,
         kind: crate::memory::RecordKind::DecisionRecord,
         offset: 0,
-        origin: None,
         globs: vec![],
-        rules: vec![],
+        rare: None,
     }
 }
 

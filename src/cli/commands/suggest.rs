@@ -32,14 +32,14 @@ pub(crate) fn execute(s: SuggestSettings) -> Result<i32, Error> {
 fn places(memory: &crate::memory::Memory, label: &str) -> Vec<Option<Place>> {
     let mut per_file: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for d in &memory.pool {
-        if let Some(o) = &d.origin {
+        if let Some(o) = d.origin() {
             *per_file.entry(o.file.as_str()).or_default() += 1;
         }
     }
     memory
         .pool
         .iter()
-        .map(|d| match &d.origin {
+        .map(|d| match d.origin() {
             Some(o) => {
                 let format = if o.file.ends_with(".json") {
                     Format::MemoryFile

@@ -13,7 +13,7 @@ pub(crate) fn execute(s: ValidateSettings) -> Result<i32, Error> {
     if !memory.has_errors() {
         for (offset, id) in crate::retrieval::silent_decisions(&memory.pool, profile) {
             let at = memory.pool.iter().find(|d| d.id == id && d.offset == offset);
-            let (file, (line, column)) = match at.and_then(|d| d.origin.as_ref()) {
+            let (file, (line, column)) = match at.and_then(|d| d.origin()) {
                 Some(o) => (Some(o.file.clone()), (o.line, 1)),
                 None => (None, memory.line_col(offset)),
             };

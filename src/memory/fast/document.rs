@@ -2,18 +2,19 @@
 //! object (`meta`, `decisions` or `items`), a top-level array, and each
 //! record's members into a `Raw` record.
 
+use std::cell::RefCell;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::values::{Ignore, RulesSeed, SectionsSeed, ValSeed};
-use super::{map, Bail, Names, Raw};
-use crate::memory::pool::Candidate;
+use super::{map, Bail, Globs, Names, Raw};
+use crate::memory::Decision;
 use crate::profile::Family;
 
 pub(super) enum Root {
-    Array(Vec<Candidate>),
-    Object { decisions: Vec<Candidate>, items: Vec<Candidate> },
+    Array(Vec<Decision>),
+    Object { decisions: Vec<Decision>, items: Vec<Decision> },
 }
 
 #[derive(Clone, Copy)]
@@ -21,6 +22,8 @@ pub(super) struct RootSeed<'t> {
     pub(super) base: usize,
     pub(super) text: &'t str,
     pub(super) family: Family,
+    /// The scope globs compiled so far, shared by the records that write them.
+    pub(super) globs: &'t RefCell<Globs>,
 }
 
 impl<'de> DeserializeSeed<'de> for RootSeed<'_> {
@@ -109,14 +112,14 @@ impl<'de> Visitor<'de> for Meta {
 struct TopArray<'t>(RecordsSeed<'t>);
 
 impl<'de> DeserializeSeed<'de> for TopArray<'_> {
-    type Value = Option<Vec<Candidate>>;
+    type Value = Option<Vec<Decision>>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
     }
 }
 
 impl<'de> Visitor<'de> for TopArray<'_> {
-    type Value = Option<Vec<Candidate>>;
+    type Value = Option<Vec<Decision>>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an array of records or null")
     }
@@ -138,13 +141,14 @@ struct RecordsSeed<'t> {
 }
 
 impl<'de> RecordsSeed<'_> {
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Candidate>, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Decision>, A::Error> {
         // Room for as many records as the text could hold at a few hundred
         // bytes each: pages never touched cost nothing, growth copies would.
         let mut out = Vec::with_capacity(self.root.text.len() / 256);
         let in_decisions = self.in_decisions;
         while let Some(raw) = seq.next_element_seed(RecordSeed { root: self.root, depth: self.depth + 1 })? {
-            out.push(map(raw, in_decisions, self.root.family).map_err(de::Error::custom)?);
+            let mut globs = self.root.globs.borrow_mut();
+            out.push(map(raw, in_decisions, self.root.family, &mut globs).map_err(de::Error::custom)?);
         }
         Ok(out)
     }

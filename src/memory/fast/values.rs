@@ -58,6 +58,9 @@ impl<'de> Visitor<'de> for ValSeed {
                 _ => all_strings = false,
             }
         }
+        // `serde_json` gives no length: growth leaves room for four strings
+        // where a record's list usually holds one or two.
+        out.shrink_to_fit();
         Ok(if all_strings { Val::List(out) } else { Val::MixedList })
     }
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Val, A::Error> {

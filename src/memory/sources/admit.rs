@@ -3,10 +3,13 @@
 //! its problems and the warning about a thin decision.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::Record;
 use crate::memory::record::Origin;
-use crate::memory::{compile_glob, glob, Decision, Diagnostic, Excluded, Exclusion, Memory, RecordKind, Severity};
+use crate::memory::{
+    compile_glob, glob, Decision, Diagnostic, Excluded, Exclusion, Memory, Rare, RecordKind, Severity,
+};
 use crate::profile::Family;
 
 /// The fewest words of its own (content, constraints, anti-patterns and
@@ -53,7 +56,7 @@ pub(super) fn decision(r: Record, family: Family) -> Admission {
         for pattern in r.globs {
             match compile_glob(&pattern) {
                 Ok(g) => {
-                    globs.push(g);
+                    globs.push(Arc::new(g));
                     paths.push(pattern);
                 }
                 Err(msg) => {
@@ -69,15 +72,18 @@ pub(super) fn decision(r: Record, family: Family) -> Admission {
         constraint: r.constraint,
         anti_patterns: r.anti_patterns,
         content: r.content,
-        sections: r.sections,
         paths,
-        status: r.status,
-        superseded_by: r.superseded_by,
         kind: RecordKind::DecisionRecord,
         offset: 0,
-        origin: Some(Origin { file: r.file, line: r.line }),
         globs,
-        rules: Vec::new(),
+        rare: Rare {
+            sections: r.sections,
+            status: r.status,
+            superseded_by: r.superseded_by,
+            origin: Some(Origin { file: r.file, line: r.line }),
+            rules: Vec::new(),
+        }
+        .boxed(),
     };
     (d, errors, r.forced_inactive)
 }
@@ -97,14 +103,14 @@ impl Admit {
         let family = memory.family;
         let mut added: Vec<(String, Origin)> = Vec::new();
         for (d, glob_errors, forced) in batch {
-            let origin = d.origin.clone().expect("records of sources have an origin");
+            let origin = d.origin().cloned().expect("records of sources have an origin");
             let inactive = match family {
-                Family::Default if forced => d.status.clone().or_else(|| Some("proposed".into())),
-                Family::Default => d.status.clone().filter(|s| crate::memory::is_inactive(s)),
+                Family::Default if forced => d.status().map(str::to_string).or_else(|| Some("proposed".into())),
+                Family::Default => d.status().filter(|s| crate::memory::is_inactive(s)).map(str::to_string),
                 Family::Mneme => None,
             };
             let reason = if let Some(status) = inactive {
-                Some(Exclusion::InactiveStatus { status, superseded_by: d.superseded_by.clone() })
+                Some(Exclusion::InactiveStatus { status, superseded_by: d.superseded_by().map(str::to_string) })
             } else if let Some(kept) = self.seen.get(&d.id) {
                 match family {
                     Family::Default => {

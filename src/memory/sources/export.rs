@@ -72,9 +72,8 @@ pub fn mneme_json(records: &[(SourceKind, Decision)], label: &str, dir: &Path) -
         Some(c) if !p.is_absolute() => c.join(p),
         _ => p.to_path_buf(),
     };
-    let mixed = records
-        .iter()
-        .any(|(_, d)| d.origin.as_ref().is_some_and(|o| Path::new(&o.file).is_absolute() != dir.is_absolute()));
+    let mixed =
+        records.iter().any(|(_, d)| d.origin().is_some_and(|o| Path::new(&o.file).is_absolute() != dir.is_absolute()));
     let dir = if mixed { absolute(dir) } else { dir.to_path_buf() };
     let place = |file: &str| {
         let f = Path::new(file);
@@ -96,10 +95,10 @@ pub fn mneme_json(records: &[(SourceKind, Decision)], label: &str, dir: &Path) -
                 constraints: &d.constraint,
                 anti_patterns: &d.anti_patterns,
                 paths: &d.paths,
-                status: d.status.as_deref(),
-                superseded_by: d.superseded_by.as_deref(),
-                sections: &d.sections,
-                source: d.origin.as_ref().map(|o| SourceRef { kind: kind.name(), path: place(&o.file), line: o.line }),
+                status: d.status(),
+                superseded_by: d.superseded_by(),
+                sections: d.sections(),
+                source: d.origin().map(|o| SourceRef { kind: kind.name(), path: place(&o.file), line: o.line }),
             })
             .collect(),
     };
@@ -168,15 +167,15 @@ mod tests {
             constraint: vec![],
             anti_patterns: vec![],
             content: String::new(),
-            sections: Sections::default(),
             paths: vec![],
-            status: None,
-            superseded_by: None,
             kind: crate::memory::RecordKind::DecisionRecord,
             offset: 0,
-            origin: Some(crate::memory::Origin { file: "docs/adr/0001-a.md".into(), line: 1 }),
             globs: vec![],
-            rules: vec![],
+            rare: crate::memory::Rare {
+                origin: Some(crate::memory::Origin { file: "docs/adr/0001-a.md".into(), line: 1 }),
+                ..Default::default()
+            }
+            .boxed(),
         };
         let out = cwd.join("elsewhere/deeper");
         let text = mneme_json(&[(SourceKind::Adr, d)], "adr:docs/adr", &out);

@@ -13,22 +13,22 @@ fn decision(id: &str, anti: &[&str], constraints: &[&str], rules: &[(&str, bool)
         constraint: constraints.iter().map(|s| s.to_string()).collect(),
         anti_patterns: anti.iter().map(|s| s.to_string()).collect(),
         content: String::new(),
-        sections: Default::default(),
         paths: vec![],
-        status: None,
-        superseded_by: None,
         kind: RecordKind::DecisionRecord,
         offset: 0,
-        origin: None,
         globs: vec![],
-        rules: rules
-            .iter()
-            .map(|(v, scoped)| Rule {
-                value: v.to_string(),
-                include_paths: scoped.then(|| vec!["src/**".to_string()]),
-                exclude_paths: vec![],
-            })
-            .collect(),
+        rare: crate::memory::Rare {
+            rules: rules
+                .iter()
+                .map(|(v, scoped)| Rule {
+                    value: v.to_string(),
+                    include_paths: scoped.then(|| vec!["src/**".to_string()]),
+                    exclude_paths: vec![],
+                })
+                .collect(),
+            ..Default::default()
+        }
+        .boxed(),
     }
 }
 
