@@ -518,7 +518,7 @@ pub fn hash_suite(roots: &[PathBuf], files: &[PathBuf]) -> SuiteFingerprint {
     let mut lines: Vec<String> = files
         .par_iter()
         .map(|p| {
-            let hash = std::fs::read(p).map(|b| hex_sha256(&b)).unwrap_or_else(|_| "missing".into());
+            let hash = hash_file(p).unwrap_or_else(|_| "missing".into());
             format!("{}\t{hash}\n", display_path(p))
         })
         .collect();
@@ -535,6 +535,30 @@ pub fn hash_suite(roots: &[PathBuf], files: &[PathBuf]) -> SuiteFingerprint {
     }
 }
 
+/// The SHA-256 of the file at `path` in lower-case hex, as
+/// `hex_sha256(&fs::read(path)?)`: fed to the hasher while it is read, in
+/// one buffer a thread, which saves the `statx` that `fs::read` makes to
+/// size its vector, and the vector (a suite is thousands of small files).
+fn hash_file(path: &Path) -> std::io::Result<String> {
+    use std::io::Read as _;
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let mut file = std::fs::File::open(path)?;
+    BUFFER.with_borrow_mut(|buffer| {
+        buffer.resize(64 << 10, 0);
+        let mut hasher = crate::digest::Hasher::new();
+        loop {
+            match file.read(buffer) {
+                Ok(0) => return Ok(hasher.hex()),
+                Ok(n) => hasher.update(&buffer[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    })
+}
+
 /// The SHA-256 of `bytes` in lower-case hex ([`crate::digest::sha256_hex`]).
 pub fn hex_sha256(bytes: &[u8]) -> String {
     crate::digest::sha256_hex(bytes)
@@ -543,9 +567,12 @@ pub fn hex_sha256(bytes: &[u8]) -> String {
 /// A path as reports show it: relative to the working directory when it is
 /// inside it, `.` components dropped, `/` separators.
 pub fn display_path(path: &Path) -> String {
-    let relative = match std::env::current_dir() {
-        Ok(cwd) if path.is_absolute() => path.strip_prefix(&cwd).map(Path::to_path_buf).unwrap_or(path.to_path_buf()),
-        _ => path.to_path_buf(),
+    // The working folder is asked for only when it matters: reports show a
+    // path for every scenario and every file hashed, and most are relative.
+    let cwd = if path.is_absolute() { std::env::current_dir().ok() } else { None };
+    let relative = match cwd {
+        Some(cwd) => path.strip_prefix(&cwd).map(Path::to_path_buf).unwrap_or(path.to_path_buf()),
+        None => path.to_path_buf(),
     };
     let parts: Vec<String> = relative
         .components()
