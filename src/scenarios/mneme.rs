@@ -27,7 +27,9 @@ use super::error::SuiteError;
 use super::node::Node;
 use super::read::{SuiteRoot, Unreadable};
 use super::root::{Folder, Probe};
-use super::scenario::{LoadedRoot, ResponseFormat, ResponseRef, Scenario, ScenarioType, SuiteFormat, DEFAULT_CATEGORY};
+use super::scenario::{
+    LoadedRoot, ReadDigest, ResponseFormat, ResponseRef, Scenario, ScenarioType, SuiteFormat, DEFAULT_CATEGORY,
+};
 
 /// scenario.json keys of Mneme's enforcement-quality benchmark, which only
 /// profile `mneme` reads (profile `default` ignores them with a warning).
@@ -81,10 +83,16 @@ pub(super) fn load_mneme_dir(
             return;
         }
     };
+    // Hashed here, for the suite's fingerprint, while the bytes are at hand.
+    let query_digest = query.as_deref().map(crate::digest::sha256_hex);
     let (scenario, mut errs, warnings) = parse_mneme(&text, &json_path, &folder_name, query, root, folder.as_ref());
     errors.append(&mut errs);
     out.warnings.extend(warnings);
-    if let Some(s) = scenario {
+    if let Some(mut s) = scenario {
+        s.read.push((json_path, ReadDigest::of(crate::digest::sha256_hex(&text))));
+        if let Some(digest) = query_digest {
+            s.read.push((dir.join("query.txt"), ReadDigest::of(digest)));
+        }
         out.scenarios.push(s);
     }
 }
@@ -266,6 +274,7 @@ fn parse_mneme(
         column: 1,
         suite_root: root.path.to_path_buf(),
         format: SuiteFormat::Mneme,
+        read: Vec::new(),
     };
     (Some(scenario), errors, warnings)
 }

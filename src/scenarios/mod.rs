@@ -70,5 +70,6 @@ pub use load::{load_root, load_root_with};
 pub use read::{SuiteLimits, YamlLimits};
 pub(crate) use root::{read_inside, Cap, Refusal};
 pub use scenario::{
-    LoadedRoot, ResponseFormat, ResponseRef, Review, Scenario, ScenarioType, SourceLocation, Suite, SuiteFormat,
+    LoadedRoot, ReadDigest, ResponseFormat, ResponseRef, Review, Scenario, ScenarioType, SourceLocation, Suite,
+    SuiteFormat,
 };

@@ -49,7 +49,7 @@ use serde_saphyr::{Budget, Error as YamlError, Location, Options, Spanned};
 use super::error::SuiteError;
 use super::node::Node;
 use super::root::{check_inside, read_inside, read_regular, Cap, Folder, Refusal};
-use super::scenario::{ResponseFormat, ResponseRef};
+use super::scenario::{ReadDigest, ResponseFormat, ResponseRef};
 use super::text::one_line;
 use crate::profile::Family;
 
@@ -150,6 +150,7 @@ impl SuiteRoot<'_> {
             format,
             canonical_root: self.canonical.to_path_buf(),
             max_bytes: self.limits.max_response_bytes,
+            digest: ReadDigest::default(),
         }
     }
 
