@@ -13,6 +13,12 @@ no larger than a cap: checked by its size first, then enforced while it is
 read (at most cap + 1 bytes are read), since a file in `/proc` says it is
 empty and a file may grow.
 
+A file in a folder that resolves inside the root ([`Folder`]) is read
+without resolving its own path: it is opened without following a symlink
+and without blocking, and checked once open (`fstat`), as `crate::confine`
+opens every file; a symlink, a special file or a file too large there is
+left to the checks above, which say why it is refused.
+
 The loader checks suite files (`read`), Mneme files and responses through
 here; `verdict` reads responses through [`read_inside`] too, with the
 canonical root and the cap that the loader put in each
