@@ -633,6 +633,7 @@ mod tests {
             column: 1,
             suite_root: PathBuf::from("."),
             format: SuiteFormat::Native,
+            read: Vec::new(),
         };
         let metrics = ScenarioMetrics::compute(retrieved, expect, &[] as &[&str], 3);
         ScenarioRun {

@@ -142,7 +142,9 @@ pub(crate) fn run_noting(
         }
     }
     // Every file the selected scenarios read, hashed for the fingerprint
-    // while they run (a partition's fingerprint is the whole selection's).
+    // once they have run (a partition's fingerprint is the whole
+    // selection's): the files read to load and to judge them carry their
+    // digests, and only the others are read for it.
     let files = crate::report::suite_files(scenarios.iter());
 
     // One partition: the whole selection is hashed and each scenario's
@@ -172,12 +174,8 @@ pub(crate) fn run_noting(
     };
     let progress = bar.as_ref().map(|_| &tick as &(dyn Fn() + Sync));
     let options = RunOptions { jobs: settings.jobs, pool: Some(&pool), progress };
-    let (ran, suite_fingerprint) = std::thread::scope(|scope| {
-        let hashing = scope.spawn(|| pool.install(|| crate::report::hash_suite(&settings.roots, &files)));
-        let ran = super::model::run(&index, scenarios, settings.model.as_ref(), options, quiet);
-        (ran, hashing.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-    });
-    let (run, model) = ran?;
+    let (run, model) = super::model::run(&index, scenarios, settings.model.as_ref(), options, quiet)?;
+    let suite_fingerprint = pool.install(|| crate::report::hash_suite(&settings.roots, &files));
     if let Some(b) = &bar {
         b.finish_and_clear();
     }

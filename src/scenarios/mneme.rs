@@ -26,7 +26,10 @@ use super::assertions::{assertion_spec, Assertion, AssertionKind, AssertionSpec,
 use super::error::SuiteError;
 use super::node::Node;
 use super::read::{SuiteRoot, Unreadable};
-use super::scenario::{LoadedRoot, ResponseFormat, ResponseRef, Scenario, ScenarioType, SuiteFormat, DEFAULT_CATEGORY};
+use super::root::{Folder, Probe};
+use super::scenario::{
+    LoadedRoot, ReadDigest, ResponseFormat, ResponseRef, Scenario, ScenarioType, SuiteFormat, DEFAULT_CATEGORY,
+};
 
 /// scenario.json keys of Mneme's enforcement-quality benchmark, which only
 /// profile `mneme` reads (profile `default` ignores them with a warning).
@@ -53,7 +56,14 @@ pub(super) fn load_mneme_dir(
     errors: &mut Vec<SuiteError>,
 ) {
     let json_path = dir.join("scenario.json");
-    let text = match root.read_text(&json_path, named) {
+    // The folder is resolved once for its four files; a root the user named
+    // as its `scenario.json` may be a symlink anywhere, and is read by itself.
+    let folder = if named { None } else { Folder::resolve(root.canonical, dir) };
+    let text = match if named {
+        root.read_text(&json_path, true)
+    } else {
+        root.read_text_in(folder.as_ref(), dir, "scenario.json")
+    } {
         Ok(t) => t,
         Err(e) => {
             errors.push(e.into_error(&json_path, "scenario.json"));
@@ -65,7 +75,7 @@ pub(super) fn load_mneme_dir(
         .map(|n| n.to_string_lossy().into_owned())
         .or_else(|| fs::canonicalize(dir).ok().and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())))
         .unwrap_or_default();
-    let query = match root.read_text(&dir.join("query.txt"), false) {
+    let query = match root.read_text_in(folder.as_ref(), dir, "query.txt") {
         Ok(q) => Some(q),
         Err(Unreadable::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => {
@@ -73,10 +83,16 @@ pub(super) fn load_mneme_dir(
             return;
         }
     };
-    let (scenario, mut errs, warnings) = parse_mneme(&text, &json_path, &folder_name, query, root);
+    // Hashed here, for the suite's fingerprint, while the bytes are at hand.
+    let query_digest = query.as_deref().map(crate::digest::sha256_hex);
+    let (scenario, mut errs, warnings) = parse_mneme(&text, &json_path, &folder_name, query, root, folder.as_ref());
     errors.append(&mut errs);
     out.warnings.extend(warnings);
-    if let Some(s) = scenario {
+    if let Some(mut s) = scenario {
+        s.read.push((json_path, ReadDigest::of(crate::digest::sha256_hex(&text))));
+        if let Some(digest) = query_digest {
+            s.read.push((dir.join("query.txt"), ReadDigest::of(digest)));
+        }
         out.scenarios.push(s);
     }
 }
@@ -84,7 +100,8 @@ pub(super) fn load_mneme_dir(
 /// Parses a Mneme `scenario.json` (its text and path), with the folder name
 /// (the id when `name` is absent) and the content of `query.txt` (`None`
 /// when the file is missing). Response files are looked up beside
-/// `scenario.json`: `.json` preferred over `.txt`. Returns the scenario (if
+/// `scenario.json`: `.json` preferred over `.txt`, through `folder` (the
+/// folder resolved once) when it can vouch for them. Returns the scenario (if
 /// valid), the errors and the warnings.
 fn parse_mneme(
     text: &str,
@@ -92,6 +109,7 @@ fn parse_mneme(
     folder_name: &str,
     query: Option<String>,
     root: &SuiteRoot<'_>,
+    folder: Option<&Folder>,
 ) -> (Option<Scenario>, Vec<SuiteError>, Vec<String>) {
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
@@ -214,17 +232,25 @@ fn parse_mneme(
     if !errors.is_empty() {
         return (None, errors, warnings);
     }
+    // A side is `.json` if that exists (a dangling symlink does not), else
+    // `.txt`. A regular file of the resolved folder within the cap is what
+    // `SuiteRoot::response` would accept, found with one `lstat`; anything
+    // else is looked up and checked by its path.
     let side = |stem: &str| -> Option<ResponseRef> {
-        let json = dir.join(format!("{stem}.json"));
-        let txt = dir.join(format!("{stem}.txt"));
-        if json.exists() {
-            let format = if mneme { ResponseFormat::MnemeStructured } else { ResponseFormat::Structured };
-            Some(root.response(format!("{stem}.json"), json, format))
-        } else if txt.exists() {
-            Some(root.response(format!("{stem}.txt"), txt, ResponseFormat::MnemeText))
-        } else {
-            None
+        let max_bytes = root.limits.max_response_bytes;
+        let json_format = if mneme { ResponseFormat::MnemeStructured } else { ResponseFormat::Structured };
+        for (name, format) in
+            [(format!("{stem}.json"), json_format), (format!("{stem}.txt"), ResponseFormat::MnemeText)]
+        {
+            let path = dir.join(&name);
+            match folder.map_or(Probe::Unknown, |f| f.probe(&name, max_bytes)) {
+                Probe::Usable => return Some(root.usable_response(name, path, format)),
+                Probe::Absent => continue,
+                Probe::Unknown if path.exists() => return Some(root.response(name, path, format)),
+                Probe::Unknown => continue,
+            }
         }
+        None
     };
     let scenario = Scenario {
         id,
@@ -248,6 +274,7 @@ fn parse_mneme(
         column: 1,
         suite_root: root.path.to_path_buf(),
         format: SuiteFormat::Mneme,
+        read: Vec::new(),
     };
     (Some(scenario), errors, warnings)
 }
@@ -365,7 +392,7 @@ mod tests {
     fn mneme_json_parsing() {
         let text = "{\n  \"name\": \"x\",\n  \"expected_protected_decision_ids\": \"anti-1\",\n  \"scenario_type\": \"benign\"\n}";
         let (s, e, w) =
-            parse_mneme(text, Path::new("b/x/scenario.json"), "x", Some("q".into()), &SuiteRoot::for_tests("b"));
+            parse_mneme(text, Path::new("b/x/scenario.json"), "x", Some("q".into()), &SuiteRoot::for_tests("b"), None);
         assert!(s.is_none());
         assert_eq!(e.len(), 1);
         assert_eq!(
@@ -375,9 +402,9 @@ mod tests {
         assert_eq!(w.len(), 1);
         assert!(w[0].contains("scenario_type"));
         let (_, e, _) =
-            parse_mneme("{\"name\": }", Path::new("s.json"), "x", Some("q".into()), &SuiteRoot::for_tests("."));
+            parse_mneme("{\"name\": }", Path::new("s.json"), "x", Some("q".into()), &SuiteRoot::for_tests("."), None);
         assert!(matches!(e[0], SuiteError::Syntax { line: 1, column: 10, .. }), "{e:?}");
-        let (_, e, _) = parse_mneme("{}", Path::new("d/scenario.json"), "d", None, &SuiteRoot::for_tests("."));
+        let (_, e, _) = parse_mneme("{}", Path::new("d/scenario.json"), "d", None, &SuiteRoot::for_tests("."), None);
         assert!(matches!(&e[0], SuiteError::MissingField { field, .. } if field == "query.txt"));
         let (s, _, _) = parse_mneme(
             "{\"assertions\": {}}",
@@ -385,6 +412,7 @@ mod tests {
             "d",
             Some("q".into()),
             &SuiteRoot::for_tests("."),
+            None,
         );
         let s = s.unwrap();
         assert_eq!(s.id, "d");
@@ -395,8 +423,9 @@ mod tests {
 
     #[test]
     fn wrong_values_are_named_as_the_yaml_side_names_them() {
-        let load =
-            |text: &str| parse_mneme(text, Path::new("s.json"), "x", Some("q".into()), &SuiteRoot::for_tests("."));
+        let load = |text: &str| {
+            parse_mneme(text, Path::new("s.json"), "x", Some("q".into()), &SuiteRoot::for_tests("."), None)
+        };
         let (_, e, _) = load("{\"name\": true, \"category\": 2.5, \"description\": [\"d\"]}");
         let found: Vec<_> = e
             .iter()
@@ -420,7 +449,7 @@ mod tests {
     fn profile_mneme_reads_mnemes_enforcement_quality_keys() {
         let mut root = SuiteRoot::for_tests(".");
         root.family = Family::Mneme;
-        let load = |text: &str| parse_mneme(text, Path::new("d/scenario.json"), "d", Some("q".into()), &root);
+        let load = |text: &str| parse_mneme(text, Path::new("d/scenario.json"), "d", Some("q".into()), &root, None);
         let (s, e, w) = load(
             r#"{"scenario_type": "benign", "expected_exposed_decision_ids": ["A"], "expected_failure_terms": 3,
                "assertions": [{"type": "forbidden_dependency", "value": "crewai", "severity": "soft"}]}"#,
@@ -450,6 +479,7 @@ mod tests {
             "d",
             Some("q".into()),
             &SuiteRoot::for_tests("."),
+            None,
         );
         assert_eq!(s.unwrap().scenario_type, ScenarioType::Violation);
         assert!(w[0].contains("not supported by mneme-gate"), "{w:?}");

@@ -466,6 +466,7 @@ fn parse_native_scenario(cx: &mut FileCx<'_>, item: &Spanned<Node>) -> Option<Sc
         column: at.1,
         suite_root: cx.root.path.to_path_buf(),
         format: SuiteFormat::Native,
+        read: Vec::new(),
     })
 }
 

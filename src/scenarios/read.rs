@@ -48,8 +48,8 @@ use serde_saphyr::{Budget, Error as YamlError, Location, Options, Spanned};
 
 use super::error::SuiteError;
 use super::node::Node;
-use super::root::{check_inside, read_inside, read_regular, Cap, Refusal};
-use super::scenario::{ResponseFormat, ResponseRef};
+use super::root::{check_inside, read_inside, read_regular, Cap, Folder, Refusal};
+use super::scenario::{ReadDigest, ResponseFormat, ResponseRef};
 use super::text::one_line;
 use crate::profile::Family;
 
@@ -131,6 +131,29 @@ impl SuiteRoot<'_> {
         utf8(bytes.map_err(Unreadable::from)?)
     }
 
+    /// [`SuiteRoot::read_text`] of the file `name` in the folder `dir`
+    /// (not named by the user), read through `folder`, `dir` resolved once,
+    /// when it can vouch for the file; by its path otherwise.
+    pub(super) fn read_text_in(&self, folder: Option<&Folder>, dir: &Path, name: &str) -> Result<String, Unreadable> {
+        match folder.and_then(|f| f.read(name, self.limits.max_suite_file_bytes)) {
+            Some(bytes) => utf8(bytes),
+            None => self.read_text(&dir.join(name), false),
+        }
+    }
+
+    /// The response at `path`, already known to be a regular file inside
+    /// the root within `max_response_bytes` ([`Folder::probe`] found it usable).
+    pub(super) fn usable_response(&self, declared: String, path: PathBuf, format: ResponseFormat) -> ResponseRef {
+        ResponseRef::Resolved {
+            declared,
+            path,
+            format,
+            canonical_root: self.canonical.to_path_buf(),
+            max_bytes: self.limits.max_response_bytes,
+            digest: ReadDigest::default(),
+        }
+    }
+
     /// The response at `path` (declared as `declared`), checked without
     /// being opened: a symlink that leads outside the root, a file that is
     /// not regular or larger than `max_response_bytes` is unusable (its
@@ -139,13 +162,7 @@ impl SuiteRoot<'_> {
     pub(super) fn response(&self, declared: String, path: PathBuf, format: ResponseFormat) -> ResponseRef {
         let max_bytes = self.limits.max_response_bytes;
         match check_inside(self.canonical, &path, max_bytes) {
-            Ok(_) | Err(Refusal::Io(_)) => ResponseRef::Resolved {
-                declared,
-                path,
-                format,
-                canonical_root: self.canonical.to_path_buf(),
-                max_bytes,
-            },
+            Ok(_) | Err(Refusal::Io(_)) => self.usable_response(declared, path, format),
             Err(refusal) => {
                 ResponseRef::Unusable { reason: refusal.reason(&format!("`{declared}`"), Cap::Response), declared }
             }

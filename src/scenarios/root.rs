@@ -13,6 +13,12 @@ no larger than a cap: checked by its size first, then enforced while it is
 read (at most cap + 1 bytes are read), since a file in `/proc` says it is
 empty and a file may grow.
 
+A file in a folder that resolves inside the root ([`Folder`]) is read
+without resolving its own path: it is opened without following a symlink
+and without blocking, and checked once open (`fstat`), as `crate::confine`
+opens every file; a symlink, a special file or a file too large there is
+left to the checks above, which say why it is refused.
+
 The loader checks suite files (`read`), Mneme files and responses through
 here; `verdict` reads responses through [`read_inside`] too, with the
 canonical root and the cap that the loader put in each
@@ -136,6 +142,15 @@ pub(crate) fn check_inside(root: &Path, path: &Path, max_bytes: u64) -> Result<(
 /// Reads `path`, which must resolve inside the canonical suite `root`, be
 /// a regular file and hold at most `max_bytes` bytes ([`check_inside`]).
 pub(crate) fn read_inside(root: &Path, path: &Path, max_bytes: u64) -> Result<Vec<u8>, Refusal> {
+    // The common case, a regular file in a folder inside the root, through
+    // its folder resolved ([`Folder::read`]): that saves resolving the file's
+    // own path and checking it before it is opened (it is checked once
+    // opened). Anything else, by the path, which says why it is refused.
+    if let (Some(parent), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) {
+        if let Some(bytes) = Folder::resolve(root, parent).and_then(|f| f.read(name, max_bytes)) {
+            return Ok(bytes);
+        }
+    }
     let (canonical, _) = check_inside(root, path, max_bytes)?;
     read_bounded(&canonical, max_bytes)
 }
@@ -147,6 +162,73 @@ pub(super) fn read_regular(path: &Path, max_bytes: u64) -> Result<Vec<u8>, Refus
     let meta = fs::metadata(path).map_err(Refusal::Io)?;
     check_kind_and_size(&meta, max_bytes)?;
     read_bounded(path, max_bytes)
+}
+
+/// A folder of the suite resolved once (canonical, inside the canonical
+/// suite root), so that the few files a Mneme folder holds are checked and
+/// read without resolving each path again: every component of its path was
+/// resolved when the folder was, so a file in it is inside the root unless
+/// the file itself is a symlink, which [`Folder::read`] refuses to follow
+/// (`O_NOFOLLOW`) and [`Folder::probe`] sees (`lstat`). Whatever this fast
+/// path cannot vouch for (a symlink, a special file, a file too large, an
+/// error) it leaves to the path-by-path checks ([`check_inside`],
+/// [`read_inside`]), which word the refusal: the answers are theirs.
+///
+/// Resolving each file path with `realpath` was most of the system calls of
+/// a run on a Mneme suite (`getcwd` and a `readlink` per component, for
+/// each of the four files of a folder, twice for a response).
+#[derive(Debug)]
+pub(super) struct Folder {
+    canonical: PathBuf,
+}
+
+/// What [`Folder::probe`] found at a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Probe {
+    /// A regular file (not a symlink) of at most the cap: [`check_inside`]
+    /// would accept it.
+    Usable,
+    /// Nothing at that name (not even a dangling symlink).
+    Absent,
+    /// Anything else: a symlink, a special file, a folder, a file too large,
+    /// an error; the caller checks the path by itself.
+    Unknown,
+}
+
+impl Folder {
+    /// `dir` resolved, or `None` when it cannot be or does not lie inside
+    /// the canonical `root` (each file is then checked by its own path,
+    /// which names the link that leads out).
+    pub(super) fn resolve(root: &Path, dir: &Path) -> Option<Folder> {
+        let canonical = fs::canonicalize(if dir.as_os_str().is_empty() { Path::new(".") } else { dir }).ok()?;
+        canonical.starts_with(root).then_some(Folder { canonical })
+    }
+
+    /// What is at `name` in the folder, without following a symlink.
+    pub(super) fn probe(&self, name: &str, max_bytes: u64) -> Probe {
+        match fs::symlink_metadata(self.canonical.join(name)) {
+            Ok(meta) if meta.is_file() && meta.len() <= max_bytes => Probe::Usable,
+            Ok(_) => Probe::Unknown,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Probe::Absent,
+            Err(_) => Probe::Unknown,
+        }
+    }
+
+    /// The bytes of the regular file `name` of the folder, of at most
+    /// `max_bytes`: opened without following a symlink and without blocking,
+    /// checked on the opened file (`fstat`), read within the cap. `None`
+    /// when it is anything else, or cannot be read: the caller reads it by
+    /// its path, which refuses it or says why.
+    pub(super) fn read(&self, name: &str, max_bytes: u64) -> Option<Vec<u8>> {
+        let (file, meta) = crate::confine::open_regular(&self.canonical.join(name), true).ok()?;
+        if meta.len() > max_bytes {
+            return None;
+        }
+        let expected = usize::try_from(meta.len()).unwrap_or(0);
+        let mut bytes = Vec::with_capacity(expected.saturating_add(1));
+        (&file).take(max_bytes.saturating_add(1)).read_to_end(&mut bytes).ok()?;
+        (bytes.len() as u64 <= max_bytes).then_some(bytes)
+    }
 }
 
 /// Opens a file already checked and reads at most `max_bytes + 1` bytes of

@@ -10,6 +10,7 @@ file or validates a value: `native` and `mneme` build these values and
 
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
@@ -103,6 +104,11 @@ pub struct Scenario {
     /// The suite root the scenario was loaded from.
     pub suite_root: PathBuf,
     pub format: SuiteFormat,
+    /// The files of the scenario read when it loaded, besides its responses
+    /// (a Mneme folder's `scenario.json` and `query.txt`), with their
+    /// digests, for the suite's fingerprint; empty for a native scenario.
+    #[serde(skip)]
+    pub read: Vec<(PathBuf, ReadDigest)>,
 }
 
 impl Scenario {
@@ -205,6 +211,9 @@ pub enum ResponseRef {
         /// The most bytes the file may hold (`max_response_bytes`).
         #[serde(skip)]
         max_bytes: u64,
+        /// The SHA-256 of the file once the verdict has read it.
+        #[serde(skip)]
+        digest: ReadDigest,
     },
     /// A response that was named but cannot be used (an empty or null
     /// path, a symlink that leads outside the suite root, a file that is
@@ -215,6 +224,44 @@ pub enum ResponseRef {
     /// the model stage (from a cassette or a call), read as `format`.
     Answer { declared: String, format: ResponseFormat, text: String },
 }
+
+/// The SHA-256 of a file as the run read it (lower-case hex), kept so that
+/// the suite's fingerprint does not open and read the file a second time
+/// ([`crate::report::hash_suite`]): at 1,000 Mneme folders, reading their
+/// 4,000 files again was a quarter of the run's processor time. Set once,
+/// by whoever reads the file; the clones of a value share it.
+///
+/// A note on what was read, not part of what a scenario says: any two are
+/// equal.
+#[derive(Debug, Clone, Default)]
+pub struct ReadDigest(Arc<OnceLock<String>>);
+
+impl ReadDigest {
+    /// A digest already known.
+    pub(crate) fn of(hex: String) -> ReadDigest {
+        let digest = ReadDigest::default();
+        digest.set(hex);
+        digest
+    }
+
+    /// Records the digest of the file's bytes; the first one stays.
+    pub(crate) fn set(&self, hex: String) {
+        let _ = self.0.set(hex);
+    }
+
+    /// The digest, once the file has been read.
+    pub(crate) fn get(&self) -> Option<&str> {
+        self.0.get().map(String::as_str)
+    }
+}
+
+impl PartialEq for ReadDigest {
+    fn eq(&self, _: &ReadDigest) -> bool {
+        true
+    }
+}
+
+impl Eq for ReadDigest {}
 
 /// The scenarios of one suite root (ids not yet checked across roots). While
 /// a root loads, `native` and `mneme` fill one per file and `load` gathers

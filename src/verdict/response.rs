@@ -150,11 +150,11 @@ fn json_kind(v: &serde_json::Value) -> String {
 /// `max_bytes`. The error is the reason the scenario is MALFORMED (one
 /// line, names the file, and a symlink that leads outside with its target).
 pub fn read_response(response: &ResponseRef) -> Result<Response, String> {
-    let (declared, path, format, root, max_bytes) = match response {
+    let (declared, path, format, root, max_bytes, digest) = match response {
         ResponseRef::Unusable { reason, .. } => return Err(reason.clone()),
         ResponseRef::Answer { declared, format, text } => return parse_answer(declared, *format, text.clone()),
-        ResponseRef::Resolved { declared, path, format, canonical_root, max_bytes } => {
-            (declared, path, *format, canonical_root, *max_bytes)
+        ResponseRef::Resolved { declared, path, format, canonical_root, max_bytes, digest } => {
+            (declared, path, *format, canonical_root, *max_bytes, digest)
         }
     };
     let bytes = read_inside(root, path, max_bytes).map_err(|refusal| match refusal {
@@ -164,6 +164,8 @@ pub fn read_response(response: &ResponseRef) -> Result<Response, String> {
         Refusal::Io(e) => format!("cannot read `{declared}` ({}): {e}", path.display()),
         other => other.reason(&format!("`{declared}`"), Cap::Response),
     })?;
+    // For the suite's fingerprint, which then need not read the file again.
+    digest.set(crate::digest::sha256_hex(&bytes));
     let text = String::from_utf8(bytes).map_err(|_| format!("`{declared}` is not valid UTF-8; save it as UTF-8"))?;
     parse_answer(declared, format, text)
 }

@@ -68,6 +68,7 @@ impl Fixture {
             column: 1,
             suite_root: dir.path().to_path_buf(),
             format: SuiteFormat::Native,
+            read: Vec::new(),
         };
         Fixture { dir, scenario }
     }
@@ -87,6 +88,7 @@ impl Fixture {
             format,
             canonical_root: fs::canonicalize(self.dir.path()).unwrap(),
             max_bytes: crate::scenarios::SuiteLimits::MAX_RESPONSE_BYTES,
+            digest: Default::default(),
         }
     }
 

@@ -64,6 +64,7 @@ scenarios:
             format: ResponseFormat::Structured,
             canonical_root: PathBuf::from("/nonexistent-suite-root"),
             max_bytes: 1 << 20,
+            digest: Default::default(),
         })
     );
     match &s.governed {
