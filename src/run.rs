@@ -19,7 +19,6 @@ pub mod trials;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::memory::Decision;
 use crate::metrics::{Outcome, ScenarioMetrics, SuiteMetrics};
 use crate::profile::{Family, Milli};
 use crate::retrieval::{Hit, Index, Miss, Query, RunnerUp, Scratch};
@@ -262,25 +261,19 @@ fn has_mneme_text(scenario: &Scenario) -> bool {
 /// The ids of the memory file, to tell a typo in `expect` from a decision
 /// that is merely not retrieved.
 pub struct KnownIds<'a> {
-    pool: HashMap<&'a str, ()>,
-    excluded: HashMap<&'a str, String>,
+    index: &'a Index,
+    /// Per id kept out of the pool, its last record among the excluded
+    /// (its reason is worded only when a scenario names it).
+    excluded: HashMap<&'a str, usize>,
 }
 
 impl<'a> KnownIds<'a> {
     pub fn new(index: &'a Index) -> KnownIds<'a> {
-        let pool = index.decisions().iter().map(|d: &Decision| (d.id.as_str(), ())).collect();
-        let excluded = index
-            .excluded()
-            .iter()
-            .map(|e| {
-                let reason = match &e.file {
-                    Some(file) => format!("{file}:{}: {}", e.line, e.reason),
-                    None => e.reason.to_string(),
-                };
-                (e.id.as_str(), reason)
-            })
-            .collect();
-        KnownIds { pool, excluded }
+        // The pool's ids are looked up in the index's own sorted order
+        // (`positions_of`), not copied into a set: on a memory of a million
+        // records that set alone took 36 MB.
+        let excluded = index.excluded().iter().enumerate().map(|(i, e)| (e.id.as_str(), i)).collect();
+        KnownIds { index, excluded }
     }
 
     /// Warnings for expected or acceptable ids that no query can retrieve.
@@ -288,11 +281,14 @@ impl<'a> KnownIds<'a> {
         let mut out = Vec::new();
         for (list, ids) in [("expects", &scenario.expect), ("accepts", &scenario.acceptable)] {
             for id in ids {
-                if self.pool.contains_key(id.as_str()) {
+                if self.index.positions_of(id).next().is_some() {
                     continue;
                 }
-                let why = match self.excluded.get(id.as_str()) {
-                    Some(reason) => format!("is kept out of the retrieval pool ({reason})"),
+                let why = match self.excluded.get(id.as_str()).map(|&i| &self.index.excluded()[i]) {
+                    Some(e) => match &e.file {
+                        Some(file) => format!("is kept out of the retrieval pool ({file}:{}: {})", e.line, e.reason),
+                        None => format!("is kept out of the retrieval pool ({})", e.reason),
+                    },
                     None => "is not in the memory file (a typo, or a decision that was removed?)".to_string(),
                 };
                 out.push(format!("{} {list} `{id}`, which {why}", scenario.id));
