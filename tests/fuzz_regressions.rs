@@ -115,3 +115,13 @@ fn compiled_index_seed_is_the_fixtures_directory() {
     );
     assert!(Compiled::open(&seed, &parts.records).is_ok(), "the seed does not open");
 }
+
+/// `native_suite`: a control character in a comment before the list made a
+/// file read in pieces (which left those lines out) read otherwise than
+/// whole. The lines before the first entry are now read too.
+#[test]
+fn native_suite_read_in_pieces_reads_the_lines_before_the_list() {
+    let text = std::fs::read(fixture("native_suite-control-characters-before-the-list.yaml")).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    assert_ne!(mneme_gate::scenarios::pieces_read_as_whole(&text), Some(false));
+}

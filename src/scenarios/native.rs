@@ -255,6 +255,10 @@ fn parse_in_pieces(
 ) -> Option<(Vec<Scenario>, Vec<SuiteError>)> {
     use rayon::prelude::*;
     let pieces = split::pieces(text, min_entries, max_pieces)?;
+    // The lines before the first entry are in no piece, and a character
+    // YAML refuses there (a control character in a comment) must still
+    // send the file to the whole reading.
+    read_yaml(pieces.first()?.before(text), path, &root.limits.yaml).ok()?;
     let parts: Option<Vec<(Vec<Scenario>, Vec<SuiteError>)>> = pieces
         .par_iter()
         .map(|piece| {

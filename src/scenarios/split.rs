@@ -27,14 +27,16 @@ otherwise, and the file is read whole):
   every later line that is neither blank nor a comment is an entry line or
   is indented more deeply than the entries;
 - it has no `&` (no anchors, so no alias can name a value in another piece),
-  no carriage return (YAML counts a lone one as a line break) and no byte
-  order mark.
+  no carriage return (YAML counts a lone one as a line break), no other
+  character a reader may take for a line break (NEL, U+2028, U+2029) and no
+  byte order mark.
 
 A line that starts an entry can only be something else inside a quoted or
 flow value that is still open, and then the piece before it does not parse.
 So the caller keeps a piece's result only when the piece parses as a list of
-exactly as many entries as were found in it, and reads the file whole
-otherwise: errors are always reported as reading the whole file reports them.
+exactly as many entries as were found in it, and the lines before the first
+entry (in no piece) parse too; it reads the file whole otherwise: errors are
+always reported as reading the whole file reports them.
 */
 
 /// Where one piece of a suite file is: whole lines, from the line that
@@ -51,6 +53,13 @@ pub(super) struct Piece {
 }
 
 impl Piece {
+    /// The file's text before this piece: for the first piece, the lines
+    /// before the list's first entry (comments, `scenarios:`), which no
+    /// piece holds and which must be read too.
+    pub(super) fn before<'t>(&self, file: &'t str) -> &'t str {
+        &file[..self.start]
+    }
+
     /// The piece's text as the parser reads it: preceded by one empty line
     /// for each line of the file before it, so its locations are the file's.
     pub(super) fn text(&self, file: &str) -> String {
@@ -67,7 +76,10 @@ impl Piece {
 /// `max_pieces` of them, in file order; `None` when the file is not of that
 /// shape or would make fewer than two pieces.
 pub(super) fn pieces(text: &str, min_entries: usize, max_pieces: usize) -> Option<Vec<Piece>> {
-    if text.starts_with('\u{feff}') || text.bytes().any(|b| b == b'&' || b == b'\r') {
+    if text.starts_with('\u{feff}')
+        || text.bytes().any(|b| b == b'&' || b == b'\r')
+        || text.contains(['\u{85}', '\u{2028}', '\u{2029}'])
+    {
         return None;
     }
     // Each entry's first byte and line number (0-based).
@@ -173,6 +185,8 @@ mod tests {
             format!("scenarios:\n{entries}  id: c\n"),
             format!("\u{feff}scenarios:\n{entries}"),
             format!("scenarios:\r\n{entries}"),
+            format!("scenarios:\n{entries}  - id: c\n    task: x\u{85}y\n"),
+            format!("scenarios:\n{entries}  - id: c\n    task: x\u{2028}y\n"),
             format!("scenarios:\n{entries}  - id: c\n    task: &t x\n"),
             format!("---\nscenarios:\n{entries}"),
             format!("scenarios:\n{entries}---\n"),

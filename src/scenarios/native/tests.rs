@@ -572,6 +572,10 @@ fn a_file_read_in_pieces_is_read_as_a_whole_file_is() {
         "scenarios:\n  - id: a\n    task: \"open\n  - id: b\n    task: t\"\n  - id: c\n    task: t\n",
         "scenarios:\n  - id: a\n    task: [open,\n  - id: b\n    ]\n  - id: c\n    task: t\n",
         "scenarios:\n  - id: a\n    task: 'x\n  - y'\n  - id: c\n    task: t\n",
+        // A control character in a comment before the list, found by the
+        // native_suite fuzz target: the lines before the first entry are
+        // read too.
+        "# a comment \u{1}\u{11}\nscenarios:\n  - id: a\n    task: t\n  - id: b\n    task: t\n",
         // An alias to an anchor in another piece is never cut (no `&`).
         "scenarios:\n  - id: a\n    task: &t shared\n  - id: b\n    task: *t\n",
     ];
