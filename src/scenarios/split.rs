@@ -118,7 +118,7 @@ pub(super) fn pieces(text: &str, min_entries: usize, max_pieces: usize) -> Optio
         starts.push((at, number));
     }
     let count = starts.len();
-    let size = (count / max_pieces.max(1)).max(min_entries.max(1));
+    let size = count.div_ceil(max_pieces.max(1)).max(min_entries.max(1));
     if count < 2 * size {
         return None;
     }
@@ -166,6 +166,8 @@ mod tests {
         let text: String = "scenarios:\n".to_string() + &"- id: x\n  task: t\n".repeat(100);
         let sizes = |min, max| pieces(&text, min, max).map(|p| p.iter().map(|p| p.entries).collect::<Vec<_>>());
         assert_eq!(sizes(10, 4), Some(vec![25, 25, 25, 25]));
+        assert_eq!(sizes(10, 3), Some(vec![34, 34, 32]));
+        assert_eq!(sizes(1, 64), Some(vec![2; 50]));
         assert_eq!(sizes(40, 4), Some(vec![40, 40, 20]));
         assert_eq!(sizes(50, 64), Some(vec![50, 50]));
         // Fewer than two pieces: not worth cutting.
