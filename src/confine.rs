@@ -180,7 +180,7 @@ fn dangling_link(path: &Path) -> Option<Refusal> {
 
 /// Reads an opened file, at most `limit` bytes (one more is read to know it
 /// is too large; the length it says is checked first).
-fn read_opened(file: File, meta: &Metadata, limit: u64) -> Result<Vec<u8>, Refusal> {
+pub(crate) fn read_opened(file: File, meta: &Metadata, limit: u64) -> Result<Vec<u8>, Refusal> {
     if meta.len() > limit {
         return Err(Refusal::TooLarge { limit });
     }

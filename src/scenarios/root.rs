@@ -221,13 +221,7 @@ impl Folder {
     /// its path, which refuses it or says why.
     pub(super) fn read(&self, name: &str, max_bytes: u64) -> Option<Vec<u8>> {
         let (file, meta) = crate::confine::open_regular(&self.canonical.join(name), true).ok()?;
-        if meta.len() > max_bytes {
-            return None;
-        }
-        let expected = usize::try_from(meta.len()).unwrap_or(0);
-        let mut bytes = Vec::with_capacity(expected.saturating_add(1));
-        (&file).take(max_bytes.saturating_add(1)).read_to_end(&mut bytes).ok()?;
-        (bytes.len() as u64 <= max_bytes).then_some(bytes)
+        crate::confine::read_opened(file, &meta, max_bytes).ok()
     }
 }
 
