@@ -289,16 +289,22 @@ fn parse_in_pieces(
 /// the same places. `None` when it is not cut (see `split`).
 #[doc(hidden)]
 pub fn pieces_read_as_whole(text: &str) -> Option<bool> {
-    let limits = super::SuiteLimits::default();
+    read_in_pieces_and_whole(text, &super::SuiteLimits::default()).map(|(pieces, whole)| pieces == whole)
+}
+
+/// What [`pieces_read_as_whole`] compares, within `limits`: the file read in
+/// the smallest pieces and read whole (scenarios and errors, as `{:#?}`
+/// prints them); `None` when it is not cut.
+fn read_in_pieces_and_whole(text: &str, limits: &super::SuiteLimits) -> Option<(String, String)> {
     let root = SuiteRoot {
         path: Path::new("suite"),
         canonical: Path::new("/nonexistent-suite-root"),
-        limits: &limits,
+        limits,
         family: crate::profile::Family::Default,
     };
     let (file, rel_dir) = (Path::new("suite/suite.yaml"), Path::new(""));
     let pieces = parse_in_pieces(text, file, &root, rel_dir, 1, 64)?;
-    Some(format!("{pieces:?}") == format!("{:?}", parse_whole(text, file, &root, rel_dir)))
+    Some((format!("{pieces:#?}"), format!("{:#?}", parse_whole(text, file, &root, rel_dir))))
 }
 
 /// [`parse_native`] reading the whole file as one YAML document.

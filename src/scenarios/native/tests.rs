@@ -531,17 +531,9 @@ fn drafted_scenarios_keep_their_commit_and_review_marker() {
 /// it is cut at all, so that a case that silently falls back to reading the
 /// whole file does not pass for one that was compared.
 fn same_in_pieces(text: &str, limits: &SuiteLimits) -> bool {
-    let root = SuiteRoot {
-        path: Path::new("root"),
-        canonical: Path::new("/nonexistent-suite-root"),
-        limits,
-        family: crate::profile::Family::Default,
-    };
-    let (file, rel_dir) = (Path::new("suite.yaml"), Path::new(""));
-    let whole = parse_whole(text, file, &root, rel_dir);
-    match parse_in_pieces(text, file, &root, rel_dir, 1, 64) {
-        Some(pieces) => {
-            assert_eq!(format!("{pieces:#?}"), format!("{whole:#?}"), "{text}");
+    match read_in_pieces_and_whole(text, limits) {
+        Some((pieces, whole)) => {
+            assert_eq!(pieces, whole, "{text}");
             true
         }
         None => false,
