@@ -22,7 +22,7 @@ use super::error::SuiteError;
 use super::mneme::load_mneme_dir;
 use super::native::load_native_file;
 use super::read::{SuiteLimits, SuiteRoot};
-use super::root::canonical_root;
+use super::root::{canonical_root, Folders};
 use super::scenario::{LoadedRoot, Scenario, Suite};
 use crate::profile::Family;
 
@@ -142,10 +142,11 @@ fn read_root(root: &Path, limits: &SuiteLimits, family: Family) -> (LoadedRoot, 
             return (loaded, errors);
         }
     };
-    let suite_root = SuiteRoot { path: &dir, canonical: &canonical, limits, family };
+    let folders = Folders::default();
+    let suite_root = SuiteRoot { path: &dir, canonical: &canonical, limits, folders: &folders, family };
     match file {
         None if names_a_file(&dir.join("scenario.json")) => {
-            load_mneme_dir(&dir, &suite_root, false, &mut loaded, &mut errors)
+            load_mneme_dir(&dir, &suite_root, Some(Path::new("")), &mut loaded, &mut errors)
         }
         None => {
             let mut found = Vec::new();
@@ -164,7 +165,9 @@ fn read_root(root: &Path, limits: &SuiteLimits, family: Family) -> (LoadedRoot, 
                         Found::Native { path, rel_dir } => {
                             load_native_file(&path, &suite_root, &rel_dir, false, &mut part, &mut errs)
                         }
-                        Found::Mneme { dir } => load_mneme_dir(&dir, &suite_root, false, &mut part, &mut errs),
+                        Found::Mneme { dir, rel } => {
+                            load_mneme_dir(&dir, &suite_root, Some(&rel), &mut part, &mut errs)
+                        }
                     }
                     (part, errs)
                 })
@@ -182,7 +185,7 @@ fn read_root(root: &Path, limits: &SuiteLimits, family: Family) -> (LoadedRoot, 
             load_native_file(file, &suite_root, Path::new(""), true, &mut loaded, &mut errors)
         }
         Some(file) if file.file_name().and_then(|n| n.to_str()) == Some("scenario.json") => {
-            load_mneme_dir(&dir, &suite_root, true, &mut loaded, &mut errors)
+            load_mneme_dir(&dir, &suite_root, None, &mut loaded, &mut errors)
         }
         Some(file) => {
             errors.push(SuiteError::Io {
@@ -236,15 +239,23 @@ fn check_unique_ids(scenarios: &[Scenario], errors: &mut Vec<SuiteError>) {
 }
 
 enum Found {
-    Native { path: PathBuf, rel_dir: PathBuf },
-    Mneme { dir: PathBuf },
+    Native {
+        path: PathBuf,
+        rel_dir: PathBuf,
+    },
+    /// A Mneme folder, and its path from the root (each component a folder
+    /// the walk listed, not a symlink).
+    Mneme {
+        dir: PathBuf,
+        rel: PathBuf,
+    },
 }
 
 impl Found {
     fn sort_key(&self) -> &Path {
         match self {
             Found::Native { path, .. } => path,
-            Found::Mneme { dir } => dir,
+            Found::Mneme { dir, .. } => dir,
         }
     }
 }
@@ -286,7 +297,7 @@ fn walk(dir: &Path, rel: &Path, found: &mut Vec<Found>, errors: &mut Vec<SuiteEr
         if ftype.is_dir() {
             let sub_rel = rel.join(&name);
             if names_a_file(&path.join("scenario.json")) {
-                found.push(Found::Mneme { dir: path });
+                found.push(Found::Mneme { dir: path, rel: sub_rel });
             } else {
                 walk(&path, &sub_rel, found, errors);
             }
@@ -361,6 +372,39 @@ mod tests {
         assert_eq!(single.scenarios[0].id, "openai_provider_violation");
         let file = Suite::load(&[root.join("openai_provider_violation/scenario.json")]).unwrap();
         assert_eq!(file.scenarios[0].id, "openai_provider_violation");
+    }
+
+    /// A Mneme folder the walk finds is known without resolving it: the
+    /// canonical root joined with the names the walk listed is what
+    /// resolving the folder gives, for a root reached through a symlink, a
+    /// nested folder and a name with a space; a symlinked folder is not
+    /// walked into.
+    #[cfg(unix)]
+    #[test]
+    fn a_walked_mneme_folder_is_the_canonical_root_joined_with_its_names() {
+        let tmp = tempfile::tempdir().unwrap();
+        let real = tmp.path().join("real");
+        for dir in ["a/one", "a/b c/two", "d/three"] {
+            fs::create_dir_all(real.join(dir)).unwrap();
+            fs::write(real.join(dir).join("scenario.json"), "{}").unwrap();
+        }
+        std::os::unix::fs::symlink(real.join("d"), real.join("a/linked")).unwrap();
+        let root = tmp.path().join("root");
+        std::os::unix::fs::symlink(&real, &root).unwrap();
+        let canonical = canonical_root(&root).unwrap();
+        let mut found = Vec::new();
+        walk(&root, Path::new(""), &mut found, &mut Vec::new());
+        let mut walked = Vec::new();
+        for item in &found {
+            let Found::Mneme { dir, rel } = item else { panic!("only Mneme folders here") };
+            let folder = super::super::root::Folder::walked(&canonical, rel);
+            assert_eq!(folder.canonical(), fs::canonicalize(dir).unwrap(), "{}", dir.display());
+            walked.push(rel.clone());
+        }
+        let want: Vec<PathBuf> = ["a/b c/two", "a/one", "d/three"].iter().map(PathBuf::from).collect();
+        assert_eq!(walked, want, "the symlinked folder a/linked is not walked");
+        let at_root = super::super::root::Folder::walked(&canonical, Path::new(""));
+        assert_eq!(at_root.canonical(), canonical);
     }
 
     #[test]

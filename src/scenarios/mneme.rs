@@ -18,6 +18,7 @@ root. JSON types and serde_json's errors are worded by `crate::describe`.
 
 use std::fs;
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::describe::{json_error, json_type};
 use crate::profile::Family;
@@ -45,24 +46,28 @@ const MNEME_KEYS: &[&str] = &[
     "assertions",
 ];
 
-/// Loads the Mneme benchmark folder `dir` (which holds `scenario.json`);
-/// `named` when its `scenario.json` is the root itself, as given (it may be
-/// a symlink anywhere, as a root folder may).
+/// Loads the Mneme benchmark folder `dir` (which holds `scenario.json`):
+/// `rel`, its path from the suite root as the walk found it (empty: the
+/// root itself), or `None` when its `scenario.json` is the root itself, as
+/// given (it may be a symlink anywhere, as a root folder may).
 pub(super) fn load_mneme_dir(
     dir: &Path,
     root: &SuiteRoot<'_>,
-    named: bool,
+    rel: Option<&Path>,
     out: &mut LoadedRoot,
     errors: &mut Vec<SuiteError>,
 ) {
     let json_path = dir.join("scenario.json");
-    // The folder is resolved once for its four files; a root the user named
-    // as its `scenario.json` may be a symlink anywhere, and is read by itself.
-    let folder = if named { None } else { Folder::resolve(root.canonical, dir) };
+    // The folder is known without resolving it (the walk followed no
+    // symlink to it), for its four files and the verdict's reads of its
+    // responses; a root the user named as its `scenario.json` may be a
+    // symlink anywhere, and is read by itself.
+    let folder = rel.map(|rel| Arc::new(Folder::walked(root.canonical, rel)));
+    let named = rel.is_none();
     let text = match if named {
         root.read_text(&json_path, true)
     } else {
-        root.read_text_in(folder.as_ref(), dir, "scenario.json")
+        root.read_text_in(folder.as_deref(), dir, "scenario.json")
     } {
         Ok(t) => t,
         Err(e) => {
@@ -75,7 +80,7 @@ pub(super) fn load_mneme_dir(
         .map(|n| n.to_string_lossy().into_owned())
         .or_else(|| fs::canonicalize(dir).ok().and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())))
         .unwrap_or_default();
-    let query = match root.read_text_in(folder.as_ref(), dir, "query.txt") {
+    let query = match root.read_text_in(folder.as_deref(), dir, "query.txt") {
         Ok(q) => Some(q),
         Err(Unreadable::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => {
@@ -109,7 +114,7 @@ fn parse_mneme(
     folder_name: &str,
     query: Option<String>,
     root: &SuiteRoot<'_>,
-    folder: Option<&Folder>,
+    folder: Option<&Arc<Folder>>,
 ) -> (Option<Scenario>, Vec<SuiteError>, Vec<String>) {
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
@@ -244,7 +249,7 @@ fn parse_mneme(
         {
             let path = dir.join(&name);
             match folder.map_or(Probe::Unknown, |f| f.probe(&name, max_bytes)) {
-                Probe::Usable => return Some(root.usable_response(name, path, format)),
+                Probe::Usable => return Some(root.usable_response(name, path, format, folder.cloned())),
                 Probe::Absent => continue,
                 Probe::Unknown if path.exists() => return Some(root.response(name, path, format)),
                 Probe::Unknown => continue,

@@ -75,6 +75,6 @@ pub use native::pieces_read_as_whole;
 pub use read::{SuiteLimits, YamlLimits};
 pub(crate) use root::{read_inside, Cap, Refusal};
 pub use scenario::{
-    LoadedRoot, ReadDigest, ResponseFormat, ResponseRef, Review, Scenario, ScenarioType, SourceLocation, Suite,
-    SuiteFormat,
+    LoadedRoot, ReadDigest, ResponseFolder, ResponseFormat, ResponseRef, Review, Scenario, ScenarioType,
+    SourceLocation, Suite, SuiteFormat,
 };

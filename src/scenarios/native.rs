@@ -300,6 +300,7 @@ fn read_in_pieces_and_whole(text: &str, limits: &super::SuiteLimits) -> Option<(
         path: Path::new("suite"),
         canonical: Path::new("/nonexistent-suite-root"),
         limits,
+        folders: &Default::default(),
         family: crate::profile::Family::Default,
     };
     let (file, rel_dir) = (Path::new("suite/suite.yaml"), Path::new(""));

@@ -41,6 +41,7 @@ It validates nothing: what a suite may hold is `native`'s business.
 
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_saphyr::budget::BudgetBreach;
 use serde_saphyr::granit_parser::{Event, Options as ParserOptions, Parser};
@@ -48,8 +49,8 @@ use serde_saphyr::{Budget, Error as YamlError, Location, Options, Spanned};
 
 use super::error::SuiteError;
 use super::node::Node;
-use super::root::{check_inside, read_inside, read_regular, Cap, Folder, Refusal};
-use super::scenario::{ReadDigest, ResponseFormat, ResponseRef};
+use super::root::{check_inside, read_inside, read_regular, Cap, Folder, Folders, Probe, Refusal};
+use super::scenario::{ReadDigest, ResponseFolder, ResponseFormat, ResponseRef};
 use super::text::one_line;
 use crate::profile::Family;
 
@@ -115,6 +116,8 @@ pub(super) struct SuiteRoot<'a> {
     /// Its canonical form: every file read must resolve inside it.
     pub canonical: &'a Path,
     pub limits: &'a SuiteLimits,
+    /// The folders of the root resolved so far, for the responses.
+    pub folders: &'a Folders,
     /// The profile the suite is run with: profile `mneme` reads Mneme's
     /// benchmark folders exactly as Mneme 0.10.0 does (`mneme`).
     pub family: Family,
@@ -142,8 +145,16 @@ impl SuiteRoot<'_> {
     }
 
     /// The response at `path`, already known to be a regular file inside
-    /// the root within `max_response_bytes` ([`Folder::probe`] found it usable).
-    pub(super) fn usable_response(&self, declared: String, path: PathBuf, format: ResponseFormat) -> ResponseRef {
+    /// the root within `max_response_bytes` ([`Folder::probe`] found it
+    /// usable), or absent; `folder`, its folder resolved, when the caller
+    /// has it: the verdict reads the file through it.
+    pub(super) fn usable_response(
+        &self,
+        declared: String,
+        path: PathBuf,
+        format: ResponseFormat,
+        folder: Option<Arc<Folder>>,
+    ) -> ResponseRef {
         ResponseRef::Resolved {
             declared,
             path,
@@ -151,6 +162,7 @@ impl SuiteRoot<'_> {
             canonical_root: self.canonical.to_path_buf(),
             max_bytes: self.limits.max_response_bytes,
             digest: ReadDigest::default(),
+            folder: folder.map(ResponseFolder::of).unwrap_or_default(),
         }
     }
 
@@ -161,8 +173,19 @@ impl SuiteRoot<'_> {
     /// not exist, or cannot be resolved, is found out when it is read.
     pub(super) fn response(&self, declared: String, path: PathBuf, format: ResponseFormat) -> ResponseRef {
         let max_bytes = self.limits.max_response_bytes;
+        // Through its folder, resolved once for every response it holds: a
+        // regular file within the cap, or nothing, at the name is found with
+        // one `lstat`, and the verdict opens it through the folder. Anything
+        // else is checked by its path, which words the refusal.
+        if let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) {
+            if let Some(folder) = self.folders.get(self.canonical, dir) {
+                if let Probe::Usable | Probe::Absent = folder.probe(name, max_bytes) {
+                    return self.usable_response(declared, path, format, Some(folder));
+                }
+            }
+        }
         match check_inside(self.canonical, &path, max_bytes) {
-            Ok(_) | Err(Refusal::Io(_)) => self.usable_response(declared, path, format),
+            Ok(_) | Err(Refusal::Io(_)) => self.usable_response(declared, path, format, None),
             Err(refusal) => {
                 ResponseRef::Unusable { reason: refusal.reason(&format!("`{declared}`"), Cap::Response), declared }
             }
@@ -233,6 +256,7 @@ impl SuiteRoot<'static> {
             path: Path::new(path),
             canonical: Path::new("/nonexistent-suite-root"),
             limits: Box::leak(Box::default()),
+            folders: Box::leak(Box::default()),
             family: Family::Default,
         }
     }

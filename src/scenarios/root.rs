@@ -17,17 +17,23 @@ A file in a folder that resolves inside the root ([`Folder`]) is read
 without resolving its own path: it is opened without following a symlink
 and without blocking, and checked once open (`fstat`), as `crate::confine`
 opens every file; a symlink, a special file or a file too large there is
-left to the checks above, which say why it is refused.
+left to the checks above, which say why it is refused. A folder is resolved
+once: a Mneme folder is known from the walk that found it, and the folders
+of a native suite's responses are resolved the first time one is named
+([`Folders`]).
 
 The loader checks suite files (`read`), Mneme files and responses through
-here; `verdict` reads responses through [`read_inside`] too, with the
-canonical root and the cap that the loader put in each
+here; `verdict` reads responses through [`read_through`] too, with the
+canonical root, the cap and the folder that the loader put in each
 [`ResponseRef`](super::ResponseRef).
 */
 
 use std::fs::{self, Metadata};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rustc_hash::FxHashMap;
 
 /// Why a file that a suite names is not read.
 #[derive(Debug)]
@@ -182,6 +188,28 @@ pub(super) struct Folder {
     canonical: PathBuf,
 }
 
+/// The folders of a suite root resolved so far ([`Folder::resolve`]), shared
+/// by the threads that read its files: the responses of a native suite are
+/// mostly in a few folders, each resolved once, not once per response.
+#[derive(Debug, Default)]
+pub(super) struct Folders(Mutex<FxHashMap<PathBuf, Option<Arc<Folder>>>>);
+
+impl Folders {
+    /// `dir` resolved inside the canonical `root` ([`Folder::resolve`]),
+    /// resolved the first time it is asked for.
+    pub(super) fn get(&self, root: &Path, dir: &Path) -> Option<Arc<Folder>> {
+        let known = self.0.lock().unwrap_or_else(PoisonError::into_inner).get(dir).cloned();
+        if let Some(folder) = known {
+            return folder;
+        }
+        // Resolved without the lock held: two threads may both resolve a
+        // folder the first time, to the same answer.
+        let folder = Folder::resolve(root, dir).map(Arc::new);
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).insert(dir.to_path_buf(), folder.clone());
+        folder
+    }
+}
+
 /// What [`Folder::probe`] found at a name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Probe {
@@ -204,6 +232,21 @@ impl Folder {
         canonical.starts_with(root).then_some(Folder { canonical })
     }
 
+    /// The folder `rel` of the canonical suite `root`, as the walk found it:
+    /// each component of `rel` a name the walk listed as a folder, not a
+    /// symlink (it follows none), so that the folder's canonical path is the
+    /// root's joined with `rel`, with no system call to resolve it.
+    pub(super) fn walked(root: &Path, rel: &Path) -> Folder {
+        debug_assert!(rel.components().all(|c| matches!(c, std::path::Component::Normal(_))));
+        Folder { canonical: if rel.as_os_str().is_empty() { root.to_path_buf() } else { root.join(rel) } }
+    }
+
+    /// The folder's canonical path.
+    #[cfg(test)]
+    pub(super) fn canonical(&self) -> &Path {
+        &self.canonical
+    }
+
     /// What is at `name` in the folder, without following a symlink.
     pub(super) fn probe(&self, name: &str, max_bytes: u64) -> Probe {
         match fs::symlink_metadata(self.canonical.join(name)) {
@@ -222,6 +265,22 @@ impl Folder {
     pub(super) fn read(&self, name: &str, max_bytes: u64) -> Option<Vec<u8>> {
         let (file, meta) = crate::confine::open_regular(&self.canonical.join(name), true).ok()?;
         crate::confine::read_opened(file, &meta, max_bytes).ok()
+    }
+}
+
+/// [`read_inside`], through `folder` (the file's folder, resolved when the
+/// suite loaded) when it can vouch for the file: a response the verdict
+/// reads costs no resolving of its path again.
+pub(super) fn read_through(
+    folder: Option<&Folder>,
+    root: &Path,
+    path: &Path,
+    max_bytes: u64,
+) -> Result<Vec<u8>, Refusal> {
+    let name = path.file_name().and_then(|n| n.to_str());
+    match folder.zip(name).and_then(|(f, name)| f.read(name, max_bytes)) {
+        Some(bytes) => Ok(bytes),
+        None => read_inside(root, path, max_bytes),
     }
 }
 

@@ -9,12 +9,13 @@ file or validates a value: `native` and `mneme` build these values and
 */
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
 use super::assertions::AssertionSpec;
+use super::root::{read_through, Folder, Refusal};
 
 /// The category of a scenario that names none.
 pub(crate) const DEFAULT_CATEGORY: &str = "uncategorised";
@@ -214,6 +215,10 @@ pub enum ResponseRef {
         /// The SHA-256 of the file once the verdict has read it.
         #[serde(skip)]
         digest: ReadDigest,
+        /// The file's folder as the load resolved it, when it did: the
+        /// verdict reads the file through it.
+        #[serde(skip)]
+        folder: ResponseFolder,
     },
     /// A response that was named but cannot be used (an empty or null
     /// path, a symlink that leads outside the suite root, a file that is
@@ -262,6 +267,41 @@ impl PartialEq for ReadDigest {
 }
 
 impl Eq for ReadDigest {}
+
+/// The folder of a response file, resolved inside the suite root when the
+/// suite loaded, so that the verdict opens the file through it
+/// (`O_NOFOLLOW`, checked once open) instead of resolving the file's path
+/// again: at 1,000 Mneme folders or 5,000 recorded answers in one folder,
+/// resolving each path (a `readlink` for every component) was most of the
+/// time spent reading them. Empty when the load did not resolve it; a file
+/// the folder cannot vouch for is read by its path, which words the refusal.
+///
+/// Like [`ReadDigest`], a note on how to read, not part of what a scenario
+/// says: any two are equal.
+#[derive(Debug, Clone, Default)]
+pub struct ResponseFolder(Option<Arc<Folder>>);
+
+impl ResponseFolder {
+    pub(super) fn of(folder: Arc<Folder>) -> ResponseFolder {
+        ResponseFolder(Some(folder))
+    }
+
+    /// The bytes of the response at `path`, which must resolve inside the
+    /// canonical suite `root`, be a regular file and hold at most
+    /// `max_bytes` ([`super::read_inside`]): through the folder when it can
+    /// vouch for the file, by its path otherwise.
+    pub(crate) fn read(&self, root: &Path, path: &Path, max_bytes: u64) -> Result<Vec<u8>, Refusal> {
+        read_through(self.0.as_deref(), root, path, max_bytes)
+    }
+}
+
+impl PartialEq for ResponseFolder {
+    fn eq(&self, _: &ResponseFolder) -> bool {
+        true
+    }
+}
+
+impl Eq for ResponseFolder {}
 
 /// The scenarios of one suite root (ids not yet checked across roots). While
 /// a root loads, `native` and `mneme` fill one per file and `load` gathers

@@ -1,13 +1,14 @@
 //! Responses: reading the file a scenario names and parsing a structured
 //! (`.json`) answer, every problem in one line (scenarios.md §3). The file
-//! is read through `scenarios::read_inside`, as the loader reads suite
-//! files: only inside the canonical suite root, only a regular file, at
-//! most the cap the loader put in the [`ResponseRef`].
+//! is read as the loader reads suite files (`scenarios::read_inside`): only
+//! inside the canonical suite root, only a regular file, at most the cap the
+//! loader put in the [`ResponseRef`], through the folder it resolved when
+//! it can vouch for the file.
 
 use serde::Serialize;
 
 use crate::describe::{json_error, json_type};
-use crate::scenarios::{read_inside, Cap, Refusal, ResponseFormat, ResponseRef};
+use crate::scenarios::{Cap, Refusal, ResponseFormat, ResponseRef};
 
 /// A `.json` response (scenarios.md §3); every field optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -150,14 +151,14 @@ fn json_kind(v: &serde_json::Value) -> String {
 /// `max_bytes`. The error is the reason the scenario is MALFORMED (one
 /// line, names the file, and a symlink that leads outside with its target).
 pub fn read_response(response: &ResponseRef) -> Result<Response, String> {
-    let (declared, path, format, root, max_bytes, digest) = match response {
+    let (declared, path, format, root, max_bytes, digest, folder) = match response {
         ResponseRef::Unusable { reason, .. } => return Err(reason.clone()),
         ResponseRef::Answer { declared, format, text } => return parse_answer(declared, *format, text.clone()),
-        ResponseRef::Resolved { declared, path, format, canonical_root, max_bytes, digest } => {
-            (declared, path, *format, canonical_root, *max_bytes, digest)
+        ResponseRef::Resolved { declared, path, format, canonical_root, max_bytes, digest, folder } => {
+            (declared, path, *format, canonical_root, *max_bytes, digest, folder)
         }
     };
-    let bytes = read_inside(root, path, max_bytes).map_err(|refusal| match refusal {
+    let bytes = folder.read(root, path, max_bytes).map_err(|refusal| match refusal {
         Refusal::Io(e) if e.kind() == std::io::ErrorKind::NotFound => {
             format!("`{declared}` does not exist (looked for {}); create it or fix the path", path.display())
         }

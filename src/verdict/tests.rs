@@ -89,6 +89,7 @@ impl Fixture {
             canonical_root: fs::canonicalize(self.dir.path()).unwrap(),
             max_bytes: crate::scenarios::SuiteLimits::MAX_RESPONSE_BYTES,
             digest: Default::default(),
+            folder: Default::default(),
         }
     }
 
@@ -579,4 +580,69 @@ fn mneme_json_answers_and_problems_found_at_load() {
     let r = g.judge_mneme(&[], &[], &[]);
     assert_eq!(r.verdict, Verdict::Malformed);
     assert!(r.explanation.contains("scenario_type"), "{}", r.explanation);
+}
+
+/// The load resolves each response's folder once and the verdict reads the
+/// file through it, without following a symlink: a response that became a
+/// symlink out of the root, a named pipe or a file too large after the load
+/// is refused when it is read, as one that was so at load time is; one that
+/// appeared after the load is read.
+#[cfg(unix)]
+#[test]
+fn a_response_changed_after_the_load_is_checked_again_when_it_is_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("suite");
+    let answers = root.join("answers");
+    let mneme = root.join("mneme/one");
+    fs::create_dir_all(&answers).unwrap();
+    fs::create_dir_all(&mneme).unwrap();
+    let outside = tmp.path().join("secret.json");
+    fs::write(&outside, CLEAN).unwrap();
+    let entry = |id: &str, side: &str| {
+        format!("  - id: {id}\n    task: t\n    expect: [ADR-1]\n    responses:\n      governed: answers/{side}\n")
+    };
+    let yaml = [
+        "scenarios:\n".to_string(),
+        entry("link", "link.json"),
+        entry("pipe", "pipe.json"),
+        entry("big", "big.txt"),
+        entry("late", "late.json"),
+    ]
+    .concat();
+    fs::write(root.join("suite.yaml"), yaml).unwrap();
+    for side in ["link.json", "pipe.json"] {
+        fs::write(answers.join(side), CLEAN).unwrap();
+    }
+    fs::write(answers.join("big.txt"), "small").unwrap();
+    fs::write(mneme.join("scenario.json"), r#"{"name": "m", "expected_protected_decision_ids": ["ADR-1"]}"#).unwrap();
+    fs::write(mneme.join("query.txt"), "t").unwrap();
+    fs::write(mneme.join("with_mneme.json"), CLEAN).unwrap();
+
+    let limits = crate::scenarios::SuiteLimits { max_response_bytes: 200, ..Default::default() };
+    let suite = Suite::load_with(&[&root], &limits).unwrap();
+    let governed = |id: &str| suite.scenarios.iter().find(|s| s.id == id).unwrap().governed.clone().unwrap();
+    for id in ["link", "pipe", "big", "m"] {
+        assert!(read_response(&governed(id)).is_ok(), "{id} reads before anything changes");
+    }
+    assert!(read_response(&governed("late")).unwrap_err().contains("does not exist"));
+
+    for side in [answers.join("link.json"), mneme.join("with_mneme.json")] {
+        fs::remove_file(&side).unwrap();
+        std::os::unix::fs::symlink(&outside, &side).unwrap();
+    }
+    fs::remove_file(answers.join("pipe.json")).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(answers.join("pipe.json")).status().unwrap();
+    assert!(made.success());
+    fs::write(answers.join("big.txt"), "x".repeat(201)).unwrap();
+    fs::write(answers.join("late.json"), CLEAN).unwrap();
+
+    for id in ["link", "m"] {
+        let e = read_response(&governed(id)).unwrap_err();
+        assert!(e.contains("leads outside the suite root"), "{id}: {e}");
+    }
+    let e = read_response(&governed("pipe")).unwrap_err();
+    assert!(e.contains("a named pipe"), "{e}");
+    let e = read_response(&governed("big")).unwrap_err();
+    assert!(e.contains("larger than the limit (200 bytes)"), "{e}");
+    assert!(read_response(&governed("late")).is_ok(), "a response written after the load is read");
 }

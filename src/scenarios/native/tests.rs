@@ -65,6 +65,7 @@ scenarios:
             canonical_root: PathBuf::from("/nonexistent-suite-root"),
             max_bytes: 1 << 20,
             digest: Default::default(),
+            folder: Default::default(),
         })
     );
     match &s.governed {
