@@ -42,6 +42,7 @@ mod explain;
 mod rank;
 mod scope;
 mod scope_text;
+mod simple_glob;
 #[cfg(test)]
 mod tests;
 mod why_not;

@@ -7,6 +7,8 @@ use std::sync::{Arc, OnceLock};
 use globset::{Glob, GlobMatcher, GlobSet, GlobSetBuilder};
 use rustc_hash::FxHashMap;
 
+use super::simple_glob::SimpleGlob;
+
 /// The distinct scope globs of the pool and how a path is matched to them.
 #[derive(Debug)]
 pub(super) struct Scopes {
@@ -116,8 +118,32 @@ pub(super) struct PrefixSets {
     name_lengths: Vec<usize>,
     /// Every other glob.
     rest: Vec<usize>,
-    /// Per glob, its matcher, compiled on first use.
-    matchers: Vec<OnceLock<GlobMatcher>>,
+    /// Per glob, its matcher, made on first use.
+    matchers: Vec<OnceLock<Matcher>>,
+}
+
+/// How one glob is matched: directly when it is simple ([`SimpleGlob`]),
+/// else by globset's compiled regex.
+#[derive(Debug)]
+enum Matcher {
+    Simple(SimpleGlob),
+    Compiled(GlobMatcher),
+}
+
+impl Matcher {
+    fn new(glob: &Glob) -> Matcher {
+        match SimpleGlob::new(glob.glob()) {
+            Some(simple) => Matcher::Simple(simple),
+            None => Matcher::Compiled(glob.compile_matcher()),
+        }
+    }
+
+    fn is_match(&self, path: &str) -> bool {
+        match self {
+            Matcher::Simple(simple) => simple.is_match(path),
+            Matcher::Compiled(compiled) => compiled.is_match(path),
+        }
+    }
 }
 
 impl PrefixSets {
@@ -162,8 +188,7 @@ impl PrefixSets {
     ) {
         out.clear();
         let mut check = |g: usize| {
-            if filters[g].may_match(path) && self.matchers[g].get_or_init(|| globs[g].compile_matcher()).is_match(path)
-            {
+            if filters[g].may_match(path) && self.matchers[g].get_or_init(|| Matcher::new(&globs[g])).is_match(path) {
                 out.push(g);
             }
         };
