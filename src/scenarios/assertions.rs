@@ -12,6 +12,9 @@ verdict of its scenario is MALFORMED (scenarios.md §3-4).
 It never matches an assertion against a response: the `verdict` stage does.
 */
 
+use std::sync::{Mutex, PoisonError};
+
+use rustc_hash::FxHashMap;
 use serde::{Serialize, Serializer};
 use serde_saphyr::Spanned;
 
@@ -167,6 +170,30 @@ impl Pattern {
     }
 }
 
+/// The regexes of a suite root compiled so far, by their source text,
+/// shared by the threads that read its files: scenarios about one decision
+/// often repeat an assertion (`(?i)import psycopg2`), and a regex costs tens
+/// of microseconds and kilobytes to compile. Each scenario holds a clone
+/// (the compiled program shared, its search caches its own); what the
+/// suite no longer holds is freed with the last scenario that held it.
+#[derive(Debug, Default)]
+pub(super) struct Patterns(Mutex<FxHashMap<Box<str>, Result<Pattern, String>>>);
+
+impl Patterns {
+    /// [`Pattern::new`] of `source`, compiled the first time it is asked for.
+    pub(super) fn compile(&self, source: &str) -> Result<Pattern, String> {
+        let known = self.0.lock().unwrap_or_else(PoisonError::into_inner).get(source).cloned();
+        if let Some(compiled) = known {
+            return compiled;
+        }
+        // Compiled without the lock held: two threads may both compile a
+        // source the first time, to the same regex.
+        let compiled = Pattern::new(source);
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).insert(source.into(), compiled.clone());
+        compiled
+    }
+}
+
 impl PartialEq for Pattern {
     fn eq(&self, other: &Pattern) -> bool {
         self.as_str() == other.as_str()
@@ -185,13 +212,13 @@ impl Serialize for Pattern {
 
 /// Entry `index` (1-based) of an `assertions` list, validated; an invalid
 /// entry is kept with its reason.
-pub(super) fn assertion_spec(index: usize, node: &Spanned<Node>) -> AssertionSpec {
+pub(super) fn assertion_spec(index: usize, node: &Spanned<Node>, patterns: &Patterns) -> AssertionSpec {
     let p = pos(node);
     AssertionSpec {
         index,
         line: p.map(|p| p.0),
         column: p.map(|p| p.1),
-        parsed: match parse_assertion(node) {
+        parsed: match parse_assertion(node, patterns) {
             Ok(a) => ParsedAssertion::Valid(a),
             Err(reason) => ParsedAssertion::Invalid { reason },
         },
@@ -224,7 +251,7 @@ fn parse_severity(node: &Spanned<Node>) -> Result<Severity, String> {
 /// `forbidden_text: "x"`, `forbidden_text: { value|regex: "x", severity: soft }`,
 /// `{ forbidden_text: "x", severity: soft }` and Mneme's
 /// `{ type: forbidden_dependency, value: "x" }`.
-fn parse_assertion(node: &Spanned<Node>) -> Result<Assertion, String> {
+fn parse_assertion(node: &Spanned<Node>, patterns: &Patterns) -> Result<Assertion, String> {
     let Node::Map(entries) = &node.value else {
         return Err(format!(
             "an assertion is a mapping such as `- forbidden_text: \"TODO\"`, found {}",
@@ -232,7 +259,7 @@ fn parse_assertion(node: &Spanned<Node>) -> Result<Assertion, String> {
         ));
     };
     if entries.iter().any(|(k, _)| k.value == "type") {
-        return parse_typed_assertion(entries);
+        return parse_typed_assertion(entries, patterns);
     }
     let mut outer_severity = None;
     let mut typed = Vec::new();
@@ -304,7 +331,7 @@ fn parse_assertion(node: &Spanned<Node>) -> Result<Assertion, String> {
             ))
         }
     };
-    build_assertion(kind, text, is_regex, severity.unwrap_or_default())
+    build_assertion(kind, text, is_regex, severity.unwrap_or_default(), patterns)
 }
 
 fn string_value(kind: AssertionKind, key: &str, node: &Spanned<Node>) -> Result<String, String> {
@@ -318,7 +345,10 @@ fn string_value(kind: AssertionKind, key: &str, node: &Spanned<Node>) -> Result<
 
 /// Mneme's shape: `{"type": "...", "value": "..."}` (plus `regex` and
 /// `severity`, which Mneme does not have but a native suite may use).
-fn parse_typed_assertion(entries: &[(Spanned<String>, Spanned<Node>)]) -> Result<Assertion, String> {
+fn parse_typed_assertion(
+    entries: &[(Spanned<String>, Spanned<Node>)],
+    patterns: &Patterns,
+) -> Result<Assertion, String> {
     let mut kind = None;
     let mut val = None;
     let mut re = None;
@@ -351,10 +381,16 @@ fn parse_typed_assertion(entries: &[(Spanned<String>, Spanned<Node>)]) -> Result
         }
         (None, None) => return Err(format!("`{}` has no `value`", kind.as_str())),
     };
-    build_assertion(kind, text, is_regex, severity)
+    build_assertion(kind, text, is_regex, severity, patterns)
 }
 
-fn build_assertion(kind: AssertionKind, text: String, is_regex: bool, severity: Severity) -> Result<Assertion, String> {
+fn build_assertion(
+    kind: AssertionKind,
+    text: String,
+    is_regex: bool,
+    severity: Severity,
+    patterns: &Patterns,
+) -> Result<Assertion, String> {
     if text.trim().is_empty() {
         return Err(format!(
             "`{}` has an empty value, which would match everything; give the text to look for",
@@ -369,10 +405,40 @@ fn build_assertion(kind: AssertionKind, text: String, is_regex: bool, severity: 
                 kind.as_str()
             ));
         }
-        let pattern = Pattern::new(&text).map_err(|e| format!("`{}` has an invalid regex: {e}", kind.as_str()))?;
+        let pattern = patterns.compile(&text).map_err(|e| format!("`{}` has an invalid regex: {e}", kind.as_str()))?;
         Matcher::Regex(pattern)
     } else {
         Matcher::Substring(text)
     };
     Ok(Assertion { kind, matcher, severity })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A source compiled once answers every later request for it, from any
+    /// thread: the same regex for the same source, a different one for
+    /// another, and an invalid source's error, worded as `Pattern::new`
+    /// words it, every time.
+    #[test]
+    fn a_suite_compiles_each_regex_once_and_answers_as_compiling_it_would() {
+        use rayon::prelude::*;
+        let sources = ["(?i)import psycopg2", "a+b", "(?i)import psycopg2", "a(", "[z-a]", "a+b", "a("];
+        let patterns = Patterns::default();
+        for _ in 0..2 {
+            let got: Vec<Result<Pattern, String>> = sources.par_iter().map(|s| patterns.compile(s)).collect();
+            for (source, got) in sources.iter().zip(got) {
+                match (got, Pattern::new(source)) {
+                    (Ok(got), Ok(_)) => {
+                        assert_eq!(got.as_str(), *source);
+                        assert_eq!(got.regex().is_match("import PSYCOPG2"), source.starts_with("(?i)"));
+                    }
+                    (Err(got), Err(want)) => assert_eq!(got, want),
+                    (got, want) => panic!("{source}: {got:?} against {want:?}"),
+                }
+            }
+        }
+        assert_eq!(patterns.0.lock().unwrap().len(), 4, "one entry per distinct source");
+    }
 }

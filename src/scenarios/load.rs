@@ -21,8 +21,8 @@ use std::path::{Component, Path, PathBuf};
 use super::error::SuiteError;
 use super::mneme::load_mneme_dir;
 use super::native::load_native_file;
-use super::read::{SuiteLimits, SuiteRoot};
-use super::root::{canonical_root, Folders};
+use super::read::{Shared, SuiteLimits, SuiteRoot};
+use super::root::canonical_root;
 use super::scenario::{LoadedRoot, Scenario, Suite};
 use crate::profile::Family;
 
@@ -142,8 +142,8 @@ fn read_root(root: &Path, limits: &SuiteLimits, family: Family) -> (LoadedRoot, 
             return (loaded, errors);
         }
     };
-    let folders = Folders::default();
-    let suite_root = SuiteRoot { path: &dir, canonical: &canonical, limits, folders: &folders, family };
+    let shared = Shared::default();
+    let suite_root = SuiteRoot { path: &dir, canonical: &canonical, limits, shared: &shared, family };
     match file {
         None if names_a_file(&dir.join("scenario.json")) => {
             load_mneme_dir(&dir, &suite_root, Some(Path::new("")), &mut loaded, &mut errors)

@@ -187,9 +187,11 @@ fn parse_mneme(
     let assertions = match obj.get("assertions") {
         None | Some(serde_json::Value::Null) => Vec::new(),
         Some(serde_json::Value::Array(items)) if mneme => mneme_assertions(items),
-        Some(serde_json::Value::Array(items)) => {
-            items.iter().enumerate().map(|(i, a)| assertion_spec(i + 1, &Node::from_json(a))).collect()
-        }
+        Some(serde_json::Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, a)| assertion_spec(i + 1, &Node::from_json(a), &root.shared.patterns))
+            .collect(),
         Some(other) => vec![AssertionSpec {
             index: 1,
             line: None,

@@ -300,7 +300,7 @@ fn read_in_pieces_and_whole(text: &str, limits: &super::SuiteLimits) -> Option<(
         path: Path::new("suite"),
         canonical: Path::new("/nonexistent-suite-root"),
         limits,
-        folders: &Default::default(),
+        shared: &Default::default(),
         family: crate::profile::Family::Default,
     };
     let (file, rel_dir) = (Path::new("suite/suite.yaml"), Path::new(""));
@@ -432,7 +432,11 @@ fn parse_native_scenario(cx: &mut FileCx<'_>, item: &Spanned<Node>) -> Option<Sc
             "assertions" => match &value.value {
                 Node::Null => {}
                 Node::Seq(list) => {
-                    assertions = list.iter().enumerate().map(|(i, a)| assertion_spec(i + 1, a)).collect();
+                    assertions = list
+                        .iter()
+                        .enumerate()
+                        .map(|(i, a)| assertion_spec(i + 1, a, &cx.root.shared.patterns))
+                        .collect();
                 }
                 other => cx.wrong_type(
                     pos_or_1(value),

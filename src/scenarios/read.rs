@@ -47,6 +47,7 @@ use serde_saphyr::budget::BudgetBreach;
 use serde_saphyr::granit_parser::{Event, Options as ParserOptions, Parser};
 use serde_saphyr::{Budget, Error as YamlError, Location, Options, Spanned};
 
+use super::assertions::Patterns;
 use super::error::SuiteError;
 use super::node::Node;
 use super::root::{check_inside, read_inside, read_regular, Cap, Folder, Folders, Probe, Refusal};
@@ -106,6 +107,15 @@ impl From<YamlLimits> for SuiteLimits {
     }
 }
 
+/// What the threads reading one suite root share, so that each is worked
+/// out once: the folders of its responses, and the regexes of its
+/// assertions.
+#[derive(Debug, Default)]
+pub(super) struct Shared {
+    pub folders: Folders,
+    pub patterns: Patterns,
+}
+
 /// One suite root while it loads: where its files may be read from, and
 /// within which limits.
 #[derive(Debug, Clone, Copy)]
@@ -116,8 +126,8 @@ pub(super) struct SuiteRoot<'a> {
     /// Its canonical form: every file read must resolve inside it.
     pub canonical: &'a Path,
     pub limits: &'a SuiteLimits,
-    /// The folders of the root resolved so far, for the responses.
-    pub folders: &'a Folders,
+    /// What the threads reading the root work out once and share.
+    pub shared: &'a Shared,
     /// The profile the suite is run with: profile `mneme` reads Mneme's
     /// benchmark folders exactly as Mneme 0.10.0 does (`mneme`).
     pub family: Family,
@@ -178,7 +188,7 @@ impl SuiteRoot<'_> {
         // one `lstat`, and the verdict opens it through the folder. Anything
         // else is checked by its path, which words the refusal.
         if let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) {
-            if let Some(folder) = self.folders.get(self.canonical, dir) {
+            if let Some(folder) = self.shared.folders.get(self.canonical, dir) {
                 if let Probe::Usable | Probe::Absent = folder.probe(name, max_bytes) {
                     return self.usable_response(declared, path, format, Some(folder));
                 }
@@ -256,7 +266,7 @@ impl SuiteRoot<'static> {
             path: Path::new(path),
             canonical: Path::new("/nonexistent-suite-root"),
             limits: Box::leak(Box::default()),
-            folders: Box::leak(Box::default()),
+            shared: Box::leak(Box::default()),
             family: Family::Default,
         }
     }
