@@ -213,28 +213,29 @@ pub(crate) fn each_identifier_piece(text: &str, each: &mut dyn FnMut(&str)) {
 /// letter of a run followed by a lower-case one (`HTTPServer`: `HTTP`,
 /// `Server`). Nothing when the segment is one part (it was given whole).
 fn each_case_part(segment: &str, each: &mut dyn FnMut(&str)) {
-    let chars: Vec<(usize, char)> = segment.char_indices().collect();
-    let mut cuts = Vec::new();
-    for i in 1..chars.len() {
-        let (prev, cur) = (chars[i - 1].1, chars[i].1);
-        let next = chars.get(i + 1).map(|&(_, c)| c);
+    // Every boundary is before an upper-case letter that is not the first:
+    // most words have none, and cost no more than this scan.
+    if !segment.chars().skip(1).any(char::is_uppercase) {
+        return;
+    }
+    let mut chars = segment.char_indices().peekable();
+    let Some((_, mut prev)) = chars.next() else { return };
+    let mut start = 0;
+    while let Some((at, cur)) = chars.next() {
+        let next = chars.peek().map(|&(_, c)| c);
         let boundary = cur.is_uppercase()
             && (prev.is_lowercase()
                 || prev.is_numeric()
                 || (prev.is_uppercase() && next.is_some_and(char::is_lowercase)));
         if boundary {
-            cuts.push(chars[i].0);
+            each(&segment[start..at]);
+            start = at;
         }
+        prev = cur;
     }
-    if cuts.is_empty() {
-        return;
+    if start > 0 {
+        each(&segment[start..]);
     }
-    let mut start = 0;
-    for cut in cuts {
-        each(&segment[start..cut]);
-        start = cut;
-    }
-    each(&segment[start..]);
 }
 
 /// The maximal runs of bytes of `text` that are `word` bytes (which must be
@@ -265,6 +266,47 @@ pub fn normalise_path(path: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// The case parts as they were first written (every character and
+    /// every cut collected, then the pieces given): what
+    /// [`each_case_part`], which allocates nothing, must give.
+    fn case_parts_collected(segment: &str) -> Vec<String> {
+        let chars: Vec<(usize, char)> = segment.char_indices().collect();
+        let mut cuts = Vec::new();
+        for i in 1..chars.len() {
+            let (prev, cur) = (chars[i - 1].1, chars[i].1);
+            let next = chars.get(i + 1).map(|&(_, c)| c);
+            let boundary = cur.is_uppercase()
+                && (prev.is_lowercase()
+                    || prev.is_numeric()
+                    || (prev.is_uppercase() && next.is_some_and(char::is_lowercase)));
+            if boundary {
+                cuts.push(chars[i].0);
+            }
+        }
+        let mut out = Vec::new();
+        if cuts.is_empty() {
+            return out;
+        }
+        let mut start = 0;
+        for cut in cuts {
+            out.push(segment[start..cut].to_string());
+            start = cut;
+        }
+        out.push(segment[start..].to_string());
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn case_parts_are_found_without_collecting_the_characters(
+            segment in "[aAbB1ÉéΣσ_]{0,12}"
+        ) {
+            let mut got = Vec::new();
+            each_case_part(&segment, &mut |p| got.push(p.to_string()));
+            proptest::prop_assert_eq!(got, case_parts_collected(&segment));
+        }
+    }
+
     use super::*;
 
     fn default() -> Tokenizer {
