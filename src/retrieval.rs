@@ -48,7 +48,7 @@ mod tests;
 mod why_not;
 
 pub use explain::{ExplainedRecord, Explanation, FieldMatch, ScopeCheck};
-pub use rank::rank;
+pub use rank::{rank, Ranked};
 use scope::Scopes;
 pub use scope_text::scope_matches;
 pub use why_not::{Ahead, Cause, Competitor, Fate, Gain, Miss, QueryWord, SharedGain, UnscoredWord, WhyNot, WordFrom};

@@ -156,7 +156,7 @@ pub fn run_one(
     scratch: &mut Scratch,
 ) -> ScenarioRun {
     let query = Query { task: &scenario.task, file: scenario.file.as_deref() };
-    let (retrieval, runner_up) = index.retrieve_with_runner_up(query, k, scratch);
+    let (retrieval, runner_up, ranked) = index.retrieve_kept(query, k, scratch);
     let retrieved = retrieved_of(index, &retrieval.hits);
     let ids: Vec<&str> = retrieved.iter().map(|r| r.id.as_str()).collect();
     let metrics = ScenarioMetrics::compute(&ids, &scenario.expect, &scenario.acceptable, k).with_margins(
@@ -164,14 +164,15 @@ pub fn run_one(
         &scenario.expect,
         runner_up_of(index, runner_up),
     );
+    // Explained from the scores the ranking kept, before the scratch is
+    // needed again.
+    let why_not = ranked.misses(&metrics.missed);
     let scope = enforced.scope(index, query, &retrieval.hits, &scenario, scratch);
     let judging = Judging { family: index.profile().family, retrieved: &ids, scope: &scope };
     let verdict = judge_with(&scenario, &metrics.missed, &judging);
     let layer2 = scenario.governed.is_some() && verdict.verdict != crate::verdict::Verdict::Malformed;
     let mut warnings = known.check(&scenario);
     warnings.extend(verdict.warnings.iter().cloned());
-    let why_not =
-        metrics.missed.iter().filter_map(|id| index.why_not_with(query, id, scratch)).map(|w| w.brief()).collect();
     // Judged: the compiled assertions (and their regex caches, the largest
     // part of a scenario in memory) are not needed by any later stage.
     scenario.assertions = Vec::new();

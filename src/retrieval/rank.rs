@@ -1,6 +1,8 @@
 //! Answering a query: postings summed per decision, complete tags boosted,
 //! the scope pre-filter applied, and the top `k` ranked.
 
+use std::collections::HashMap;
+
 use super::{Hit, Index, Query, Retrieval, RunnerUp, Scratch};
 use crate::chore::{self, Chore};
 use crate::profile::{Family, Milli};
@@ -27,6 +29,24 @@ impl Index {
         scratch: &mut Scratch,
     ) -> (Retrieval, Option<RunnerUp>) {
         self.retrieve_inner(query, k, scratch, true)
+    }
+
+    /// [`Index::retrieve_with_runner_up`], leaving the query's scores in
+    /// `scratch` for [`Ranked::misses`] to explain the decisions it missed
+    /// without ranking the query again. The scratch is cleared when the
+    /// [`Ranked`] is dropped.
+    pub fn retrieve_kept<'a, 'q>(
+        &'a self,
+        query: Query<'q>,
+        k: usize,
+        scratch: &'a mut Scratch,
+    ) -> (Retrieval, Option<RunnerUp>, Ranked<'a, 'q>) {
+        let chore = self.chore_of(query);
+        let ranked_k = if chore.is_some() { 0 } else { k };
+        let (mut retrieval, runner_up, left) = self.rank_query_in(query, ranked_k, scratch, true, true, true);
+        retrieval.chore = chore;
+        let ranked = Ranked { index: self, scratch, query, k, hits: retrieval.hits.clone(), chore, left };
+        (retrieval, runner_up, ranked)
     }
 
     fn retrieve_inner(
@@ -58,7 +78,8 @@ impl Index {
         scratch: &mut Scratch,
         want_runner_up: bool,
     ) -> (Retrieval, Option<RunnerUp>) {
-        self.rank_query_in(query, k, scratch, want_runner_up, true)
+        let (retrieval, runner_up, _) = self.rank_query_in(query, k, scratch, want_runner_up, true, false);
+        (retrieval, runner_up)
     }
 
     /// Every candidate above `min_score` (the hits of [`Index::rank_query`]
@@ -66,9 +87,12 @@ impl Index {
     /// repeated ids (profile `mneme` keeps only the best-ranked copy, so
     /// then they are ranked all the same).
     pub(super) fn candidates(&self, query: Query<'_>, scratch: &mut Scratch) -> Retrieval {
-        self.rank_query_in(query, usize::MAX, scratch, false, self.copies.is_some()).0
+        self.rank_query_in(query, usize::MAX, scratch, false, self.copies.is_some(), false).0
     }
 
+    /// The ranking of [`Index::rank_query`] and [`Index::candidates`]; with
+    /// `keep`, the query's scores and scope marks are left in `scratch`
+    /// (what is left says [`Left`]) instead of cleared.
     fn rank_query_in(
         &self,
         query: Query<'_>,
@@ -76,7 +100,8 @@ impl Index {
         scratch: &mut Scratch,
         want_runner_up: bool,
         ordered: bool,
-    ) -> (Retrieval, Option<RunnerUp>) {
+        keep: bool,
+    ) -> (Retrieval, Option<RunnerUp>, Left) {
         self.check_query(query);
         let n = self.decisions.len();
         if scratch.score.len() != n {
@@ -104,7 +129,7 @@ impl Index {
             let untouched = if self.profile.family == Family::Mneme { Milli(1000) } else { Milli::ZERO };
             let runner_up = want_runner_up.then(|| self.runner_up(&hits, path.is_some(), untouched, scratch)).flatten();
             self.clear_scope(scratch);
-            return (Retrieval { hits, empty_query: true, chore: None }, runner_up);
+            return (Retrieval { hits, empty_query: true, chore: None }, runner_up, Left::Nothing);
         }
 
         let min = self.profile.min_score.0;
@@ -141,15 +166,22 @@ impl Index {
                     None => {}
                 }
             }
-            score.fill(0);
-            tag_count.clear();
+            let left = if keep && !again {
+                Left::Dense
+            } else {
+                score.fill(0);
+                tag_count.clear();
+                Left::Tracked
+            };
             if again {
                 self.accumulate(scratch);
                 dense_runner_up = self.runner_up(&hits, path.is_some(), Milli::ZERO, scratch);
-                self.reset(scratch);
             }
-            self.clear_scope(scratch);
-            return (Retrieval { hits, empty_query: false, chore: None }, dense_runner_up);
+            if !keep {
+                self.reset(scratch);
+                self.clear_scope(scratch);
+            }
+            return (Retrieval { hits, empty_query: false, chore: None }, dense_runner_up, left);
         }
         self.accumulate(scratch);
         if min < 0 {
@@ -164,12 +196,13 @@ impl Index {
             // instead of every touched decision collected and then selected.
             // (Each touched decision's working state is cleared in the same
             // pass: what `reset` does.)
-            // With the runner-up wanted, the state is kept for it and
-            // cleared after.
+            // With the runner-up wanted, or the state to keep, it is kept
+            // and cleared after (or left).
+            let kept = want_runner_up || keep;
             let Scratch { score, seen, touched, in_scope, tag_count, .. } = scratch;
             for &d in touched.iter() {
                 let d = d as usize;
-                let s = if want_runner_up {
+                let s = if kept {
                     score[d]
                 } else {
                     seen[d] = false;
@@ -179,17 +212,17 @@ impl Index {
                     keep_best(&mut hits, Hit { pool: d, score: Milli(s) }, k);
                 }
             }
-            let runner_up = if want_runner_up {
-                let found = self.runner_up(&hits, path.is_some(), Milli::ZERO, scratch);
-                self.reset(scratch);
-                found
-            } else {
+            if !kept {
                 touched.clear();
                 tag_count.clear();
-                None
-            };
-            self.clear_scope(scratch);
-            return (Retrieval { hits, empty_query: false, chore: None }, runner_up);
+            }
+            let runner_up =
+                want_runner_up.then(|| self.runner_up(&hits, path.is_some(), Milli::ZERO, scratch)).flatten();
+            if !keep {
+                self.reset(scratch);
+                self.clear_scope(scratch);
+            }
+            return (Retrieval { hits, empty_query: false, chore: None }, runner_up, Left::Tracked);
         } else {
             hits.extend(
                 scratch
@@ -204,9 +237,11 @@ impl Index {
             self.rank_copies(&mut hits, k);
         }
         let runner_up = want_runner_up.then(|| self.runner_up(&hits, path.is_some(), Milli::ZERO, scratch)).flatten();
-        self.reset(scratch);
-        self.clear_scope(scratch);
-        (Retrieval { hits, empty_query: false, chore: None }, runner_up)
+        if !keep {
+            self.reset(scratch);
+            self.clear_scope(scratch);
+        }
+        (Retrieval { hits, empty_query: false, chore: None }, runner_up, Left::Tracked)
     }
 
     /// The best decision, in ranking order (score, then pool order), that
@@ -453,6 +488,89 @@ impl Index {
             scratch.in_scope[d as usize] = false;
         }
         scratch.scope_marks.clear();
+    }
+}
+
+/// What a ranking asked to keep its state left in the scratch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Left {
+    /// Nothing: the query had no tokens (or the state was cleared).
+    Nothing,
+    /// The scores of the decisions the query touched, and which those are.
+    Tracked,
+    /// Every decision's score; which decisions were touched is not tracked.
+    Dense,
+}
+
+/// A query ranked by [`Index::retrieve_kept`], its scores and scope marks
+/// still in the scratch, so that the decisions it missed are explained
+/// without ranking it again ([`Ranked::misses`]). Dropping it clears the
+/// scratch for the next query.
+pub struct Ranked<'a, 'q> {
+    pub(super) index: &'a Index,
+    pub(super) scratch: &'a mut Scratch,
+    pub(super) query: Query<'q>,
+    /// The `k` asked for (a chore is ranked with 0).
+    pub(super) k: usize,
+    /// The decisions retrieved, best first (none for a chore).
+    pub(super) hits: Vec<Hit>,
+    pub(super) chore: Option<Chore>,
+    pub(super) left: Left,
+}
+
+impl Ranked<'_, '_> {
+    /// Clears what the ranking left in the scratch.
+    pub(super) fn release(&mut self) {
+        if self.left == Left::Dense {
+            self.scratch.score.fill(0);
+        }
+        self.index.reset(self.scratch);
+        self.index.clear_scope(self.scratch);
+        self.left = Left::Nothing;
+    }
+
+    /// The place of each of the pool decisions `targets` that is a
+    /// candidate of the query (in scope, above `min_score`) in the ranking
+    /// of every candidate, 1 the best, counted from the kept scores. For a
+    /// pool without repeated ids (each candidate then has its own place).
+    pub(super) fn places(&self, targets: &[usize], has_path: bool) -> HashMap<usize, usize> {
+        let index = self.index;
+        let Scratch { score, in_scope, touched, .. } = &*self.scratch;
+        let min = index.profile.min_score.0;
+        let candidate = |d: usize| score[d] > min && (!has_path || !index.has_scope[d] || in_scope[d]);
+        let mine: Vec<Hit> = targets
+            .iter()
+            .copied()
+            .filter(|&d| candidate(d))
+            .map(|d| Hit { pool: d, score: Milli(score[d]) })
+            .collect();
+        // Only a decision scoring at least the lowest of them can be ahead
+        // of one: the others are passed over on their score alone.
+        let Some(lowest) = mine.iter().map(|me| me.score.0).min() else { return HashMap::new() };
+        let mut ahead = vec![0usize; mine.len()];
+        let mut count = |d: usize| {
+            if candidate(d) {
+                let hit = Hit { pool: d, score: Milli(score[d]) };
+                for (n, me) in ahead.iter_mut().zip(&mine) {
+                    *n += usize::from(before(&hit, me));
+                }
+            }
+        };
+        // With min_score at 0 or above, an untouched decision (0) is no
+        // candidate: the decisions touched are all there is to count.
+        match self.left {
+            Left::Tracked if min >= 0 => {
+                touched.iter().map(|&d| d as usize).filter(|&d| score[d] >= lowest).for_each(count)
+            }
+            _ => score.iter().enumerate().filter(|&(_, &s)| s >= lowest).for_each(|(d, _)| count(d)),
+        }
+        mine.iter().zip(ahead).map(|(me, n)| (me.pool, n + 1)).collect()
+    }
+}
+
+impl Drop for Ranked<'_, '_> {
+    fn drop(&mut self) {
+        self.release();
     }
 }
 

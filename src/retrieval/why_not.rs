@@ -11,7 +11,7 @@ use rustc_hash::FxHashSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::{ExplainedRecord, Explanation, Index, Query, ScopeCheck, Scratch};
+use super::{ExplainedRecord, Explanation, Index, Query, Ranked, ScopeCheck, Scratch};
 use crate::profile::{Field, Milli};
 
 /// A decision counts as everywhere, and its words as weighing little, when
@@ -290,6 +290,33 @@ impl WhyNot {
     }
 }
 
+impl Ranked<'_, '_> {
+    /// Why each of the decisions `ids` is not retrieved by this ranking, in
+    /// brief and in order: for each id, [`WhyNot::brief`] of
+    /// [`Index::why_not`] (none for an id no record has). The query is
+    /// explained once for all of them, from the scores its ranking kept
+    /// when they tell what is needed, else ranked again for each id; only
+    /// the words of the query the brief reads are looked up.
+    pub fn misses(mut self, ids: &[String]) -> Vec<Miss> {
+        if ids.is_empty() {
+            return Vec::new();
+        }
+        let index = self.index;
+        if let Some(e) = index.explain_kept(&self, ids) {
+            return ids.iter().filter_map(|id| index.why_not_in(&e, id, Words::Brief)).map(|w| w.brief()).collect();
+        }
+        self.release();
+        let query = self.query;
+        ids.iter()
+            .filter_map(|id| {
+                let e = index.explain_some(query, Some(Some(id)), self.scratch);
+                index.why_not_in(&e, id, Words::Brief)
+            })
+            .map(|w| w.brief())
+            .collect()
+    }
+}
+
 impl Index {
     /// Why the decision `id` is, or is not, retrieved for `query`; `None`
     /// when no record of the memory has that id.
@@ -301,12 +328,13 @@ impl Index {
     /// for each missed decision).
     pub fn why_not_with(&self, query: Query<'_>, id: &str, scratch: &mut Scratch) -> Option<WhyNot> {
         let e = self.explain_some(query, Some(Some(id)), scratch);
-        self.why_not_in(&e, id)
+        self.why_not_in(&e, id, Words::Every)
     }
 
     /// [`Index::why_not`] from an explanation of the query that holds the
-    /// record `id` and the retrieved ones.
-    fn why_not_in(&self, e: &Explanation, id: &str) -> Option<WhyNot> {
+    /// record `id` and the retrieved ones (records of other decisions it
+    /// holds change nothing), listing the query's `words`.
+    fn why_not_in(&self, e: &Explanation, id: &str, words: Words) -> Option<WhyNot> {
         // A repeated id (profile `mneme`): the copy that ranks, else the first.
         let at = e
             .records
@@ -364,7 +392,7 @@ impl Index {
 
         let decision = me.pool_order.map(|p| &self.decisions[p]);
         let texts = decision.map(TextWords::new);
-        let words = self.query_words(e, me, texts.as_ref(), &mine);
+        let words = self.query_words(e, me, texts.as_ref(), &mine, words);
 
         let mut causes = Vec::new();
         match (me.reason.as_deref(), &me.scope) {
@@ -443,13 +471,15 @@ impl Index {
     }
 
     /// Each distinct word of the task, then of the path, with what became
-    /// of it in `decision` (none: the record is not in the pool).
+    /// of it in `decision` (none: the record is not in the pool); with
+    /// [`Words::Brief`], only those the brief reads.
     fn query_words(
         &self,
         e: &Explanation,
         me: &ExplainedRecord,
         decision: Option<&TextWords<'_>>,
         mine: &BTreeMap<String, Milli>,
+        listed: Words,
     ) -> Vec<QueryWord> {
         let n = self.decisions.len() as u64;
         let profile = &self.profile;
@@ -458,26 +488,34 @@ impl Index {
         let sources = [(e.task.as_str(), WordFrom::Task), (e.file.as_deref().unwrap_or(""), WordFrom::Path)];
         for (text, from) in sources {
             // The tokens, in text order, then the runs the tokenizer drops.
-            let mut items: Vec<(String, Option<Fate>)> = Vec::new();
-            self.tokenizer.each_token(text, &mut |t| items.push((t.to_string(), None)));
+            let mut items: Vec<(String, Item)> = Vec::new();
+            self.tokenizer.each_token(text, &mut |t| items.push((t.to_string(), Item::Token)));
             self.tokenizer.each_run(text, &mut |run| {
                 if !self.tokenizer.keeps(run) {
+                    let stopword = self.tokenizer.is_stopword(run);
+                    if listed == Words::Brief && (stopword || from == WordFrom::Path) {
+                        items.push((run.to_string(), Item::Unlisted));
+                        return;
+                    }
                     let held = decision.is_some_and(|d| d.runs(&self.tokenizer).contains(run));
-                    let fate = if self.tokenizer.is_stopword(run) {
+                    let fate = if stopword {
                         Fate::Stopword { held }
                     } else {
                         Fate::TooShort { min_token_len: profile.min_token_len, held }
                     };
-                    items.push((run.to_string(), Some(fate)));
+                    items.push((run.to_string(), Item::Dropped(fate)));
                 }
             });
-            for (word, dropped) in items {
+            // A word left out still counts as seen, so that the words listed
+            // are the ones `Words::Every` lists.
+            for (word, item) in items {
                 if !seen.insert(word.clone()) {
                     continue;
                 }
-                let fate = match dropped {
-                    Some(f) => f,
-                    None => self.fate(&word, from, decision, me, mine, n),
+                let fate = match item {
+                    Item::Token => self.fate(&word, from, decision, me, mine, n),
+                    Item::Dropped(f) => f,
+                    Item::Unlisted => continue,
                 };
                 words.push(QueryWord { word, from, fate });
             }
@@ -553,6 +591,27 @@ impl Index {
         self.tokenizer.each_token(text, &mut |t| found |= t == token);
         found
     }
+}
+
+/// Which words of the query a [`WhyNot`] lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Words {
+    /// Every word.
+    Every,
+    /// The words [`WhyNot::brief`] and the causes read: no stopword, and no
+    /// word of the path too short to be a token (whether the decision
+    /// holds those is not looked up).
+    Brief,
+}
+
+/// A word of a text of the query, as [`Index::query_words`] reads it.
+enum Item {
+    /// A token: what became of it in the decision is looked up.
+    Token,
+    /// A run the tokenizer drops, and what became of it.
+    Dropped(Fate),
+    /// A run the tokenizer drops that the words listed leave out.
+    Unlisted,
 }
 
 /// The words of the texts of the decision asked about, each read once for
@@ -696,6 +755,116 @@ mod tests {
             .map(|i| format!(r#"{{"id": "f{i}", "type": "rule", "title": "service filler{i}"}}"#))
             .collect::<Vec<_>>()
             .join(", ")
+    }
+
+    /// The misses of `ids` for a query from the scores its ranking kept
+    /// ([`Ranked::misses`]), checked against [`Index::why_not`] for each
+    /// id; the ranking is the one of [`Index::retrieve_with_runner_up`],
+    /// and `scratch` is clear afterwards.
+    fn kept_misses(ix: &Index, scratch: &mut Scratch, task: &str, file: Option<&str>, ids: &[&str]) -> Vec<Miss> {
+        let query = Query { task, file };
+        let ids: Vec<String> = ids.iter().map(|id| id.to_string()).collect();
+        let want: Vec<Miss> = ids.iter().filter_map(|id| ix.why_not(query, id)).map(|w| w.brief()).collect();
+        let k = ix.profile.k;
+        let (retrieval, runner_up, ranked) = ix.retrieve_kept(query, k, scratch);
+        let got = ranked.misses(&ids);
+        assert_eq!(got, want, "{task:?} {file:?}");
+        assert_eq!((retrieval, runner_up), ix.retrieve_with_runner_up(query, k, &mut Scratch::default()));
+        assert!(scratch.score.iter().all(|&s| s == 0) && scratch.touched.is_empty() && scratch.tag_count.is_empty());
+        assert!(!scratch.seen.contains(&true) && !scratch.in_scope.contains(&true) && scratch.scope_marks.is_empty());
+        got
+    }
+
+    fn causes(misses: &[Miss]) -> Vec<(&str, Vec<Cause>)> {
+        misses.iter().map(|m| (m.id.as_str(), m.causes.clone())).collect()
+    }
+
+    #[test]
+    fn misses_from_the_kept_ranking_are_why_not_for_each_id() {
+        let ix = index(
+            &format!(
+                r#"[{{"id": "want", "type": "rule", "title": "retry budget"}},
+                    {{"id": "want2", "type": "rule", "title": "retry policy", "content": "backoff notes"}},
+                    {{"id": "b1", "type": "rule", "title": "retry backoff jitter"}},
+                    {{"id": "b2", "type": "rule", "title": "retry backoff ceiling"}},
+                    {{"id": "b3", "type": "rule", "title": "retry backoff logging"}},
+                    {{"id": "weak", "type": "rule", "title": "service mention", "content": "nothing else"}},
+                    {{"id": "web", "type": "rule", "title": "refund flow", "scope": "web/**"}},
+                    {{"id": "refund", "type": "rule", "title": "refund flow rules"}},
+                    {{"id": "refund2", "type": "rule", "title": "refund ledger"}},
+                    {{"id": "old", "type": "rule", "title": "refund flow legacy", "status": "superseded"}},
+                    {{"id": "schema", "type": "rule", "title": "schema migrations", "content": "the db owns it; go"}}, {}]"#,
+                fillers()
+            ),
+            Profile::of(Named::Default),
+        );
+        let mut scratch = Scratch::default();
+        // Short words of the task the decision holds are a cause; stopwords
+        // and the path's short words are not.
+        let got = kept_misses(&ix, &mut scratch, "the db retry with backoff", Some("db/go/io.go"), &["schema"]);
+        let unscored: Vec<(&str, Cause)> = got[0].unscored.iter().map(|u| (u.word.as_str(), u.cause)).collect();
+        assert_eq!(unscored, [("db", Cause::NotTokens)], "{got:#?}");
+        assert!(got[0].causes.contains(&Cause::NotTokens), "{got:#?}");
+        // Two decisions beyond k in one query, an unknown id and one kept
+        // out of the pool.
+        let got = kept_misses(&ix, &mut scratch, "retry with backoff", None, &["want", "want2", "nope", "old", "want"]);
+        assert_eq!(got.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), ["want", "want2", "old", "want"]);
+        assert_eq!((got[0].rank, got[1].rank), (Some(5), Some(4)), "{got:#?}");
+        assert_eq!(got[2].causes, [Cause::NotInPool]);
+        // Out of scope, and a path that scores.
+        let got = kept_misses(&ix, &mut scratch, "refund flow", Some("api/refunds.py"), &["web", "refund2"]);
+        assert_eq!(got[0].causes[0], Cause::OutOfScope);
+        // A chore: the decisions within k are `chore`, the others `beyond_k`
+        // or below min_score.
+        let got =
+            kept_misses(&ix, &mut scratch, "fix typo in the refund flow", None, &["refund2", "web", "refund", "b1"]);
+        assert_eq!(
+            causes(&got).iter().map(|(id, c)| (*id, c[0])).collect::<Vec<_>>(),
+            [("refund2", Cause::Chore), ("web", Cause::Chore), ("refund", Cause::Chore), ("b1", Cause::BelowMinScore)],
+            "{got:#?}"
+        );
+        // A word most of the pool holds (the ranking's dense path).
+        let got = kept_misses(&ix, &mut scratch, "service", None, &["weak", "f7", "want"]);
+        assert_eq!(got[0].causes[0], Cause::BelowMinScore, "{got:#?}");
+        kept_misses(&ix, &mut scratch, "service retry backoff", Some("web/checkout.ts"), &["want", "f3", "web"]);
+        // A query without tokens: ranked again for each id.
+        kept_misses(&ix, &mut scratch, "the and", None, &["want"]);
+        // Nothing missed; the scratch is clear all the same.
+        assert!(kept_misses(&ix, &mut scratch, "retry backoff", None, &[]).is_empty());
+    }
+
+    #[test]
+    fn misses_from_the_kept_ranking_under_a_negative_floor_and_repeated_ids() {
+        // Below a negative min_score every decision is a candidate, touched
+        // by the query or not.
+        let mut classic = Profile::of(Named::Classic);
+        classic.min_score = Milli(-1);
+        classic.k = 2;
+        let ix = index(
+            &format!(
+                r#"[{{"id": "want", "type": "rule", "title": "retry budget"}},
+                    {{"id": "b1", "type": "rule", "title": "retry backoff jitter"}},
+                    {{"id": "b2", "type": "rule", "title": "retry backoff ceiling"}}, {}]"#,
+                fillers()
+            ),
+            classic,
+        );
+        let mut scratch = Scratch::default();
+        let got = kept_misses(&ix, &mut scratch, "retry with backoff", None, &["want", "f4", "f0"]);
+        assert_eq!(got.iter().map(|m| m.rank).collect::<Vec<_>>(), [Some(3), Some(8), Some(4)], "{got:#?}");
+        // Profile `mneme` keeps every copy of an id, and only the best one
+        // ranks: ranked again for each id.
+        let mut mneme = Profile::of(Named::Mneme);
+        mneme.k = 1;
+        let ix = index(
+            r#"[{"id": "dup", "type": "rule", "title": "cache eviction size"},
+                {"id": "dup", "type": "rule", "title": "cache eviction ttl"},
+                {"id": "a", "type": "rule", "title": "cache eviction"},
+                {"id": "b", "type": "rule", "title": "cache eviction ttl size"}]"#,
+            mneme,
+        );
+        let got = kept_misses(&ix, &mut scratch, "cache eviction ttl size", None, &["dup", "a"]);
+        assert_eq!(got.iter().map(|m| m.rank).collect::<Vec<_>>(), [Some(1), Some(3)], "{got:#?}");
     }
 
     #[test]
