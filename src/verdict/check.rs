@@ -49,7 +49,7 @@ pub fn triggers_of(assertion: &Assertion, response: &Response) -> Vec<String> {
     let entry_matches = |entry: &str, case_insensitive: bool| match &assertion.matcher {
         Matcher::Substring(v) if case_insensitive => contains_ci(entry, v),
         Matcher::Substring(v) => entry.contains(v.as_str()),
-        Matcher::Regex(p) => p.regex().is_match(entry),
+        Matcher::Regex(p) => p.is_match(entry),
     };
     let text = response.text();
     match assertion.kind {
@@ -63,8 +63,8 @@ pub fn triggers_of(assertion: &Assertion, response: &Response) -> Vec<String> {
                     Vec::new()
                 }
             }
-            Matcher::Regex(p) => match p.regex().find(text) {
-                Some(m) if !m.as_str().is_empty() => vec![m.as_str().to_string()],
+            Matcher::Regex(p) => match p.find(text) {
+                Some(m) if !m.is_empty() => vec![m.to_string()],
                 Some(_) => vec![format!("/{}/", p.as_str())],
                 None => Vec::new(),
             },
@@ -72,7 +72,7 @@ pub fn triggers_of(assertion: &Assertion, response: &Response) -> Vec<String> {
         AssertionKind::RequiredText => {
             let (present, shown) = match &assertion.matcher {
                 Matcher::Substring(v) => (contains_ci(text, v), v.clone()),
-                Matcher::Regex(p) => (p.regex().is_match(text), format!("/{}/", p.as_str())),
+                Matcher::Regex(p) => (p.is_match(text), format!("/{}/", p.as_str())),
             };
             if present {
                 Vec::new()
