@@ -368,24 +368,28 @@ impl Report {
         warnings.sort();
         warnings.dedup();
         let mut decisions = BTreeMap::new();
+        // Each id once, described by the first copy retrieved (profile
+        // `mneme` may keep several copies of an id): marked by the pool
+        // position of its first copy, not looked up by string for each of
+        // the retrieved entries (30,000 at 10,000 scenarios).
+        let index = inputs.index;
+        let mut described = vec![false; index.decisions().len()];
         for r in run.scenarios.iter().flat_map(|s| &s.retrieved) {
-            if decisions.contains_key(&r.id) {
+            let Some(d) = index.decisions().get(r.pool) else { continue };
+            let first = &mut described[index.copy_group(r.pool)];
+            if std::mem::replace(first, true) {
                 continue;
             }
-            // The copy retrieved (profile `mneme` may keep several copies of
-            // an id; the first one retrieved describes the id).
-            if let Some(d) = inputs.index.decisions().get(r.pool) {
-                decisions.insert(
-                    r.id.clone(),
-                    DecisionSnapshot {
-                        title: d.title.clone(),
-                        constraint: d.constraint.clone(),
-                        anti_patterns: d.anti_patterns.clone(),
-                        tags: d.tags.clone(),
-                        source: d.origin().map(ToString::to_string),
-                    },
-                );
-            }
+            decisions.insert(
+                r.id.clone(),
+                DecisionSnapshot {
+                    title: d.title.clone(),
+                    constraint: d.constraint.clone(),
+                    anti_patterns: d.anti_patterns.clone(),
+                    tags: d.tags.clone(),
+                    source: d.origin().map(ToString::to_string),
+                },
+            );
         }
         let (k, summary) = (run.k, run.summary);
         let mut scenarios: Vec<ScenarioReport> = run.scenarios.into_iter().map(scenario_report).collect();
