@@ -148,17 +148,7 @@ pub(crate) fn check_inside(root: &Path, path: &Path, max_bytes: u64) -> Result<(
 /// Reads `path`, which must resolve inside the canonical suite `root`, be
 /// a regular file and hold at most `max_bytes` bytes ([`check_inside`]).
 pub(crate) fn read_inside(root: &Path, path: &Path, max_bytes: u64) -> Result<Vec<u8>, Refusal> {
-    // The common case, a regular file in a folder inside the root, through
-    // its folder resolved ([`Folder::read`]): that saves resolving the file's
-    // own path and checking it before it is opened (it is checked once
-    // opened). Anything else, by the path, which says why it is refused.
-    if let (Some(parent), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) {
-        if let Some(bytes) = Folder::resolve(root, parent).and_then(|f| f.read(name, max_bytes)) {
-            return Ok(bytes);
-        }
-    }
-    let (canonical, _) = check_inside(root, path, max_bytes)?;
-    read_bounded(&canonical, max_bytes)
+    read_through(None, root, path, max_bytes)
 }
 
 /// Reads a file the user named (a suite root given as a file, which may be
@@ -268,20 +258,35 @@ impl Folder {
     }
 }
 
-/// [`read_inside`], through `folder` (the file's folder, resolved when the
-/// suite loaded) when it can vouch for the file: a response the verdict
-/// reads costs no resolving of its path again.
+/// [`read_inside`], through `folder` when the caller resolved the file's
+/// folder already (when the suite loaded: a response the verdict reads
+/// costs no resolving of its path again), else through its folder resolved
+/// here.
 pub(super) fn read_through(
     folder: Option<&Folder>,
     root: &Path,
     path: &Path,
     max_bytes: u64,
 ) -> Result<Vec<u8>, Refusal> {
-    let name = path.file_name().and_then(|n| n.to_str());
-    match folder.zip(name).and_then(|(f, name)| f.read(name, max_bytes)) {
-        Some(bytes) => Ok(bytes),
-        None => read_inside(root, path, max_bytes),
+    // The common case, a regular file in a folder inside the root, through
+    // its folder resolved ([`Folder::read`]): that saves resolving the file's
+    // own path and checking it before it is opened (it is checked once
+    // opened). Anything else, by the path, which says why it is refused.
+    if let (Some(parent), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) {
+        let resolved;
+        let folder = match folder {
+            Some(folder) => Some(folder),
+            None => {
+                resolved = Folder::resolve(root, parent);
+                resolved.as_ref()
+            }
+        };
+        if let Some(bytes) = folder.and_then(|f| f.read(name, max_bytes)) {
+            return Ok(bytes);
+        }
     }
+    let (canonical, _) = check_inside(root, path, max_bytes)?;
+    read_bounded(&canonical, max_bytes)
 }
 
 /// Opens a file already checked and reads at most `max_bytes + 1` bytes of
