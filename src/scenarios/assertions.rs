@@ -12,13 +12,13 @@ verdict of its scenario is MALFORMED (scenarios.md §3-4).
 It never matches an assertion against a response: the `verdict` stage does.
 */
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use regex_automata::meta;
-use rustc_hash::FxHashMap;
 use serde::{Serialize, Serializer};
 use serde_saphyr::Spanned;
 
+use super::memo::Memo;
 use super::node::{pos, Node};
 use super::text::{one_line, suggest};
 
@@ -219,21 +219,12 @@ fn regex_error(e: &meta::BuildError) -> String {
 /// of microseconds and kilobytes to compile. Each scenario holds a clone
 /// (the compiled program shared, its search caches its own); what the
 /// suite no longer holds is freed with the last scenario that held it.
-#[derive(Debug, Default)]
-pub(super) struct Patterns(Mutex<FxHashMap<Box<str>, Result<Pattern, String>>>);
+pub(super) type Patterns = Memo<String, Result<Pattern, String>>;
 
 impl Patterns {
     /// [`Pattern::new`] of `source`, compiled the first time it is asked for.
     pub(super) fn compile(&self, source: &str) -> Result<Pattern, String> {
-        let known = self.0.lock().unwrap_or_else(PoisonError::into_inner).get(source).cloned();
-        if let Some(compiled) = known {
-            return compiled;
-        }
-        // Compiled without the lock held: two threads may both compile a
-        // source the first time, to the same regex.
-        let compiled = Pattern::new(source);
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).insert(source.into(), compiled.clone());
-        compiled
+        self.get_or_make(source, || Pattern::new(source))
     }
 }
 
@@ -482,7 +473,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(patterns.0.lock().unwrap().len(), 4, "one entry per distinct source");
+        assert_eq!(patterns.len(), 4, "one entry per distinct source");
     }
 
     /// What `regex::Regex` says of `source` on `texts`: its error, or for

@@ -54,6 +54,7 @@ The types are re-exported here: the rest of the crate names them as
 mod assertions;
 mod error;
 mod load;
+mod memo;
 mod mneme;
 mod native;
 mod node;

@@ -31,9 +31,9 @@ canonical root, the cap and the folder that the loader put in each
 use std::fs::{self, Metadata};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use super::memo::Memo;
 
 /// Why a file that a suite names is not read.
 #[derive(Debug)]
@@ -181,22 +181,13 @@ pub(super) struct Folder {
 /// The folders of a suite root resolved so far ([`Folder::resolve`]), shared
 /// by the threads that read its files: the responses of a native suite are
 /// mostly in a few folders, each resolved once, not once per response.
-#[derive(Debug, Default)]
-pub(super) struct Folders(Mutex<FxHashMap<PathBuf, Option<Arc<Folder>>>>);
+pub(super) type Folders = Memo<PathBuf, Option<Arc<Folder>>>;
 
 impl Folders {
     /// `dir` resolved inside the canonical `root` ([`Folder::resolve`]),
     /// resolved the first time it is asked for.
     pub(super) fn get(&self, root: &Path, dir: &Path) -> Option<Arc<Folder>> {
-        let known = self.0.lock().unwrap_or_else(PoisonError::into_inner).get(dir).cloned();
-        if let Some(folder) = known {
-            return folder;
-        }
-        // Resolved without the lock held: two threads may both resolve a
-        // folder the first time, to the same answer.
-        let folder = Folder::resolve(root, dir).map(Arc::new);
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).insert(dir.to_path_buf(), folder.clone());
-        folder
+        self.get_or_make(dir, || Folder::resolve(root, dir).map(Arc::new))
     }
 }
 
