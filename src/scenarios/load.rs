@@ -154,10 +154,13 @@ fn read_root(root: &Path, limits: &SuiteLimits, family: Family) -> (LoadedRoot, 
             found.sort_by(|a, b| a.sort_key().cmp(b.sort_key()));
             // Files are independent: parse them on the current rayon pool,
             // then gather in sorted path order (the order never depends on
-            // the number of threads).
+            // the number of threads). One file a task: with rayon's own
+            // split, a thread could take a quarter of the files as one task
+            // and parse them alone while the other had nothing left.
             use rayon::prelude::*;
             let parts: Vec<(LoadedRoot, Vec<SuiteError>)> = found
                 .into_par_iter()
+                .with_max_len(1)
                 .map(|item| {
                     let mut part = LoadedRoot { root: dir.clone(), scenarios: Vec::new(), warnings: Vec::new() };
                     let mut errs = Vec::new();
