@@ -173,9 +173,9 @@ pub struct Index {
     only: Option<(Box<str>, Option<Box<str>>)>,
     /// With `only`: bit `min(n, 63)` set when a query token is `n` bytes long.
     only_lengths: u64,
-    /// The pool positions ordered by id (then position), made when first
-    /// needed ([`Index::positions_of`]).
-    by_id: std::sync::OnceLock<Vec<u32>>,
+    /// Each pool position with the [`id_key`] of its id, ordered by key then
+    /// position, made when first needed ([`Index::positions_of`]).
+    by_id: std::sync::OnceLock<Vec<(u32, u32)>>,
 }
 
 #[derive(Debug, Clone)]
@@ -186,6 +186,15 @@ struct TagEntry {
     /// `tag_tokens[start..start + len]`: the tag's sorted token ids.
     start: u32,
     len: u32,
+}
+
+/// The key [`Index::positions_of`] orders ids by: a hash of the id's bytes
+/// (the same on every run; the order it gives is never shown).
+fn id_key(id: &str) -> u32 {
+    use std::hash::Hasher as _;
+    let mut hasher = rustc_hash::FxHasher::default();
+    hasher.write(id.as_bytes());
+    hasher.finish() as u32
 }
 
 /// Per-query working memory, reused between queries of one thread.
@@ -268,13 +277,23 @@ impl Index {
 
     /// The pool positions of the decisions whose id is `id`, ascending.
     pub(crate) fn positions_of<'a>(&'a self, id: &'a str) -> impl Iterator<Item = usize> + 'a {
+        // Searched by a key of the id, not by the id: the search reads one
+        // small array instead of a decision and its id at every step (a
+        // run looks up each scenario's expected ids: 25,000 searches on
+        // 10,000 scenarios). Ids that share a key are told apart after.
         let by_id = self.by_id.get_or_init(|| {
-            let mut v: Vec<u32> = (0..self.decisions.len() as u32).collect();
-            v.sort_by(|&a, &b| self.decisions[a as usize].id.cmp(&self.decisions[b as usize].id).then(a.cmp(&b)));
+            let mut v: Vec<(u32, u32)> =
+                self.decisions.iter().enumerate().map(|(d, decision)| (id_key(&decision.id), d as u32)).collect();
+            v.sort_unstable();
             v
         });
-        let start = by_id.partition_point(|&d| self.decisions[d as usize].id.as_str() < id);
-        by_id[start..].iter().map(|&d| d as usize).take_while(move |&d| self.decisions[d].id == id)
+        let key = id_key(id);
+        let start = by_id.partition_point(|&(k, _)| k < key);
+        by_id[start..]
+            .iter()
+            .take_while(move |&&(k, _)| k == key)
+            .map(|&(_, d)| d as usize)
+            .filter(move |&d| self.decisions[d].id == id)
     }
 
     pub fn excluded(&self) -> &[Excluded] {

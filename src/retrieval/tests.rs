@@ -645,3 +645,29 @@ fn bm25_retrieves_nothing_for_a_chore() {
     assert_eq!(run(&ix_off, task, None).first().map(|(id, _)| id.as_str()), Some("p"));
     assert_eq!(run(&classic_index(text), task, None).first().map(|(id, _)| id.as_str()), Some("p"));
 }
+
+/// `positions_of` searches by a key of the id: every copy of an id is found,
+/// in pool order, and an id that shares its key with another finds only its
+/// own records.
+#[test]
+fn positions_of_finds_every_copy_of_an_id_and_none_of_an_id_that_shares_its_key() {
+    let mut keys = std::collections::HashMap::new();
+    let (a, b) = (0u32..)
+        .find_map(|n| {
+            let id = format!("id-{n}");
+            keys.insert(id_key(&id), id.clone()).map(|first| (first, id))
+        })
+        .expect("two ids of the same key");
+    assert_ne!(a, b);
+    assert_eq!(id_key(&a), id_key(&b));
+    let text = format!(
+        r#"[{{"id": "{a}", "type": "rule", "title": "one"}}, {{"id": "other", "type": "rule", "title": "two"}},
+            {{"id": "{b}", "type": "rule", "title": "three"}}, {{"id": "{a}", "type": "rule", "title": "four"}}]"#
+    );
+    let ix = index(&text, Profile::of(Named::Mneme));
+    let by_hand = |id: &str| -> Vec<usize> { (0..ix.decisions().len()).filter(|&d| ix.decision(d).id == id).collect() };
+    assert!(by_hand(&a).len() > 1, "profile mneme keeps both copies of {a}");
+    for id in [a.as_str(), b.as_str(), "other", "absent"] {
+        assert_eq!(ix.positions_of(id).collect::<Vec<_>>(), by_hand(id), "{id}");
+    }
+}
