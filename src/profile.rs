@@ -364,6 +364,13 @@ impl Profile {
 
     /// The fields this profile scores: the five canonical ones, and under
     /// BM25F the five sections too.
+    /// Whether the profile scores an ADR's sections (profile `default`):
+    /// then `content` also holds the text of its Context's and Decision's
+    /// sub-sections ([`crate::retrieval::field_texts`]).
+    pub fn reads_sections(&self) -> bool {
+        self.bm25f.is_some()
+    }
+
     pub fn fields(&self) -> &'static [Field] {
         if self.bm25f.is_some() {
             &Field::EVERY

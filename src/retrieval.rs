@@ -324,14 +324,23 @@ impl Index {
     }
 }
 
-/// The texts of one canonical field of a decision.
-pub fn field_texts(decision: &Decision, field: Field) -> Vec<&str> {
+/// The texts of one field of a decision. `content` is the decision's
+/// `content` and, when `sections` (a profile that scores the sections,
+/// [`Profile::reads_sections`]), the text of its Context's and Decision's
+/// sub-sections ([`crate::memory::Sections::subsections`]).
+pub fn field_texts(decision: &Decision, field: Field, sections: bool) -> Vec<&str> {
     match field {
         Field::Title => vec![decision.title.as_str()],
         Field::Tags => decision.tags.iter().map(String::as_str).collect(),
         Field::Constraint => decision.constraint.iter().map(String::as_str).collect(),
         Field::AntiPatterns => decision.anti_patterns.iter().map(String::as_str).collect(),
-        Field::Content => vec![decision.content.as_str()],
+        Field::Content => {
+            let subsections = decision.sections().subsections.as_str();
+            match sections && !subsections.is_empty() {
+                true => vec![decision.content.as_str(), subsections],
+                false => vec![decision.content.as_str()],
+            }
+        }
         Field::Summary => vec![decision.sections().summary.as_str()],
         Field::Decision => vec![decision.sections().decision.as_str()],
         Field::Context => vec![decision.sections().context.as_str()],
@@ -344,25 +353,32 @@ pub fn field_texts(decision: &Decision, field: Field) -> Vec<&str> {
 /// no query can retrieve them. Each as (byte offset in the file, id).
 pub fn silent_decisions(pool: &[Decision], profile: &Profile) -> Vec<(usize, String)> {
     let tokenizer = Tokenizer::for_profile(profile);
+    let sections = profile.reads_sections();
     let silent = |d: &Decision| {
         profile.fields().iter().all(|&f| {
             let mut any = false;
-            for_each_field_text(d, f, |t| tokenizer.each_token(t, &mut |_| any = true));
+            for_each_field_text(d, f, sections, |t| tokenizer.each_token(t, &mut |_| any = true));
             !any
         })
     };
     pool.iter().filter(|d| silent(d)).map(|d| (d.offset, d.id.clone())).collect()
 }
 
-/// Calls `each` with the texts of one canonical field of a decision, in
+/// Calls `each` with the texts of one field of a decision, in
 /// [`field_texts`] order, without collecting them.
-fn for_each_field_text<'a>(decision: &'a Decision, field: Field, mut each: impl FnMut(&'a str)) {
+fn for_each_field_text<'a>(decision: &'a Decision, field: Field, sections: bool, mut each: impl FnMut(&'a str)) {
     match field {
         Field::Title => each(&decision.title),
         Field::Tags => decision.tags.iter().for_each(|t| each(t)),
         Field::Constraint => decision.constraint.iter().for_each(|t| each(t)),
         Field::AntiPatterns => decision.anti_patterns.iter().for_each(|t| each(t)),
-        Field::Content => each(&decision.content),
+        Field::Content => {
+            each(&decision.content);
+            let subsections = &decision.sections().subsections;
+            if sections && !subsections.is_empty() {
+                each(subsections);
+            }
+        }
         Field::Summary => each(&decision.sections().summary),
         Field::Decision => each(&decision.sections().decision),
         Field::Context => each(&decision.sections().context),

@@ -126,7 +126,9 @@ pub fn compile(memory: &Memory, profile: &Profile) -> Option<Parts> {
     let pool = &memory.pool;
     let fields = profile.fields();
     // Tokenising every field is the bulk of the work: in parallel, per decision.
-    let tokens: Vec<DecisionTokens> = pool.par_iter().map(|d| DecisionTokens::of(&tokenizer, fields, d)).collect();
+    let sections = profile.reads_sections();
+    let tokens: Vec<DecisionTokens> =
+        pool.par_iter().map(|d| DecisionTokens::of(&tokenizer, fields, sections, d)).collect();
     let weights: Vec<Milli> = fields.iter().map(|&f| profile.weight(f)).collect();
     let mut totals = vec![0u64; fields.len()];
     for t in &tokens {
@@ -273,11 +275,11 @@ struct DecisionTokens {
 }
 
 impl DecisionTokens {
-    fn of(tokenizer: &Tokenizer, scored: &[Field], d: &crate::memory::Decision) -> DecisionTokens {
+    fn of(tokenizer: &Tokenizer, scored: &[Field], sections: bool, d: &crate::memory::Decision) -> DecisionTokens {
         let mut masks: FxHashMap<String, u16> = FxHashMap::default();
         let mut lens = vec![0u64; scored.len()];
         for (f, &field) in scored.iter().enumerate() {
-            for text in field_texts(d, field) {
+            for text in field_texts(d, field, sections) {
                 tokenizer.each_token(text, &mut |token| match masks.get_mut(token) {
                     Some(mask) => {
                         if *mask >> f & 1 == 0 {

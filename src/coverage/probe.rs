@@ -39,7 +39,8 @@ pub(super) fn probe_text(index: &Index, d: usize) -> Option<String> {
     if has_tokens(index, &decision.title) {
         return Some(decision.title.clone());
     }
-    let all: Vec<&str> = Field::ALL.iter().flat_map(|&f| field_texts(decision, f)).collect();
+    let sections = index.profile().reads_sections();
+    let all: Vec<&str> = Field::ALL.iter().flat_map(|&f| field_texts(decision, f, sections)).collect();
     let all = all.join(" ");
     has_tokens(index, &all).then_some(all)
 }

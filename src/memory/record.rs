@@ -91,6 +91,7 @@ static NO_SECTIONS: Sections = Sections {
     context: String::new(),
     options: String::new(),
     consequences: String::new(),
+    subsections: String::new(),
 };
 
 impl Decision {
@@ -166,12 +167,14 @@ pub struct Sections {
     /// The front matter's `summary:` or `description:`.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub summary: String,
-    /// The decision's own subsections (text under headings nested inside
-    /// Decision / Decision Outcome), which `content` does not hold.
+    /// The bullets of the decision's own subsections (under headings nested
+    /// inside Decision / Decision Outcome), and the sections that name the
+    /// decision (Implementation), which `content` does not hold.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub decision: String,
-    /// The context's subsections and the other sections that state the
-    /// problem (Problem Statement, Decision Drivers, …).
+    /// The context's bullets, those of its subsections, and the other
+    /// sections that state the problem (Problem Statement, Decision
+    /// Drivers, …).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub context: String,
     /// Considered options, and their pros and cons.
@@ -180,6 +183,12 @@ pub struct Sections {
     /// Consequences (positive, negative, neutral) and the like.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub consequences: String,
+    /// The text of the Context's and the Decision's own subsections (their
+    /// paragraphs and headings: `### Before` under `## Context`): profile
+    /// `default` scores it as part of `content`; `classic`, which reads
+    /// `content` as it always was, does not read it.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub subsections: String,
 }
 
 impl Sections {
@@ -189,6 +198,7 @@ impl Sections {
             && self.context.is_empty()
             && self.options.is_empty()
             && self.consequences.is_empty()
+            && self.subsections.is_empty()
     }
 }
 

@@ -111,11 +111,12 @@ fn fast_and_tolerant_paths_agree_on_unusual_files() {
 #[test]
 fn sections_of_a_decision_record_are_read_back() {
     let m = parse(
-        r#"{"decisions": [{"id": "a", "decision": "x", "sections": {"summary": "s", "consequences": "c"}}]}"#,
+        r#"{"decisions": [{"id": "a", "decision": "x", "sections": {"summary": "s", "consequences": "c", "subsections": "b"}}]}"#,
         Family::Default,
     );
     assert_eq!(m.pool[0].sections().summary, "s");
     assert_eq!(m.pool[0].sections().consequences, "c");
+    assert_eq!(m.pool[0].sections().subsections, "b");
     let m = parse(r#"{"decisions": [{"id": "a", "decision": "x", "sections": {"summary": 1}}]}"#, Family::Default);
     assert!(
         m.diagnostics.iter().any(|d| d.message.contains("`sections.summary` must be a string, found a number")),

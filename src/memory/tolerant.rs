@@ -98,8 +98,9 @@ impl<'a> Fields<'a> {
     }
 
     /// `sections` (what `mneme-gate import` writes): absent or null is
-    /// empty; an object whose `summary`, `decision`, `context`, `options`
-    /// and `consequences` are strings, other members read past.
+    /// empty; an object whose `summary`, `decision`, `context`, `options`,
+    /// `consequences` and `subsections` are strings, other members read
+    /// past.
     fn sections(&mut self) -> Sections {
         let mut out = Sections::default();
         let Some(n) = self.member("sections") else { return out };
@@ -113,6 +114,7 @@ impl<'a> Fields<'a> {
                         "context" => &mut out.context,
                         "options" => &mut out.options,
                         "consequences" => &mut out.consequences,
+                        "subsections" => &mut out.subsections,
                         _ => continue,
                     };
                     match &m.node.value {

@@ -165,11 +165,16 @@ fn word_line(word: &QueryWord, w: &WhyNot, id: &str) -> String {
             "{id} holds it, but its path word counts once, by {}, which scores at least as much there.",
             printable(by)
         ),
-        Fate::Unscored { fields } => format!(
-            "{id} holds it only in its {}, which profile `{}` does not score.",
-            fields_list(fields),
-            printable(&w.profile)
-        ),
+        Fate::Unscored { fields, subsections } => {
+            let mut parts = Vec::new();
+            if !fields.is_empty() {
+                parts.push(format!("its {}", fields_list(fields)));
+            }
+            if *subsections {
+                parts.push("the sub-sections of its Context or Decision".to_string());
+            }
+            format!("{id} holds it only in {}, which profile `{}` does not score.", parts.join(" and "), printable(&w.profile))
+        }
         Fate::OtherForm { forms, identifier } => {
             let forms: Vec<String> = forms.iter().map(|f| printable(f).into_owned()).collect();
             if *identifier {

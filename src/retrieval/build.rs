@@ -111,6 +111,7 @@ impl Index {
         // the token (bit f for field f), turned into its score once the
         // document frequencies and field lengths are known.
         let bm25 = index.profile.bm25f;
+        let sections = index.profile.reads_sections();
         let weights: Vec<i64> =
             (0..nf).map(|f| if bm25.is_some() { 1 << f } else { index.profile.weight(fields[f]).0 }).collect();
         // Many decisions share a glob (`services/payments/**`): keep each
@@ -137,7 +138,7 @@ impl Index {
                 match &frozen {
                     Some(pre) => buf.extend_from_slice(&pre[d].fields[f]),
                     None => {
-                        for_each_field_text(decision, field, |text| {
+                        for_each_field_text(decision, field, sections, |text| {
                             index.tokenize_into(text, &mut buf);
                         });
                         buf.sort_unstable();
@@ -332,7 +333,7 @@ impl FrozenTokens {
             .iter()
             .map(|&field| {
                 let mut buf = Vec::new();
-                for_each_field_text(d, field, |text| {
+                for_each_field_text(d, field, false, |text| {
                     tokenize_frozen(tokenizer, vocab, lengths, text, &mut buf);
                 });
                 buf.sort_unstable();

@@ -671,3 +671,30 @@ fn positions_of_finds_every_copy_of_an_id_and_none_of_an_id_that_shares_its_key(
         assert_eq!(ix.positions_of(id).collect::<Vec<_>>(), by_hand(id), "{id}");
     }
 }
+
+/// The text of an ADR's Context and Decision sub-sections is scored as
+/// `content` under `default` (the field, its weight and its length are
+/// content's), and not read by `classic`, whose `content` is the record's
+/// own as it always was.
+#[test]
+fn subsections_are_content_under_default_and_unread_by_classic() {
+    let text = r#"[{"id": "h", "type": "rule", "title": "Partial hydration", "content": "It did not scale."},
+                   {"id": "o", "type": "rule", "title": "Pictures", "content": "Use picture elements."}]"#;
+    let with_subsections = |profile: Profile| {
+        let mut memory = Memory::parse(Path::new("m.json"), text.to_string(), profile.family);
+        memory.pool[0].rare_mut().sections.subsections = "To create a new island wrap it.".into();
+        Index::build(memory, profile)
+    };
+    let query = Query { task: "create an island", file: None };
+    let mut profile = Profile::of(Named::Default);
+    profile.min_score = Milli::ZERO;
+    let ix = with_subsections(profile);
+    let e = ix.explain(query);
+    let h = e.records.iter().find(|r| r.id == "h").unwrap();
+    assert!(h.score.unwrap() > Milli::ZERO, "{h:#?}");
+    let fields: Vec<Field> = h.terms.iter().flat_map(|t| t.fields.iter().map(|f| f.field)).collect();
+    assert!(!fields.is_empty() && fields.iter().all(|&f| f == Field::Content), "{fields:?}");
+    let mut classic = Profile::of(Named::Classic);
+    classic.min_score = Milli::ZERO;
+    assert!(with_subsections(classic).retrieve(query).hits.is_empty());
+}

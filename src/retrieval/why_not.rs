@@ -136,8 +136,10 @@ pub enum Fate {
     /// A path token another spelling of the same path word (`by`) scores
     /// at least as much as in this decision: the word counts once, by `by`.
     Outvoted { by: String },
-    /// The decision holds it only in fields the profile does not score.
-    Unscored { fields: Vec<Field> },
+    /// The decision holds it only in fields the profile does not score, or
+    /// (`subsections`) in the text of its Context's and Decision's
+    /// sub-sections, which only a profile that reads the sections scores.
+    Unscored { fields: Vec<Field>, subsections: bool },
     /// The decision holds it only inside other words (`forms`): an
     /// identifier the profile does not split (`identifier`), or another
     /// form of the word.
@@ -565,7 +567,7 @@ impl Index {
             }
             let zero: Vec<Field> = holding.iter().copied().filter(|&f| self.profile.weight(f) == Milli::ZERO).collect();
             if !zero.is_empty() {
-                return Fate::Unscored { fields: zero };
+                return Fate::Unscored { fields: zero, subsections: false };
             }
         }
         // Fields the profile does not index at all (sections under `classic`).
@@ -573,10 +575,11 @@ impl Index {
             .iter()
             .copied()
             .filter(|f| !self.profile.fields().contains(f))
-            .filter(|&f| super::field_texts(decision, f).iter().any(|text| self.holds(text, token)))
+            .filter(|&f| super::field_texts(decision, f, true).iter().any(|text| self.holds(text, token)))
             .collect();
-        if !unindexed.is_empty() {
-            return Fate::Unscored { fields: unindexed };
+        let subsections = !self.profile.reads_sections() && self.holds(&decision.sections().subsections, token);
+        if !unindexed.is_empty() || subsections {
+            return Fate::Unscored { fields: unindexed, subsections };
         }
         let (forms, identifier) =
             other_forms(texts.words(), token, self.profile.splits_identifiers(), &|w| self.tokenizer.is_stopword(w));
@@ -635,7 +638,7 @@ impl<'a> TextWords<'a> {
         self.words.get_or_init(|| {
             let mut out = Vec::new();
             for field in Field::EVERY {
-                for text in super::field_texts(self.decision, field) {
+                for text in super::field_texts(self.decision, field, true) {
                     for word in text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
                         let word = word.trim_matches(|c| matches!(c, '_' | '-' | '.'));
                         if !word.is_empty() {
@@ -652,7 +655,7 @@ impl<'a> TextWords<'a> {
         self.runs.get_or_init(|| {
             let mut out = FxHashSet::default();
             for field in Field::EVERY {
-                for text in super::field_texts(self.decision, field) {
+                for text in super::field_texts(self.decision, field, true) {
                     tokenizer.each_run(text, &mut |r| {
                         if !out.contains(r) {
                             out.insert(r.to_string());
@@ -939,7 +942,7 @@ mod tests {
             classic,
         );
         let w = why(&ix, "timeout route ledger retry", None, "want");
-        assert!(matches!(fate(&w, "ledger"), Fate::Unscored { fields } if fields == &[Field::Content]), "{w:#?}");
+        assert!(matches!(fate(&w, "ledger"), Fate::Unscored { fields, .. } if fields == &[Field::Content]), "{w:#?}");
         assert!(
             matches!(fate(&w, "timeout"), Fate::OtherForm { forms, identifier: true } if forms == &["MeshTimeout"]),
             "{w:#?}"

@@ -264,6 +264,7 @@ impl<'de> Visitor<'de> for SectionsSeed {
                 "context" => &mut out.context,
                 "options" => &mut out.options,
                 "consequences" => &mut out.consequences,
+                "subsections" => &mut out.subsections,
                 _ => {
                     map.next_value_seed(Ignore(self.0 + 1))?;
                     continue;

@@ -27,7 +27,7 @@ pub(super) fn thin(r: &Record) -> Option<String> {
         return None;
     }
     let s = &r.sections;
-    let words: usize = [&r.content, &s.summary, &s.decision, &s.context, &s.options, &s.consequences]
+    let words: usize = [&r.content, &s.summary, &s.decision, &s.context, &s.options, &s.consequences, &s.subsections]
         .iter()
         .chain(r.constraint.iter().collect::<Vec<_>>().iter())
         .chain(r.anti_patterns.iter().collect::<Vec<_>>().iter())

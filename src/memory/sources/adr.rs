@@ -9,7 +9,7 @@
 //! | content | the text of the Context (or Context and Problem Statement) and Decision (or Decision Outcome) sections; the whole text when there are neither |
 //! | constraints | the bullets of the Decision / Decision Outcome section |
 //! | anti-patterns | the bullets under a heading that says what not to do (`Don'ts`, `Anti-patterns`, `Avoid`, …) |
-//! | sections | the rest of the ADR, by part: summary, decision, context, options, consequences |
+//! | sections | the rest of the ADR, by part: summary, decision, context, options, consequences, and the text of the Context's and the Decision's sub-sections (`subsections`, which profile `default` scores with `content`) |
 //! | tags | front matter `tags`, else the folders between the source's folder and the file |
 //!
 //! Statuses are read by their first word: accepted, approved, adopted, active
@@ -88,6 +88,12 @@ fn looks_like_adr(blocks: &[Block], has_sections: bool, status: bool) -> bool {
     has_sections || status || blocks.iter().any(|b| b.heading_level().is_some() && heading_words(&b.text) == "status")
 }
 
+/// Whether the innermost open heading that names a part names the Context
+/// or the Decision.
+fn in_context_or_decision(stack: &[(u8, Option<Part>)]) -> bool {
+    matches!(stack.iter().rev().find_map(|&(_, p)| p), Some(Part::Context | Part::Decision))
+}
+
 /// The part of an ADR a heading opens, by its words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Part {
@@ -113,6 +119,11 @@ fn add_to_part(sections: &mut Sections, stack: &[(u8, Option<Part>)], has_sectio
         None if has_sections => &mut sections.context,
         None => &mut sections.decision,
     };
+    push_line(into, text);
+}
+
+/// Appends `text` to a part's text, on a line of its own.
+fn push_line(into: &mut String, text: &str) {
     if !into.is_empty() {
         into.push('\n');
     }
@@ -321,8 +332,14 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &DecisionSource) 
             // scored in the part it opens or falls in. The title, and a
             // heading that is only a part's name (`## Context`, `###
             // Consequences`), are not.
+            // Within the Context or the Decision (`### Before` under
+            // `## Context`), they are the sub-sections' text.
             if Some(i) != title_heading && !only_a_part_name(&heading_words(&b.text)) {
-                add_to_part(&mut sections, &stack, has_sections, &b.text);
+                if has_sections && in_context_or_decision(&stack) {
+                    push_line(&mut sections.subsections, &b.text);
+                } else {
+                    add_to_part(&mut sections, &stack, has_sections, &b.text);
+                }
             }
             continue;
         }
@@ -340,6 +357,14 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &DecisionSource) 
             }
             Kind::Text | Kind::Row if has_sections && (is_context(&w) || is_decision(&w)) => {
                 content.push(b.text.clone());
+                continue;
+            }
+            // The text of the Context's and the Decision's sub-sections (a
+            // sub-section that names another part, `### Consequences` under
+            // the Decision, is that part's): kept apart from `content`,
+            // which profile `classic` reads as it always was.
+            Kind::Text | Kind::Row if has_sections && in_context_or_decision(&stack) => {
+                push_line(&mut sections.subsections, &b.text);
                 continue;
             }
             Kind::Text | Kind::Row if !has_sections && w != "status" && inline_status(&b.text).is_none() => {
@@ -722,12 +747,36 @@ mod tests {
             "# X\n\n## Status\n\nAccepted\n\n## Context\n\nc\n\n## Considered Options\n\n### Option 1\n\none\n\n### Option 2: Validate and reject multiple addresses\n\ntwo\n\n#### Pros and Cons\n\n- fast\n\n## Decision\n\nWe validate.\n\n### Rollout plan\n\nSteps.\n\n### Consequences\n\nMore checks.\n",
         );
         assert_eq!(r.sections.options, "one\nOption 2: Validate and reject multiple addresses\ntwo\nfast");
-        assert_eq!(r.sections.decision, "Rollout plan\nSteps.");
+        // A sub-section of the Decision is the Decision's text; one that
+        // names another part is that part's.
+        assert_eq!(r.content, "c\nWe validate.");
+        assert_eq!(r.sections.subsections, "Rollout plan\nSteps.");
+        assert_eq!(r.sections.decision, "");
         assert_eq!(r.sections.consequences, "More checks.");
         assert_eq!(r.sections.context, "");
-        assert_eq!(r.content, "c\nWe validate.");
         assert!(only_a_part_name("considered options") && only_a_part_name("option 1"));
         assert!(!only_a_part_name("rollout plan"));
+    }
+
+    /// A Nygard ADR whose whole story is told in sub-sections of its Context
+    /// (as dotcom-rendering's `026-better-partial-hydration.md`): their text
+    /// and their headings are the Context's text, kept in `subsections`
+    /// (profile `default` scores them with `content`).
+    #[test]
+    fn the_sub_sections_of_the_context_are_its_text() {
+        let r = one(concat!(
+            "# Improved Partial Hydration\n\n## Context\n\nIt did not scale.\n\n### What is Partial Hydration?\n\n",
+            "Islands hydrate parts of a page.\n\n### After\n\nTo create a new island you now:\n\n",
+            "1. Wrap the component with `Island`.\n\n#### Consequences\n\nMore script tags.\n"
+        ));
+        assert_eq!(r.content, "It did not scale.");
+        assert_eq!(
+            r.sections.subsections,
+            "What is Partial Hydration?\nIslands hydrate parts of a page.\nAfter\nTo create a new island you now:"
+        );
+        // A list is not text: its items stay in the part, as under the Context itself.
+        assert_eq!(r.sections.context, "Wrap the component with `Island`.");
+        assert_eq!(r.sections.consequences, "More script tags.");
     }
 
     #[test]
@@ -755,13 +804,14 @@ mod tests {
             "## More Information\n\nSee the wiki.\n"
         ));
         assert_eq!(r.content, "We need X.\nChosen option: X.");
+        assert_eq!(r.sections.subsections, "Force text.\nReviews check it.");
         assert_eq!(r.constraint, ["use X everywhere"]);
         let s = &r.sections;
         assert_eq!(s.summary, "In short.");
-        assert_eq!(s.context, "a context bullet\nForce text.\ndriver one\nSee the wiki.");
+        assert_eq!(s.context, "a context bullet\ndriver one\nSee the wiki.");
         // `### Y`, the option's own heading, is scored with its text.
         assert_eq!(s.options, "X\nY\nY\nBad, because slow");
-        assert_eq!(s.decision, "Reviews check it.");
+        assert_eq!(s.decision, "");
         assert_eq!(s.consequences, "faster");
     }
 

@@ -8,7 +8,7 @@
 //! `constraints`, `anti_patterns`, and `source` (`type`, `path` relative to the
 //! file's folder). What only mneme-gate reads: `paths` (scope globs),
 //! `status` and `sections` (the rest of an ADR's text, by part: `summary`,
-//! `decision`, `context`, `options`, `consequences`, each a string, written
+//! `decision`, `context`, `options`, `consequences`, `subsections`, each a string, written
 //! when not empty); `superseded_by` and `source.line` are for people. Loading the file
 //! gives the same pool as loading the sources (under the profile it was
 //! written with).
