@@ -362,8 +362,6 @@ impl Profile {
         Named::parse(self.name).map_or_else(|| Profile::named(self.family), Profile::of)
     }
 
-    /// The fields this profile scores: the five canonical ones, and under
-    /// BM25F the five sections too.
     /// Whether the profile scores an ADR's sections (profile `default`):
     /// then `content` also holds the text of its Context's and Decision's
     /// sub-sections ([`crate::retrieval::field_texts`]).
@@ -371,6 +369,8 @@ impl Profile {
         self.bm25f.is_some()
     }
 
+    /// The fields this profile scores: the five canonical ones, and under
+    /// BM25F the five sections too.
     pub fn fields(&self) -> &'static [Field] {
         if self.bm25f.is_some() {
             &Field::EVERY

@@ -331,9 +331,9 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &DecisionSource) 
             // Validate and reject multiple addresses`): its words are
             // scored in the part it opens or falls in. The title, and a
             // heading that is only a part's name (`## Context`, `###
-            // Consequences`), are not.
-            // Within the Context or the Decision (`### Before` under
-            // `## Context`), they are the sub-sections' text.
+            // Consequences`), are not. Within the Context or the Decision
+            // (`### Before` under `## Context`), they are the sub-sections'
+            // text.
             if Some(i) != title_heading && !only_a_part_name(&heading_words(&b.text)) {
                 if has_sections && in_context_or_decision(&stack) {
                     push_line(&mut sections.subsections, &b.text);
