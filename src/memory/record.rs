@@ -168,13 +168,13 @@ pub struct Sections {
     #[serde(skip_serializing_if = "String::is_empty")]
     pub summary: String,
     /// The bullets of the decision's own subsections (under headings nested
-    /// inside Decision / Decision Outcome), and the sections that name the
+    /// inside Decision / Decision Outcome) and of the sections that name the
     /// decision (Implementation), which `content` does not hold.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub decision: String,
-    /// The context's bullets, those of its subsections, and the other
+    /// The bullets of the context, of its subsections and of the other
     /// sections that state the problem (Problem Statement, Decision
-    /// Drivers, …).
+    /// Drivers, …), and the text of sections that name no part.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub context: String,
     /// Considered options, and their pros and cons.
@@ -183,10 +183,13 @@ pub struct Sections {
     /// Consequences (positive, negative, neutral) and the like.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub consequences: String,
-    /// The text of the Context's and the Decision's own subsections (their
-    /// paragraphs and headings: `### Before` under `## Context`): profile
-    /// `default` scores it as part of `content`; `classic`, which reads
-    /// `content` as it always was, does not read it.
+    /// The text (paragraphs and headings) of the sections that belong to
+    /// the Context or the Decision, other than the text right under their
+    /// own headings (`content`): their subsections (`### Before` under
+    /// `## Context`) and the sections that name the problem or the decision
+    /// (Decision Drivers, Implementation). Profile `default` scores it as
+    /// part of `content`; `classic`, which reads `content` as it always was,
+    /// does not read it.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub subsections: String,
 }
