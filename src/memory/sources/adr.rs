@@ -777,6 +777,15 @@ mod tests {
         // A list is not text: its items stay in the part, as under the Context itself.
         assert_eq!(r.sections.context, "Wrap the component with `Island`.");
         assert_eq!(r.sections.consequences, "More script tags.");
+        // A section whose heading names the problem or the decision belongs
+        // to them too; its bullets keep their part.
+        let r = one(concat!(
+            "# X\n\n## Context\n\nc\n\n## Decision Drivers\n\nSpeed matters.\n\n- cost\n\n",
+            "## Decision\n\nWe do X.\n\n## Implementation\n\nRoll it out.\n\n- step one\n"
+        ));
+        assert_eq!(r.content, "c\nWe do X.");
+        assert_eq!(r.sections.subsections, "Speed matters.\nRoll it out.");
+        assert_eq!((r.sections.context.as_str(), r.sections.decision.as_str()), ("cost", "step one"));
     }
 
     #[test]
