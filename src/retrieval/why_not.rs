@@ -929,6 +929,29 @@ mod tests {
         assert_eq!((w.causes.as_slice(), w.score), (&[Cause::NotInPool][..], None), "{w:#?}");
     }
 
+    /// Under `classic`, a word only in an ADR's sub-sections (which
+    /// `default` scores with `content`) is said to be there, unscored.
+    #[test]
+    fn a_word_only_in_the_subsections_is_unscored_under_classic() {
+        let text = r#"[{"id": "want", "type": "rule", "title": "partial hydration"},
+                       {"id": "other", "type": "rule", "title": "island hydration pictures"}]"#;
+        let with_subsections = |profile: Profile| {
+            let mut memory = Memory::parse(Path::new("m.json"), text.to_string(), profile.family);
+            memory.pool[0].rare_mut().sections.subsections = "Wrap each island.".into();
+            Index::build(memory, profile)
+        };
+        let mut classic = Profile::of(Named::Classic);
+        classic.k = 1;
+        let w = why(&with_subsections(classic), "island hydration", None, "want");
+        assert!(
+            matches!(fate(&w, "island"), Fate::Unscored { fields, subsections: true } if fields.is_empty()),
+            "{w:#?}"
+        );
+        assert!(w.causes.contains(&Cause::UnscoredField), "{:?}", w.causes);
+        let w = why(&with_subsections(Profile::of(Named::Default)), "island hydration", None, "want");
+        assert!(matches!(fate(&w, "island"), Fate::Scored { .. }), "{w:#?}");
+    }
+
     #[test]
     fn unscored_fields_other_forms_and_unsplit_identifiers() {
         // Profile `classic` splits no identifier; a zero weight turns a field off.
