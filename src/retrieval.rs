@@ -329,24 +329,9 @@ impl Index {
 /// [`Profile::reads_sections`]), the text of its Context's and Decision's
 /// sub-sections ([`crate::memory::Sections::subsections`]).
 pub fn field_texts(decision: &Decision, field: Field, sections: bool) -> Vec<&str> {
-    match field {
-        Field::Title => vec![decision.title.as_str()],
-        Field::Tags => decision.tags.iter().map(String::as_str).collect(),
-        Field::Constraint => decision.constraint.iter().map(String::as_str).collect(),
-        Field::AntiPatterns => decision.anti_patterns.iter().map(String::as_str).collect(),
-        Field::Content => {
-            let subsections = decision.sections().subsections.as_str();
-            match sections && !subsections.is_empty() {
-                true => vec![decision.content.as_str(), subsections],
-                false => vec![decision.content.as_str()],
-            }
-        }
-        Field::Summary => vec![decision.sections().summary.as_str()],
-        Field::Decision => vec![decision.sections().decision.as_str()],
-        Field::Context => vec![decision.sections().context.as_str()],
-        Field::Options => vec![decision.sections().options.as_str()],
-        Field::Consequences => vec![decision.sections().consequences.as_str()],
-    }
+    let mut texts = Vec::new();
+    for_each_field_text(decision, field, sections, |text| texts.push(text));
+    texts
 }
 
 /// Pool decisions whose every field tokenises to nothing under `profile`:
@@ -364,8 +349,8 @@ pub fn silent_decisions(pool: &[Decision], profile: &Profile) -> Vec<(usize, Str
     pool.iter().filter(|d| silent(d)).map(|d| (d.offset, d.id.clone())).collect()
 }
 
-/// Calls `each` with the texts of one field of a decision, in
-/// [`field_texts`] order, without collecting them.
+/// Calls `each` with the texts of one field of a decision
+/// ([`field_texts`]), without collecting them.
 fn for_each_field_text<'a>(decision: &'a Decision, field: Field, sections: bool, mut each: impl FnMut(&'a str)) {
     match field {
         Field::Title => each(&decision.title),
