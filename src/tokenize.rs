@@ -211,7 +211,11 @@ pub(crate) fn each_identifier_piece(text: &str, each: &mut dyn FnMut(&str)) {
 /// several: a boundary before an upper-case letter that follows a lower-case
 /// letter or a digit (`meshTimeout`, `v2Api`), and before the last upper-case
 /// letter of a run followed by a lower-case one (`HTTPServer`: `HTTP`,
-/// `Server`). Nothing when the segment is one part (it was given whole).
+/// `Server`), unless that lower-case letter is a lone `s` (one that ends the
+/// segment or comes before an upper-case letter or a digit): a run of
+/// capitals and an `s` is an acronym's plural (`SNIs`, `URLsByHost`), and
+/// gives the acronym as well (`SNI`; `URLs`, `URL`, `By`, `Host`). Nothing
+/// when the segment is one part and no plural (it was given whole).
 fn each_case_part(segment: &str, each: &mut dyn FnMut(&str)) {
     // Every boundary is before an upper-case letter that is not the first:
     // most words have none, and cost no more than this scan.
@@ -226,16 +230,42 @@ fn each_case_part(segment: &str, each: &mut dyn FnMut(&str)) {
         let boundary = cur.is_uppercase()
             && (prev.is_lowercase()
                 || prev.is_numeric()
-                || (prev.is_uppercase() && next.is_some_and(char::is_lowercase)));
+                || (prev.is_uppercase()
+                    && next.is_some_and(char::is_lowercase)
+                    && !lone_s_at(segment, at + cur.len_utf8())));
         if boundary {
-            each(&segment[start..at]);
+            each_part(&segment[start..at], each);
             start = at;
         }
         prev = cur;
     }
     if start > 0 {
-        each(&segment[start..]);
+        each_part(&segment[start..], each);
+    } else if let Some(acronym) = acronym_of_plural(segment) {
+        each(acronym);
     }
+}
+
+/// A case part, and the acronym of an acronym's plural (`URLs`: `URL`).
+fn each_part(part: &str, each: &mut dyn FnMut(&str)) {
+    each(part);
+    if let Some(acronym) = acronym_of_plural(part) {
+        each(acronym);
+    }
+}
+
+/// Whether `segment[at..]` begins with an `s` that is not followed by a
+/// lower-case letter.
+fn lone_s_at(segment: &str, at: usize) -> bool {
+    let mut rest = segment[at..].chars();
+    rest.next() == Some('s') && !rest.next().is_some_and(char::is_lowercase)
+}
+
+/// `SNI` for `SNIs`: a part of two or more upper-case letters and a final
+/// `s`.
+fn acronym_of_plural(part: &str) -> Option<&str> {
+    let acronym = part.strip_suffix('s')?;
+    (acronym.chars().nth(1).is_some() && acronym.chars().all(char::is_uppercase)).then_some(acronym)
 }
 
 /// The maximal runs of bytes of `text` that are `word` bytes (which must be
@@ -271,35 +301,49 @@ mod tests {
     /// [`each_case_part`], which allocates nothing, must give.
     fn case_parts_collected(segment: &str) -> Vec<String> {
         let chars: Vec<(usize, char)> = segment.char_indices().collect();
+        let plural = |part: &[(usize, char)]| {
+            part.len() >= 3
+                && part[part.len() - 1].1 == 's'
+                && part[..part.len() - 1].iter().all(|&(_, c)| c.is_uppercase())
+        };
         let mut cuts = Vec::new();
         for i in 1..chars.len() {
             let (prev, cur) = (chars[i - 1].1, chars[i].1);
             let next = chars.get(i + 1).map(|&(_, c)| c);
+            let after = chars.get(i + 2).map(|&(_, c)| c);
+            let lone_s = next == Some('s') && !after.is_some_and(char::is_lowercase);
             let boundary = cur.is_uppercase()
                 && (prev.is_lowercase()
                     || prev.is_numeric()
-                    || (prev.is_uppercase() && next.is_some_and(char::is_lowercase)));
+                    || (prev.is_uppercase() && next.is_some_and(char::is_lowercase) && !lone_s));
             if boundary {
-                cuts.push(chars[i].0);
+                cuts.push(i);
             }
         }
         let mut out = Vec::new();
         if cuts.is_empty() {
+            if plural(&chars) {
+                out.push(chars[..chars.len() - 1].iter().map(|&(_, c)| c).collect());
+            }
             return out;
         }
+        cuts.push(chars.len());
         let mut start = 0;
         for cut in cuts {
-            out.push(segment[start..cut].to_string());
+            let part = &chars[start..cut];
+            out.push(part.iter().map(|&(_, c)| c).collect());
+            if plural(part) {
+                out.push(part[..part.len() - 1].iter().map(|&(_, c)| c).collect());
+            }
             start = cut;
         }
-        out.push(segment[start..].to_string());
         out
     }
 
     proptest::proptest! {
         #[test]
         fn case_parts_are_found_without_collecting_the_characters(
-            segment in "[aAbB1ÉéΣσ_]{0,12}"
+            segment in "[aAbBsS1ÉéΣσ_]{0,12}"
         ) {
             let mut got = Vec::new();
             each_case_part(&segment, &mut |p| got.push(p.to_string()));
@@ -385,6 +429,15 @@ mod tests {
         assert_eq!(t.tokens("System.Text.Json"), ["json", "system", "system.text.json", "text"]);
         assert_eq!(t.tokens("HTTPServerError"), ["error", "http", "httpservererror", "server"]);
         assert_eq!(t.tokens("parseJSONBody"), ["body", "json", "parse", "parsejsonbody"]);
+        // Capitals and a lone `s` are an acronym's plural: it gives the
+        // acronym too, and no part `Is`.
+        assert_eq!(t.tokens("SNIs"), ["sni", "snis"]);
+        assert_eq!(t.tokens("listURLsByHost"), ["host", "list", "listurlsbyhost", "url", "urls"]);
+        assert_eq!(t.tokens("DPPs_by_mesh"), ["dpp", "dpps", "dpps_by_mesh", "mesh"]);
+        // An `s` that begins a word is no plural; one capital is no acronym.
+        assert_eq!(t.tokens("HTTPSession"), ["http", "httpsession", "session"]);
+        assert_eq!(t.tokens("HTTPsession"), ["htt", "httpsession", "psession"]);
+        assert_eq!(t.tokens("CacheIsStale"), ["cache", "cacheisstale", "stale"]);
         assert_eq!(t.tokens("src/Mesh/MeshTimeout.cs"), ["mesh", "meshtimeout", "meshtimeout.cs", "src", "timeout"]);
         // Joiners at a word's ends are punctuation: a sentence's full stop.
         assert_eq!(t.tokens("Use the cache. -- done_"), ["cache", "done", "use"]);

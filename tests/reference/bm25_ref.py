@@ -60,23 +60,39 @@ def _is_word_char(c: str) -> bool:
     return c.isalnum() or c in JOINERS
 
 
+def _acronym_of_plural(part: str):
+    """`SNI` for `SNIs`: two or more capitals and a final `s`; else None."""
+    if len(part) >= 3 and part.endswith("s") and all(c.isupper() for c in part[:-1]):
+        return part[:-1]
+    return None
+
+
 def _case_parts(segment: str) -> list[str]:
     """Cut before an upper-case letter after a lower-case letter or a digit,
     and before the last capital of a run of capitals followed by a lower-case
-    letter. Empty when there is one part."""
+    letter, unless that letter is a lone `s` (the end of the segment, or an
+    `s` before a capital or a digit): capitals and an `s` are an acronym's
+    plural, which gives its acronym too. Empty when there is one part and it
+    is no plural."""
     cuts = []
     for i in range(1, len(segment)):
         prev, cur = segment[i - 1], segment[i]
         nxt = segment[i + 1] if i + 1 < len(segment) else ""
-        if cur.isupper() and (prev.islower() or prev.isnumeric() or (prev.isupper() and nxt.islower())):
+        after = segment[i + 2] if i + 2 < len(segment) else ""
+        lone_s = nxt == "s" and not after.islower()
+        if cur.isupper() and (prev.islower() or prev.isnumeric() or (prev.isupper() and nxt.islower() and not lone_s)):
             cuts.append(i)
     if not cuts:
-        return []
+        acronym = _acronym_of_plural(segment)
+        return [acronym] if acronym else []
     parts, start = [], 0
-    for c in cuts:
-        parts.append(segment[start:c])
+    for c in cuts + [len(segment)]:
+        part = segment[start:c]
+        parts.append(part)
+        acronym = _acronym_of_plural(part)
+        if acronym:
+            parts.append(acronym)
         start = c
-    parts.append(segment[start:])
     return parts
 
 
@@ -428,6 +444,9 @@ def self_test() -> int:
     eq(sorted(tokens("MeshTimeout")), ["mesh", "meshtimeout", "timeout"], "camel")
     eq(sorted(tokens("HTTPServerError")), ["error", "http", "httpservererror", "server"], "capitals")
     eq(sorted(tokens("src/Mesh/MeshTimeout.cs")), ["mesh", "meshtimeout", "meshtimeout.cs", "src", "timeout"], "path")
+    eq(sorted(tokens("SNIs")), ["sni", "snis"], "an acronym's plural")
+    eq(sorted(tokens("URLsByHost")), ["host", "url", "urls", "urlsbyhost"], "a plural within a word")
+    eq(sorted(tokens("HTTPService")), ["http", "httpservice", "service"], "an s that begins a word")
     eq(log2_q(2, 1), 1 << 16, "log2 2")
     eq(idf(34, 1), 5087, "idf rare")
     eq(idf(34, 25), 1000, "idf half")
