@@ -61,8 +61,8 @@ p.write_text(text.replace(old, old.replace('["services/payments/**", "libs/ledge
 PY
 check "run exits 1 and explains the regression" 1 "$(code "$bin" run)" out.txt \
   "refund-posts-ledger-reversal (scenarios/payments.yaml:5:5): PASS → WEAK_RETRIEVAL (REGRESSED)" \
-  "  - PAY-005 left (was rank 1, score 55.074) [expected]" \
-  "  + ADR-001 entered at rank 3 (score 15.784)" \
+  "  - PAY-005 left (was rank 1, score 55.127) [expected]" \
+  "  + ADR-001 entered at rank 3 (score 15.797)" \
   "    context block:" \
   "-1. [PAY-005] Refunds are new ledger entries" \
   "FAIL verdict_regression"
