@@ -15,7 +15,7 @@ cd "$root"
 command -v jq >/dev/null || { echo "make_seeds.sh: jq is needed" >&2; exit 1; }
 
 rm -rf "$seeds"
-mkdir -p "$seeds"/{memory,native_suite,mneme_folder,baseline,config,hook,compiled_index,markdown_source,partial}
+mkdir -p "$seeds"/{memory,native_suite,mneme_folder,baseline,config,hook,compiled_index,markdown_source,partial,init_inputs,query_file}
 
 # memory: project_memory.json files, both shapes, good and broken.
 cp tests/fixtures/memory/small.json "$seeds/memory/small.json"
@@ -191,6 +191,19 @@ md_seed 5 "$f/2anki/CLAUDE.md" claude-memory.md
 md_seed 6 "$f/2anki/.claude/rules/email-templates.md" claude-rule.md
 printf '\006---\npaths:\n  - *.sql\n  - "src/**"\ndescription: `x`: y\n---\n# T\n\n- never z\n' \
   >"$seeds/markdown_source/claude-paths.md"
+
+# init_inputs: `.adr-dir`, `.gitignore` and `.claude/settings.json`, split at NUL bytes.
+printf 'doc/arch\n\0target/\n*.log\n\0{"hooks": {"UserPromptSubmit": []}, "model": "x"}\n' \
+  >"$seeds/init_inputs/typical"
+# query_file: `retrieve --queries` lines whose ids and paths carry workflow
+# commands and control characters, and one of the wrong type.
+cat >"$seeds/query_file/hostile.jsonl" <<'EOF'
+{"id": "q1\n::add-mask::SECRET-QUERY\r::error file=x::y\u001b[31m\u0007\u0000 ##[add-mask]LEGACY", "task": "refund ledger reversal"}
+{"id": "::add-mask::SECRET-QLINESTART", "task": "refund ledger reversal", "file": "services/payments/\n::error::x.py"}
+EOF
+cat >"$seeds/query_file/bad.jsonl" <<'EOF'
+{"id": "q-bad\n::add-mask::SECRET-BADQUERY\u001b[31m\u0007", "task": 5}
+EOF
 
 # Every input kept as a regression (tests/fixtures/fuzz/<target>-<what>) is
 # a seed of its target too, so each run replays it first.
