@@ -268,7 +268,7 @@ fn candidate_words(why: &crate::retrieval::WhyNot, decision: &Decision) -> Vec<S
                 Fate::Outvoted { .. } => (0, 0),
                 Fate::Absent { df } => (1, *df),
                 Fate::NotInMemory => (2, 0),
-                Fate::Stopword { .. } | Fate::TooShort { .. } => return None,
+                Fate::Stopword { .. } | Fate::TooShort { .. } | Fate::TaskVerb => return None,
             };
             Some((group, df, w.word.as_str()))
         })
@@ -460,21 +460,21 @@ mod tests {
         places[0] = Some(Place { file: "CLAUDE.md".into(), line: 3, format: Format::SharedMarkdown });
         let got = suggest(&index, &scenarios, &places, DEFAULT_MAX, &|| {}).suggestions;
         assert_eq!(got[0].none, Some(NoEdit::NoPlace), "{got:?}");
-        // `update` is in more than a tenth of the tasks that do not expect `web`
+        // `tweak` is in more than a tenth of the tasks that do not expect `web`
         // (`api` comes first in the pool, so it wins a tie).
         let memory = r#"[
             {"id": "api", "type": "rule", "title": "Api forms"},
             {"id": "web", "type": "rule", "title": "Web forms"}
         ]"#;
-        let mut yaml = "scenarios:\n  - id: s1\n    task: update forms\n    expect: [web]\n".to_string();
+        let mut yaml = "scenarios:\n  - id: s1\n    task: tweak forms\n    expect: [web]\n".to_string();
         for i in 0..4 {
-            yaml.push_str(&format!("  - id: o{i}\n    task: update api forms {i}\n    expect: [api]\n"));
+            yaml.push_str(&format!("  - id: o{i}\n    task: tweak api forms {i}\n    expect: [api]\n"));
         }
         let got = answers(memory, &yaml);
         assert_eq!((got[0].none, got[0].tried), (Some(NoEdit::NoWordWorks), 0), "{got:?}");
         // In one task of the two that do not expect it, it is not generic: tried and verified.
-        let yaml = "scenarios:\n  - id: s1\n    task: update forms\n    expect: [web]\n  - id: o1\n    task: api forms\n    expect: [api]\n  - id: o2\n    task: update api\n    expect: [api]\n";
+        let yaml = "scenarios:\n  - id: s1\n    task: tweak forms\n    expect: [web]\n  - id: o1\n    task: api forms\n    expect: [api]\n  - id: o2\n    task: tweak api\n    expect: [api]\n";
         let got = answers(memory, yaml);
-        assert_eq!(got[0].edit.as_ref().map(|e| e.word.as_str()), Some("update"), "{got:?}");
+        assert_eq!(got[0].edit.as_ref().map(|e| e.word.as_str()), Some("tweak"), "{got:?}");
     }
 }

@@ -565,7 +565,14 @@ impl<'a> Compiled<'a> {
                 Err(e) => failed = Some(e),
             }
         };
-        tokenizer.each_token(query.task, &mut |t| add(t, &mut tokens));
+        let mut unscored = Vec::new();
+        tokenizer.each_token(query.task, &mut |t| {
+            if crate::retrieval::bm25::scores_as_task_word(t, profile.bm25f.is_some(), tokenizer) {
+                add(t, &mut tokens)
+            } else {
+                add(t, &mut unscored)
+            }
+        });
         if let Some(p) = &path {
             if profile.bm25f.is_some() {
                 let mut ids = Vec::new();

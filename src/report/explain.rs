@@ -78,6 +78,9 @@ pub fn text(e: &Explanation, width: Option<usize>) -> String {
         );
         let used = if e.path_tokens.is_empty() { "(none)".to_string() } else { list(&e.path_tokens, " ") };
         line(format!("path tokens scored: {used}"), 9);
+        if !e.task_verbs.is_empty() {
+            line(format!("task verbs, not scored: {}", list(&e.task_verbs, " ")), 9);
+        }
     }
     let retrieved = if e.retrieved.is_empty() {
         format!("nothing ({})", printable(e.note.as_deref().unwrap_or("")))

@@ -22,8 +22,107 @@
 //!   ([`path_part`]), and only when `df ≤ path_max_df × N` ([`informative`]);
 //!   each word of the path (`dotcom-rendering`, `LedgerClient.py`) counts
 //!   once, by its best token in the decision ([`each_path_word`]).
+//!
+//! The task's words that say what kind of change it is (`add`, `fix`,
+//! `refactor`, `use`: [`TASK_VERBS`]) are not scored: a decision titled
+//! "Remove the aggregator layer" does not govern every removal.
 
 use crate::profile::{Bm25f, Milli};
+
+/// The words with which a change says what kind of change it is rather than
+/// what it is about: the verbs commit subjects and change requests begin
+/// with (`Add …`, `Remove …`, `Fix …`), in their common forms, and the
+/// Conventional Commits types that read as words (`feat`, `chore`). Profile
+/// `default` does not score them as task words (a path word is never one);
+/// decisions keep them. Sorted, for [`is_task_verb`].
+pub const TASK_VERBS: &[&str] = &[
+    "add",
+    "added",
+    "adding",
+    "adds",
+    "allow",
+    "allows",
+    "change",
+    "changed",
+    "changes",
+    "chore",
+    "clean",
+    "cleanup",
+    "create",
+    "created",
+    "delete",
+    "deleted",
+    "disable",
+    "disabled",
+    "enable",
+    "enabled",
+    "feat",
+    "fix",
+    "fixed",
+    "fixes",
+    "handle",
+    "implement",
+    "implemented",
+    "improve",
+    "improved",
+    "improvements",
+    "initial",
+    "introduce",
+    "introduced",
+    "introduces",
+    "make",
+    "merge",
+    "merged",
+    "move",
+    "moved",
+    "moves",
+    "refactor",
+    "refactored",
+    "refactoring",
+    "remove",
+    "removed",
+    "removes",
+    "removing",
+    "rename",
+    "renamed",
+    "replace",
+    "replaced",
+    "revert",
+    "set",
+    "support",
+    "update",
+    "updated",
+    "updates",
+    "updating",
+    "upgrade",
+    "upgraded",
+    "use",
+];
+
+/// Whether a task token scores as the task's: under BM25F (`bm25`), not
+/// when it is one of the [`TASK_VERBS`]. The one rule of the index and the
+/// compiled index.
+pub fn scores_as_task_word(token: &str, bm25: bool, tokenizer: &crate::tokenize::Tokenizer) -> bool {
+    !bm25 || !is_task_verb(token, tokenizer.stems())
+}
+
+/// Whether the task token `token` is one of the [`TASK_VERBS`]; `stemmed`
+/// when the tokenizer stems (the token is then compared with the stems of
+/// the list).
+pub fn is_task_verb(token: &str, stemmed: bool) -> bool {
+    if !stemmed {
+        return TASK_VERBS.binary_search(&token).is_ok();
+    }
+    static STEMS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let stems = STEMS.get_or_init(|| {
+        let stemmer = rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
+        let mut v: Vec<String> = TASK_VERBS.iter().map(|w| stemmer.stem(w).into_owned()).collect();
+        v.sort();
+        v.dedup();
+        v
+    });
+    stems.binary_search_by(|s| s.as_str().cmp(token)).is_ok()
+}
 
 /// Fractional bits of [`log2_q`].
 pub const LOG2_FRACTION_BITS: u32 = 16;
@@ -263,6 +362,16 @@ pub fn term_score(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn task_verbs_are_sorted_and_found_as_written_or_stemmed() {
+        assert!(TASK_VERBS.windows(2).all(|w| w[0] < w[1]), "sorted, no repeats");
+        assert!(is_task_verb("remove", false) && is_task_verb("use", false));
+        assert!(!is_task_verb("ledger", false) && !is_task_verb("updat", false));
+        // Stemmed, `updated` is `updat`, and the list's stems are compared.
+        assert!(is_task_verb("updat", true) && is_task_verb("remov", true));
+        assert!(!is_task_verb("ledger", true));
+    }
 
     #[test]
     fn log2_is_exact_on_powers_of_two_and_close_elsewhere() {

@@ -378,6 +378,12 @@ impl Index {
                 v.sort();
                 v
             },
+            task_verbs: {
+                let bm25 = self.profile.bm25f.is_some();
+                let mut v = self.tokenizer.tokens(query.task);
+                v.retain(|t| !super::bm25::scores_as_task_word(t, bm25, &self.tokenizer));
+                v
+            },
             file: path,
             query_tokens: all_tokens,
             profile: self.profile.clone(),
@@ -515,6 +521,10 @@ pub struct Explanation {
     /// task tokens), at `path_weight`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub path_tokens: Vec<String>,
+    /// Profile `default`: the task's tokens that say what kind of change it
+    /// is (`add`, `fix`), which are not scored.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub task_verbs: Vec<String>,
     pub profile: Profile,
     pub retrieved: Vec<String>,
     pub note: Option<String>,

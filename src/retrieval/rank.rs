@@ -443,8 +443,15 @@ impl Index {
             any = true;
             self.vocab.get(token).copied()
         };
-        self.tokenizer.each_token(task, &mut |t| out.extend(find(t)));
         let bm25 = self.profile.bm25f;
+        self.tokenizer.each_token(task, &mut |t| {
+            // Under BM25F, a word that says what kind of change the task is
+            // is no evidence of what it is about.
+            let id = find(t);
+            if super::bm25::scores_as_task_word(t, bm25.is_some(), &self.tokenizer) {
+                out.extend(id);
+            }
+        });
         if let Some(path) = path {
             if bm25.is_some() {
                 super::bm25::each_path_word(path, &mut |word, text| {

@@ -698,3 +698,24 @@ fn subsections_are_content_under_default_and_unread_by_classic() {
     classic.min_score = Milli::ZERO;
     assert!(with_subsections(classic).retrieve(query).hits.is_empty());
 }
+
+/// Under `default`, the words that say what kind of change a task is do not
+/// score: "Remove the aggregator layer" does not win every removal, a
+/// decision named by the task's subject does; `classic` scores them as
+/// before, and `explain` lists them.
+#[test]
+fn bm25_does_not_score_the_kind_of_change() {
+    let text = r#"[{"id": "r", "type": "rule", "title": "Remove the aggregator layer"},
+                   {"id": "j", "type": "rule", "title": "Examples are JSON files under samples"},
+                   {"id": "o", "type": "rule", "title": "Orders live in Postgres"}]"#;
+    let ix = bm25_index(text);
+    let ids = |task| run(&ix, task, None).into_iter().map(|(id, _)| id).collect::<Vec<_>>();
+    assert_eq!(ids("Remove the JSON examples"), ["j"]);
+    assert!(ids("Removed").is_empty());
+    assert_eq!(ids("Remove the aggregator"), ["r"]);
+    let classic = classic_index(text);
+    assert!(run(&classic, "Remove the JSON examples", None).iter().any(|(id, _)| id == "r"));
+    let e = ix.explain(Query { task: "Remove the JSON examples", file: None });
+    assert_eq!(e.task_verbs, ["remove"]);
+    assert!(classic.explain(Query { task: "Remove the JSON examples", file: None }).task_verbs.is_empty());
+}

@@ -127,6 +127,10 @@ pub enum Fate {
     Scored { contribution: Milli, fields: Vec<Field>, df: u64, n: u64, common: bool },
     /// A stopword: never a token; `held` when the decision's text has it.
     Stopword { held: bool },
+    /// A task word that says what kind of change the task is (`add`,
+    /// `fix`, `use`: `bm25::TASK_VERBS`), which profile `default` does not
+    /// score.
+    TaskVerb,
     /// Shorter than `min_token_len`: never a token; `held` when the
     /// decision's text has it.
     TooShort { min_token_len: usize, held: bool },
@@ -515,6 +519,12 @@ impl Index {
                     continue;
                 }
                 let fate = match item {
+                    Item::Token
+                        if from == WordFrom::Task
+                            && !super::bm25::scores_as_task_word(&word, profile.bm25f.is_some(), &self.tokenizer) =>
+                    {
+                        Fate::TaskVerb
+                    }
                     Item::Token => self.fate(&word, from, decision, me, mine, n),
                     Item::Dropped(f) => f,
                     Item::Unlisted => continue,
@@ -990,8 +1000,11 @@ mod tests {
             "{w:#?}"
         );
         assert!(matches!(fate(&w, "vari"), Fate::NotInMemory), "{w:#?}");
+        let w = why(&ix, "vary the policy", None, "want");
+        assert!(matches!(fate(&w, "vary"), Fate::Scored { .. }), "{w:#?}");
+        // A word that says what kind of change the task is never scores.
         let w = why(&ix, "set the policy", None, "want");
-        assert!(matches!(fate(&w, "set"), Fate::Scored { .. }), "{w:#?}");
+        assert!(matches!(fate(&w, "set"), Fate::TaskVerb), "{w:#?}");
     }
 
     #[test]

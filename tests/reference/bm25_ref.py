@@ -49,6 +49,15 @@ PATH_WEIGHT = 500
 PATH_MAX_DF = 500
 FRACTION_BITS = 16
 JOINERS = "_-."
+# The task words that say what kind of change it is (docs/retrieval.md, "The
+# query"): never scored as task words.
+TASK_VERBS = frozenset("""
+add added adding adds allow allows change changed changes chore clean cleanup create created delete deleted
+disable disabled enable enabled feat fix fixed fixes handle implement implemented improve improved improvements
+initial introduce introduced introduces make merge merged move moved moves refactor refactored refactoring remove
+removed removes removing rename renamed replace replaced revert set support update updated updates updating upgrade
+upgraded use
+""".split())
 
 
 # --------------------------------------------------------------------------
@@ -408,6 +417,8 @@ def retrieve(corpus: Corpus, task: str, path: str | None, k: int):
     path_tokens = tokens(path) if path is not None else set()
     if not task_tokens and not path_tokens:
         return []
+    # The words that say what kind of change the task is are not scored.
+    task_tokens -= TASK_VERBS
     if chore_of_query(task, path, [rec.title for rec in corpus.pool]):
         return []
     # The path's words (its '/'-separated parts), each with its informative

@@ -65,6 +65,7 @@ WORDS = [
     "LedgerClient", "HTTP", "Kafka", "ORDERS", "Payments",
     "MeshTimeout", "HTTPServerError", "parseJSONBody", "v2Api", "OrderID", "ledger.Client",
     "SNIs", "SNI", "APIs", "URLsByHost", "HTTPSession", "HTTPsession", "DPPs_by_mesh", "IDs",
+    "Remove", "remove", "update", "Fix", "refactor", "Added", "support", "feat", "migrate",
     "snake_case_name", "payments-ledger", "order_id", "k8s", "e2e", "x86_64",
     "v2", "api", "sql", "css", "dbt", "GPT-4o", "3.11", "2024", "100",
     "café", "Café", "straße", "STRASSE", "größe", "über", "naïve", "Élan",
