@@ -143,6 +143,12 @@ impl Index {
             None => Vec::new(),
         };
         let mut all_tokens: Vec<String> = self.tokenizer.tokens(query.task);
+        let bm25 = self.profile.bm25f.is_some();
+        let task_verbs: Vec<String> = all_tokens
+            .iter()
+            .filter(|t| !super::bm25::scores_as_task_word(t, bm25, &self.tokenizer))
+            .cloned()
+            .collect();
         if let Some(p) = &path {
             all_tokens.extend(self.tokenizer.tokens(p));
         }
@@ -163,7 +169,7 @@ impl Index {
                 (q, path_words)
             }
         };
-        Asked { path, matched_globs, all_tokens, q, path_words }
+        Asked { path, matched_globs, all_tokens, task_verbs, q, path_words }
     }
 
     /// The pool decisions retrieved and those with the ids `ids`, in pool
@@ -370,7 +376,7 @@ impl Index {
         retrieval: &super::Retrieval,
         records: Vec<ExplainedRecord>,
     ) -> Explanation {
-        let Asked { path, all_tokens, path_words, .. } = asked;
+        let Asked { path, all_tokens, task_verbs, path_words, .. } = asked;
         Explanation {
             task: query.task.to_string(),
             path_tokens: {
@@ -378,12 +384,7 @@ impl Index {
                 v.sort();
                 v
             },
-            task_verbs: {
-                let bm25 = self.profile.bm25f.is_some();
-                let mut v = self.tokenizer.tokens(query.task);
-                v.retain(|t| !super::bm25::scores_as_task_word(t, bm25, &self.tokenizer));
-                v
-            },
+            task_verbs,
             file: path,
             query_tokens: all_tokens,
             profile: self.profile.clone(),
@@ -402,6 +403,9 @@ struct Asked<'i> {
     matched_globs: Vec<&'i str>,
     /// Its tokens, sorted, known or not.
     all_tokens: Vec<String>,
+    /// The task's tokens that do not score as task words (profile
+    /// `default`'s [`super::bm25::TASK_VERBS`]), sorted.
+    task_verbs: Vec<String>,
     /// The ids of the tokens that score as the task's (under BM25F the
     /// task's alone), sorted.
     q: Vec<u32>,
