@@ -255,3 +255,31 @@ fn anchors_are_the_ones_github_makes() {
         ["docs/x.md#y"]
     );
 }
+
+/// The words profile `default` does not score as task words are written
+/// three times: in docs/retrieval.md (the block after "what kind of
+/// change"), in the code, and in the independent reference
+/// (tests/reference/bm25_ref.py). The three lists are the same words.
+#[test]
+fn the_task_verbs_of_the_docs_the_code_and_the_reference_are_the_same() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let code: Vec<&str> = mneme_gate::retrieval::bm25::TASK_VERBS.to_vec();
+    let docs = std::fs::read_to_string(root.join("docs/retrieval.md")).unwrap();
+    let after = &docs[docs.find("**what kind of change**").expect("the paragraph on task verbs")..];
+    let block: Vec<&str> = after
+        .lines()
+        .skip_while(|l| !l.starts_with("    "))
+        .take_while(|l| l.starts_with("    "))
+        .flat_map(str::split_whitespace)
+        .collect();
+    assert_eq!(sorted(block), code, "docs/retrieval.md");
+    let reference = std::fs::read_to_string(root.join("tests/reference/bm25_ref.py")).unwrap();
+    let start = reference.find("TASK_VERBS = frozenset(\"\"\"").expect("the reference's list") + 26;
+    let end = start + reference[start..].find("\"\"\"").unwrap();
+    assert_eq!(sorted(reference[start..end].split_whitespace().collect()), code, "tests/reference/bm25_ref.py");
+}
+
+fn sorted(mut words: Vec<&str>) -> Vec<&str> {
+    words.sort_unstable();
+    words
+}
