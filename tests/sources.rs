@@ -155,6 +155,73 @@ fn decision_folders_of_the_eclipse_dataspace_connector() {
     assert!(memory.diagnostics.is_empty(), "{:#?}", memory.diagnostics);
 }
 
+/// ADRs named `adr-NNN-title.md`, as Hermes (and the Cosmos SDK and CometBFT)
+/// name them: numbered by the digits after `adr-`, beside the folder's index,
+/// an overview that is no ADR, and a template named `adr-template.md`.
+#[test]
+fn adr_prefixed_names_of_hermes() {
+    let sources = fixture(SourceKind::Adr, "hermes/docs/architecture");
+    let none: &[&str] = &[];
+    let memory = check(
+        &sources,
+        &[
+            ("ADR-001", "Repository Structure", Some("proposed"), none, 3, 0),
+            ("ADR-007", "Error Management", Some("accepted"), none, 0, 0),
+            ("ADR-011", "Light client crates extraction", Some("proposed"), none, 0, 0),
+        ],
+    );
+    let w = warnings(&memory);
+    assert_eq!(w.len(), 1, "{w:#?}");
+    assert!(w[0].contains("architecture.md") && w[0].contains("not read as an ADR"), "{}", w[0]);
+
+    // Two files of one number take their stems, without the `adr-` before it.
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&root().join("fixtures/sources/hermes/docs/architecture"), dir.path());
+    std::fs::copy(dir.path().join("adr-007-error.md"), dir.path().join("adr-007-errors-again.md")).unwrap();
+    let shared = Sources {
+        list: vec![DecisionSource::new(SourceKind::Adr, dir.path().to_path_buf())],
+        root: dir.path().to_path_buf(),
+    };
+    let read = sources::read(&shared, Family::Default).unwrap();
+    let ids: Vec<&str> = read.records.iter().map(|(_, d)| d.id.as_str()).collect();
+    assert_eq!(ids, ["ADR-001", "ADR-007-error", "ADR-007-errors-again", "ADR-011"]);
+}
+
+/// Sylius dates its ADRs with underscores (`YYYY_MM_DD_topic.md`): a date is
+/// no sequence number, so the ids are the names and no warning says that
+/// three files share the number 2022; `_readme.md` and `_template.md` are
+/// skipped as a README and a template are.
+#[test]
+fn underscore_dated_adrs_of_sylius() {
+    let sources = fixture(SourceKind::Adr, "sylius/adr");
+    let none: &[&str] = &[];
+    let memory = check(
+        &sources,
+        &[
+            ("ADR-2020_03_03_api_translations", "API - Translations", Some("accepted"), none, 0, 0),
+            (
+                "ADR-2021_07_05_api_providing_locales_available_in_active_channel",
+                "Using data provider for getting available locales in active channel for shop user",
+                Some("rejected"),
+                none,
+                0,
+                0,
+            ),
+            (
+                "ADR-2022_02_09_catalog_promotions_validation",
+                "Catalog promotions validation",
+                Some("accepted"),
+                none,
+                4,
+                0,
+            ),
+            ("ADR-2022_03_24_remove_flush_from_handlers", "Remove flush from handlers", Some("accepted"), none, 0, 0),
+        ],
+    );
+    assert_eq!(ids(&memory).1, ["ADR-2021_07_05_api_providing_locales_available_in_active_channel"]);
+    assert!(warnings(&memory).is_empty(), "{:#?}", memory.diagnostics);
+}
+
 /// MADR 2 as log4brains writes it (`- Status:` bullets, date-numbered files
 /// whose ids are their names), with its README, index and template skipped.
 #[test]

@@ -252,6 +252,43 @@ mod tests {
     }
 
     #[test]
+    fn adr_prefixed_and_underscore_dated_names_are_adr_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        // The Cosmos SDK, CometBFT and Hermes name their ADRs `adr-NNN-title.md`
+        // in a folder with no usual name.
+        write(
+            root,
+            "docs/architecture/adr-001-repo.md",
+            "# ADR 001: Repository
+
+## Status
+
+Accepted
+",
+        );
+        write(
+            root,
+            "docs/architecture/architecture.md",
+            "# Architecture
+
+An overview.
+",
+        );
+        // Sylius dates its ADRs with underscores.
+        write(
+            root,
+            "shop/adr/2020_03_03_api_translations.md",
+            "# API - Translations
+
+* Status: accepted
+",
+        );
+        let found = find(root, &[]);
+        assert_eq!(found.adr_folders, ["docs/architecture/", "shop/adr/"]);
+    }
+
+    #[test]
     fn several_adr_folders_get_a_prefix_each() {
         let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(prefixes(&v(&["docs/adr/"])), [None]);

@@ -27,10 +27,29 @@ use super::markdown::{self, heading_words, Block, Kind};
 use super::{DecisionSource, FileRecords, IdFrom, Proposed, Record};
 use crate::memory::{Origin, Sections, Severity};
 
-/// The number an ADR's file name starts with (`0001`), if any.
+/// The number an ADR's file name starts with (`0001`), if any, after an
+/// `adr` prefix and its joiner when digits follow it: `adr-001-repo.md`
+/// (as the Cosmos SDK, CometBFT and Hermes name their ADRs), `ADR_12_x.md`
+/// and `adr001-x.md` are numbered like `001-repo.md`.
 pub(crate) fn number(file_name: &str) -> Option<&str> {
-    let end = file_name.find(|c: char| !c.is_ascii_digit()).unwrap_or(file_name.len());
-    (end > 0).then(|| &file_name[..end])
+    let name = unprefixed(file_name);
+    let end = name.find(|c: char| !c.is_ascii_digit()).unwrap_or(name.len());
+    (end > 0).then(|| &name[..end])
+}
+
+/// A file name without a leading `adr` (any case) and the `-` or `_` after
+/// it, when a digit follows; else the name as it is (`adrian-notes.md`,
+/// `adr-template.md`).
+pub(crate) fn unprefixed(file_name: &str) -> &str {
+    let Some(rest) = file_name.get(..3).filter(|p| p.eq_ignore_ascii_case("adr")).map(|_| &file_name[3..]) else {
+        return file_name;
+    };
+    let rest = rest.strip_prefix(['-', '_']).unwrap_or(rest);
+    if rest.starts_with(|c: char| c.is_ascii_digit()) {
+        rest
+    } else {
+        file_name
+    }
 }
 
 /// Whether a file number is a date (`20200926`, log4brains): then it is
@@ -42,14 +61,19 @@ pub(crate) fn is_date(n: &str) -> bool {
 }
 
 /// Whether a file or folder name starts with an ISO date (`2022-02-10-…`,
-/// as the Eclipse Dataspace Components name their decision records): its
+/// as the Eclipse Dataspace Components name their decision records, or
+/// `2022_02_10_…`, as Sylius does): its
 /// leading number is a year, not a sequence number, and the id is the whole
 /// name, as for [`is_date`].
 pub(crate) fn iso_dated(name: &str) -> bool {
     let b = name.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
     b.len() >= 10
-        && b[4] == b'-'
-        && b[7] == b'-'
+        && matches!(b[4], b'-' | b'_')
+        && b[7] == b[4]
+        && digits(0..4)
+        && digits(5..7)
+        && digits(8..10)
         && is_date(&format!("{}{}{}", &name[..4], &name[5..7], &name[8..10]))
         && !b.get(10).is_some_and(u8::is_ascii_digit)
 }
@@ -175,7 +199,7 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &DecisionSource) 
         _ => (None, None),
     };
     let stem_id = match file_number {
-        Some(_) => format!("{prefix}{stem}"),
+        Some(_) => format!("{prefix}{}", unprefixed(&stem)),
         None => format!("{prefix}{}", super::slug(&stem)),
     };
     // The id problems are reported under until the source settles it.
@@ -697,7 +721,7 @@ pub(crate) fn strip_number(title: &str) -> String {
 /// A file stem as a title: the words after the number (`0001-use-postgres`
 /// → `use postgres`).
 fn stem_words(stem: &str) -> String {
-    let rest = stem.trim_start_matches(|c: char| c.is_ascii_digit());
+    let rest = unprefixed(stem).trim_start_matches(|c: char| c.is_ascii_digit());
     let words: Vec<&str> = rest.split(['-', '_']).filter(|w| !w.is_empty()).collect();
     if words.is_empty() {
         stem.to_string()
@@ -852,6 +876,17 @@ mod tests {
         assert!(!is_date("0001"));
         assert!(iso_dated("2022-02-10-use-jackson") && iso_dated("2022-02-10"));
         assert!(!iso_dated("2022-13-10-x") && !iso_dated("0001-x") && !iso_dated("2022-02-100"));
+        assert!(iso_dated("2020_03_03_api_translations") && !iso_dated("2020_03-03_x") && !iso_dated("2020-03_03_x"));
+        // Not a date, and no byte offset in the middle of a character.
+        assert!(!iso_dated("2022-02-1é.md") && !iso_dated("2022-0é-10") && !iso_dated("20é2-02-10"));
+        assert_eq!(number("adr-001-repo"), Some("001"));
+        assert_eq!(number("ADR_12_use-x"), Some("12"));
+        assert_eq!(number("adr001-add-adr-log"), Some("001"));
+        assert_eq!(number("adrian-notes"), None);
+        assert_eq!(number("adr-template"), None);
+        assert_eq!(number("0007-x"), Some("0007"));
+        assert_eq!(reference("adr-015-ibc-packet-receiver.md", "ADR-"), "ADR-015");
+        assert_eq!(stem_words("adr-001-repo"), "repo");
         assert_eq!(reference("the new one", "ADR-"), "the new one");
         assert_eq!(inline_status("Status: accepted"), Some("accepted"));
         assert_eq!(inline_status("Date: 2020"), None);

@@ -223,9 +223,10 @@ fn written_inside(path: &Path, root: &Path) -> bool {
 }
 
 /// Whether a file name is a numbered ADR: Markdown, a leading number
-/// (`0001-title.md`, `20200926-title.md`), and not a template.
+/// (`0001-title.md`, `20200926-title.md`, `adr-001-title.md`), and not a
+/// template.
 pub(crate) fn adr_file(name: &str) -> bool {
-    adr_candidate(name) && name.starts_with(|c: char| c.is_ascii_digit())
+    adr_candidate(name) && super::adr::number(name).is_some()
 }
 
 /// Whether `name` in the folder `dir` (relative to the ADR source's folder)
@@ -266,11 +267,14 @@ pub(crate) fn adr_stem_path(rel: &Path) -> PathBuf {
 }
 
 /// Whether an ADR folder's file may be an ADR: Markdown, and not a
-/// README, an index, a changelog or a template. A file without a number is
-/// read when its text reads as an ADR (`adr::map`).
+/// README, an index, a changelog or a template, also when leading
+/// underscores sort it first (`_readme.md`, `_index.md`, as Sylius and Hugo
+/// name them). A file without a number is read when its text reads as an
+/// ADR (`adr::map`).
 pub(crate) fn adr_candidate(name: &str) -> bool {
     let lower = name.to_lowercase();
     let Some(stem) = lower.strip_suffix(".md").or_else(|| lower.strip_suffix(".markdown")) else { return false };
+    let stem = stem.trim_start_matches('_');
     !matches!(stem, "readme" | "index" | "changelog" | "contributing" | "license" | "licence" | "agents" | "claude")
         && !is_template(stem)
 }
