@@ -13,7 +13,7 @@
 //! | tags | front matter `tags`, else the folders between the source's folder and the file |
 //!
 //! Statuses are read by their first word: accepted, approved, adopted, active
-//! → `accepted`; proposed, pending, draft → `proposed`; superseded (with the
+//! → `accepted`; proposed, proposal, pending, draft → `proposed`; superseded (with the
 //! superseding ADR, from the link or the text that follows) → `superseded`;
 //! deprecated, obsolete → `deprecated`; rejected, declined, withdrawn →
 //! `rejected`; anything else is kept as written, lowercased (`partly
@@ -224,11 +224,14 @@ pub(crate) fn map(shown: &str, rel: &Path, text: &str, source: &DecisionSource) 
     let words = |i: Option<usize>| i.map(|i| heading_words(&blocks[i].text)).unwrap_or_default();
 
     // Title: front matter, else the first heading of level 1 (else the first
-    // heading), without its number.
+    // heading), without its number, unless it only names a part: a record
+    // that opens with `# Decision` or `## Decision` is titled by its file's
+    // name.
     let title_heading = blocks
         .iter()
         .position(|b| b.kind == Kind::Heading(1))
-        .or_else(|| blocks.iter().position(|b| b.heading_level().is_some()));
+        .or_else(|| blocks.iter().position(|b| b.heading_level().is_some()))
+        .filter(|&i| !only_a_part_name(&heading_words(&blocks[i].text)));
     let mut line = 1;
     let fm_title = out.text_field(&fm.title, "title", &id);
     let title = match (fm_title, title_heading) {
@@ -631,7 +634,7 @@ pub(crate) fn read_status(text: &str, links: &[String]) -> (String, Option<Strin
     let first = lower.split(|c: char| !c.is_alphanumeric()).find(|w| !w.is_empty()).unwrap_or("");
     let status = match first {
         "accepted" | "approved" | "adopted" | "active" | "agreed" | "done" | "implemented" | "decided" => "accepted",
-        "proposed" | "pending" | "draft" | "wip" => "proposed",
+        "proposed" | "proposal" | "pending" | "draft" | "wip" => "proposed",
         "superseded" => "superseded",
         "deprecated" | "obsolete" => "deprecated",
         "rejected" | "declined" | "withdrawn" | "abandoned" => "rejected",
@@ -721,7 +724,9 @@ pub(crate) fn strip_number(title: &str) -> String {
 /// A file stem as a title: the words after the number (`0001-use-postgres`
 /// → `use postgres`).
 fn stem_words(stem: &str) -> String {
-    let rest = unprefixed(stem).trim_start_matches(|c: char| c.is_ascii_digit());
+    // A dated name's date is no title (`2022-11-09-api-refactoring`).
+    let undated = if iso_dated(stem) { &stem[10..] } else { stem };
+    let rest = unprefixed(undated).trim_start_matches(|c: char| c.is_ascii_digit());
     let words: Vec<&str> = rest.split(['-', '_']).filter(|w| !w.is_empty()).collect();
     if words.is_empty() {
         stem.to_string()
@@ -763,6 +768,21 @@ mod tests {
         let mut out = map("0007-x.md", Path::new("0007-x.md"), text, &source);
         assert!(out.problems.is_empty(), "{:?}", out.problems);
         out.records.remove(0)
+    }
+
+    #[test]
+    fn a_record_that_opens_with_a_part_is_titled_by_its_name() {
+        let source = DecisionSource::new(crate::memory::SourceKind::Adr, "docs/developer/decision-records");
+        let rel = Path::new("2023-12-19-token-handling-refactor/README.md");
+        let text = "## Decision\n\nToken generation will be refactored.\n\n## Rationale\n\nLess debt.\n";
+        let r = map("README.md", rel, text, &source).records.remove(0);
+        assert_eq!(r.title, "token handling refactor");
+        assert_eq!(r.content, "Token generation will be refactored.");
+        // A heading that says what the record is about stays its title.
+        assert_eq!(one("## Use Postgres\n\n## Decision\n\nWe do.\n").title, "Use Postgres");
+        // So does a level-1 heading, unless it only names a part.
+        let r = map("documentation.md", Path::new("documentation.md"), "# Decision\n\nSplit the specs.\n", &source);
+        assert_eq!(r.records[0].title, "documentation");
     }
 
     #[test]
@@ -854,6 +874,7 @@ mod tests {
         assert_eq!(s("Accepted"), ("accepted".into(), None));
         assert_eq!(s("approved on 2020-01-01"), ("accepted".into(), None));
         assert_eq!(s("Pending"), ("proposed".into(), None));
+        assert_eq!(s("Proposal"), ("proposed".into(), None));
         assert_eq!(s("Partly superseded"), ("partly superseded".into(), None));
         assert_eq!(s("Superseded by ADR-0123"), ("superseded".into(), Some("ADR-0123".into())));
         assert_eq!(s("Superseded İİ BY x"), ("superseded".into(), Some("x".into())));
@@ -887,6 +908,9 @@ mod tests {
         assert_eq!(number("0007-x"), Some("0007"));
         assert_eq!(reference("adr-015-ibc-packet-receiver.md", "ADR-"), "ADR-015");
         assert_eq!(stem_words("adr-001-repo"), "repo");
+        assert_eq!(stem_words("2022-11-09-api-refactoring"), "api refactoring");
+        assert_eq!(stem_words("2020_03_03_api_translations"), "api translations");
+        assert_eq!(stem_words("20200926-use-x"), "use x");
         assert_eq!(reference("the new one", "ADR-"), "the new one");
         assert_eq!(inline_status("Status: accepted"), Some("accepted"));
         assert_eq!(inline_status("Date: 2020"), None);
