@@ -92,7 +92,7 @@ fn scenario_change(
             name: name.to_string(),
             baseline: a,
             current: b,
-            delta: a.zip(b).map(|(a, b)| b - a),
+            delta: a.zip(b).map(|(a, b)| change(a, b)),
             movement: movement(a, b, Better::Higher, 0.0),
             rule: None,
         })
@@ -129,6 +129,22 @@ pub fn unified_diff(before: &str, after: &str) -> String {
         .to_string()
 }
 
+/// Figures are means of exact fractions: a difference of at most this is
+/// floating-point noise (the same fractions summed in another order), not a
+/// change.
+const NOISE: f64 = 1e-12;
+
+/// `after − before`, or 0 when the difference is [`NOISE`]: a report never
+/// shows a figure as moved by `-0.000001` when its fraction did not move.
+fn change(before: f64, after: f64) -> f64 {
+    let d = after - before;
+    if d.abs() <= NOISE {
+        0.0
+    } else {
+        d
+    }
+}
+
 fn movement(before: Option<f64>, after: Option<f64>, better: Better, tolerance: f64) -> Movement {
     match (before, after) {
         (Some(a), Some(b)) => {
@@ -136,13 +152,11 @@ fn movement(before: Option<f64>, after: Option<f64>, better: Better, tolerance: 
                 Better::Higher => a - b,
                 Better::Lower => b - a,
             };
-            // Figures are means of exact fractions; a difference below 1e-12
-            // is floating-point noise, not a change.
-            if worse_by.abs() <= 1e-12 {
+            if worse_by.abs() <= NOISE {
                 Movement::Unchanged
             } else if worse_by < 0.0 {
                 Movement::Improved
-            } else if worse_by <= tolerance + 1e-12 {
+            } else if worse_by <= tolerance + NOISE {
                 Movement::WithinTolerance
             } else {
                 Movement::Regressed
@@ -174,7 +188,7 @@ fn suite_metric_changes(old: &SuiteMetrics, new: &SuiteMetrics, settings: &GateS
             name: name.to_string(),
             baseline: a,
             current: b,
-            delta: a.zip(b).map(|(a, b)| b - a),
+            delta: a.zip(b).map(|(a, b)| change(a, b)),
             movement: movement(a, b, better, tolerance),
             rule,
         });
@@ -184,7 +198,7 @@ fn suite_metric_changes(old: &SuiteMetrics, new: &SuiteMetrics, settings: &GateS
         name: "pass_rate".into(),
         baseline: pass_rate(old),
         current: pass_rate(new),
-        delta: pass_rate(old).zip(pass_rate(new)).map(|(a, b)| b - a),
+        delta: pass_rate(old).zip(pass_rate(new)).map(|(a, b)| change(a, b)),
         movement: movement(pass_rate(old), pass_rate(new), Better::Higher, 0.0),
         rule: Some(Rule::PassRate),
     });
@@ -223,6 +237,9 @@ mod tests {
         assert_eq!(movement(Some(0.2), Some(0.3), Better::Lower, 0.0), Movement::Regressed);
         assert_eq!(movement(Some(0.3), Some(0.2), Better::Lower, 0.0), Movement::Improved);
         assert_eq!(movement(Some(0.5), Some(0.5 + 1e-15), Better::Higher, 0.0), Movement::Unchanged);
+        // 28/43 summed in two orders: one ulp apart, no change shown.
+        assert_eq!(change(0.6511627906976745, 0.6511627906976744), 0.0);
+        assert_eq!(change(0.5, 0.25), -0.25);
         assert_eq!(movement(None, Some(0.5), Better::Higher, 0.0), Movement::NotComparable);
         assert_eq!(movement(None, None, Better::Higher, 0.0), Movement::Unchanged);
     }
