@@ -15,7 +15,8 @@ written in rather than of any one repository's words:
 
 - a Conventional Commits header of type `docs` or `style` (the
   specification's "documentation only" and "changes that do not affect the
-  meaning of the code"), or of any type with the scope `deps`;
+  meaning of the code"), or of any type with the scope `deps` or a scope
+  that names a chore (`fix(lint): …`, `chore(fmt): …`, `fix(typo): …`);
 - a word that names a typo (`typo`, `typos`, `spelling`, `misspelled`, ...);
   a word is a run of letters, digits, `-` and `_`, so "typo-tolerant
   search" names none;
@@ -149,12 +150,26 @@ fn docs_edit(words: &[&str], path: &str) -> Option<Chore> {
 }
 
 /// The chore a query is when `profile` skips chores (profile `default`
-/// unless `retrieval.skip_chores: false`): [`of_query`] of the task and
-/// the edited file, as the retriever normalises its path. The caller still
-/// leaves out the kinds a decision's title names ([`named_by`]).
-pub fn skipped_by(profile: &Profile, task: &str, file: Option<&str>) -> Option<Chore> {
+/// unless `retrieval.skip_chores: false`), of the kinds no decision decided
+/// about (`decided`: the [`named_by`] bits of the pool's titles). A query
+/// can be a chore of several kinds, by its task and by its edited file (as
+/// the retriever normalises its path): "docs: fix the links" on the root
+/// `README.md` is documentation and an edit of the project's papers, and a
+/// decision titled "Documentation automation" decides the first kind but
+/// not the second, so the query is still a chore (of the papers).
+pub fn skipped_by(profile: &Profile, task: &str, file: Option<&str>, decided: u8) -> Option<Chore> {
     profile.bm25f.filter(|b| b.skip_chores)?;
-    of_query(task, file.map(normalise_path).as_deref())
+    let lower = task.to_lowercase();
+    let words = words_of(&lower);
+    if names_a_decision(&words) {
+        return None;
+    }
+    let file = file.map(normalise_path);
+    let by_file = || {
+        file.as_deref()
+            .and_then(|f| of_file(f).into_iter().chain(docs_edit(&words, f)).find(|c| decided & c.bit() == 0))
+    };
+    of_words(&lower, &words).filter(|c| decided & c.bit() == 0).or_else(by_file)
 }
 
 /// The chore an edit of `path` is when the file is one of a project's
@@ -283,7 +298,9 @@ fn names_a_decision(words: &[&str]) -> bool {
 }
 
 /// A Conventional Commits header (`type(scope)!: subject`) that marks a
-/// chore: type `docs` or `style`, or the scope `deps` of any type.
+/// chore: type `docs` or `style`; or, of any type, the scope `deps`, or a
+/// scope that is a word of a chore's kind (`fix(lint): …`, `chore(fmt): …`,
+/// `fix(typo): …`, `chore(changelog): …`).
 fn conventional_header(lower: &str) -> Option<Chore> {
     let (head, _) = lower.split_once(": ")?;
     let head = head.trim_start().strip_suffix('!').unwrap_or(head.trim_start());
@@ -296,6 +313,16 @@ fn conventional_header(lower: &str) -> Option<Chore> {
     }
     if scope == "deps" || scope.starts_with("deps-") {
         return Some(Chore::Dependency);
+    }
+    // Not `format`, which names a part as often as a chore (`feat(format):`).
+    if FORMATTING.contains(&scope) || matches!(scope, "fmt" | "lint") {
+        return Some(Chore::Formatting);
+    }
+    if TYPO.contains(&scope) {
+        return Some(Chore::Typo);
+    }
+    if CHANGELOG.contains(&scope) {
+        return Some(Chore::Changelog);
     }
     match kind {
         "docs" => Some(Chore::Docs),
@@ -328,10 +355,35 @@ mod tests {
             ("Initial changelog 1.4.0 (#511)", Some(Chore::Changelog)),
             ("docs(README): refresh it (#15562)", Some(Chore::Docs)),
             ("docs!: drop the old guide", Some(Chore::Docs)),
+            ("fix(lint): Remove deprecated `// +build` directives (#5475)", Some(Chore::Formatting)),
+            ("chore(fmt): run gofmt", Some(Chore::Formatting)),
+            ("fix(typo): in the handler", Some(Chore::Typo)),
+            ("chore(changelog): v1.2", Some(Chore::Changelog)),
+            // A scope that names the part of the system stays a task.
+            ("fix(linter-config): load the rules from the repository", None),
+            ("feat(format): read the TOML input format", None),
         ];
         for (task, want) in cases {
             assert_eq!(of(task), want, "{task}");
         }
+    }
+
+    #[test]
+    fn a_query_is_a_chore_of_any_kind_no_decision_decided() {
+        let p = Profile::of(crate::profile::Named::Default);
+        let docs = named_by("Documentation Automation");
+        assert_ne!(docs & Chore::Docs.bit(), 0);
+        let task = "docs: fix incorrect developer documentation links (#4970)";
+        assert_eq!(skipped_by(&p, task, Some("README.md"), 0), Some(Chore::Docs));
+        // Documentation is decided, the project's papers are not.
+        assert_eq!(skipped_by(&p, task, Some("README.md"), docs), Some(Chore::Papers));
+        assert_eq!(skipped_by(&p, task, Some("./README.md"), docs), Some(Chore::Papers));
+        assert_eq!(skipped_by(&p, "docs: improve the exception mappers", Some("ext/jersey/README.md"), docs), None);
+        assert_eq!(skipped_by(&p, task, Some("README.md"), docs | named_by("One README per package")), None);
+        // Neither kind, nor a task that names a decision, nor a profile that ranks chores.
+        assert_eq!(skipped_by(&p, "Fix the ledger per ADR-7", Some("README.md"), 0), None);
+        let classic = Profile::of(crate::profile::Named::Classic);
+        assert_eq!(skipped_by(&classic, task, Some("README.md"), 0), None);
     }
 
     #[test]

@@ -205,7 +205,7 @@ fn suggest_one(
             .count();
         n >= 2 && n * GENERIC_SHARE > scenarios.len()
     };
-    for word in candidate_words(&why, decision).into_iter().filter(|w| !generic(w)) {
+    for word in candidate_words(&why, decision, index.tokenizer()).into_iter().filter(|w| !generic(w)) {
         for kind in [EditKind::Tag, EditKind::TitleWord] {
             let mut pool: Vec<Decision> = index.decisions().to_vec();
             match kind {
@@ -248,10 +248,16 @@ fn suggest_one(
 const GENERIC_SHARE: usize = 10;
 
 /// The words to try, best first (see the module's documentation).
-fn candidate_words(why: &crate::retrieval::WhyNot, decision: &Decision) -> Vec<String> {
-    let tags: Vec<String> = decision.tags.iter().map(|t| t.to_lowercase()).collect();
-    let title = decision.title.to_lowercase();
-    let in_title = |w: &str| title.split(|c: char| !c.is_alphanumeric()).any(|t| t == w);
+fn candidate_words(
+    why: &crate::retrieval::WhyNot,
+    decision: &Decision,
+    tokenizer: &crate::tokenize::Tokenizer,
+) -> Vec<String> {
+    // Compared as tokens: a word the title holds in another spelling
+    // (`Forms` for `form`) is in it.
+    let tags: Vec<String> = decision.tags.iter().flat_map(|t| tokenizer.tokens(t)).collect();
+    let title = tokenizer.tokens(&decision.title);
+    let in_title = |w: &str| title.iter().any(|t| t == w);
     let mut words: Vec<(u8, u64, &str)> = why
         .words
         .iter()
@@ -268,7 +274,7 @@ fn candidate_words(why: &crate::retrieval::WhyNot, decision: &Decision) -> Vec<S
                 Fate::Outvoted { .. } => (0, 0),
                 Fate::Absent { df } => (1, *df),
                 Fate::NotInMemory => (2, 0),
-                Fate::Stopword { .. } | Fate::TooShort { .. } | Fate::TaskVerb => return None,
+                Fate::Stopword { .. } | Fate::TooShort { .. } | Fate::TaskVerb | Fate::TaskLabel => return None,
             };
             Some((group, df, w.word.as_str()))
         })
@@ -413,8 +419,9 @@ mod tests {
             EditKind::TitleWord => format!("the title \"Queue consumers {}\"", edit.word),
         };
         assert_eq!(edit.write, write);
-        // The words `queue` holds come first: `offsets`, then `reconciliation`.
-        assert_eq!(edit.word, "offsets");
+        // The words `queue` holds come first: `offsets` (as the token
+        // `offset`, its plural folded), then `reconciliation`.
+        assert_eq!(edit.word, "offset");
         assert_eq!((edit.file.as_str(), edit.line, edit.rank_after), ("m.json", 3, 1));
         // `ledger` would win `s2` back for `queue`? No: s2 keeps `ledger`.
         assert_ne!(edit.word, "ledger");

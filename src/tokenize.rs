@@ -32,6 +32,9 @@ pub struct Tokenizer {
     stemmer: Option<rust_stemmers::Stemmer>,
     /// Identifiers are split too (profile `default`): see [`Tokenizer::splitting`].
     split: bool,
+    /// English plurals are folded to their singular (profile `default`
+    /// without `stem`): see [`fold_plural`].
+    fold: bool,
 }
 
 impl std::fmt::Debug for Tokenizer {
@@ -41,6 +44,7 @@ impl std::fmt::Debug for Tokenizer {
             .field("min_len", &self.min_len)
             .field("stem", &self.stemmer.is_some())
             .field("split", &self.split)
+            .field("fold", &self.fold)
             .finish()
     }
 }
@@ -48,14 +52,16 @@ impl std::fmt::Debug for Tokenizer {
 impl Tokenizer {
     pub fn new(family: Family, min_len: usize, stem: bool) -> Self {
         let stemmer = stem.then(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English));
-        Tokenizer { family, min_len, stemmer, split: false }
+        Tokenizer { family, min_len, stemmer, split: false, fold: false }
     }
 
     /// The tokenizer of a profile (family, `min_token_len`, `stem`, and
-    /// identifier splitting for profile `default`).
+    /// for profile `default` identifier splitting and, unless it stems,
+    /// plural folding).
     pub fn for_profile(profile: &crate::profile::Profile) -> Self {
         let mut t = Tokenizer::new(profile.family, profile.min_token_len, profile.stem);
         t.split = profile.splits_identifiers() && profile.family == Family::Default;
+        t.fold = t.split && !profile.stem;
         t
     }
 
@@ -97,24 +103,30 @@ impl Tokenizer {
                 } else {
                     piece
                 };
-                if !self.keeps(run) {
-                    return;
-                }
-                match &self.stemmer {
-                    Some(stemmer) => emit(&stemmer.stem(run)),
-                    None => emit(run),
+                if self.keeps(run) {
+                    self.emit_kept(run, emit);
                 }
             });
         }
         self.each_run(text, &mut |run| {
-            if !self.keeps(run) {
-                return;
-            }
-            match &self.stemmer {
-                Some(stemmer) => emit(&stemmer.stem(run)),
-                None => emit(run),
+            if self.keeps(run) {
+                self.emit_kept(run, emit);
             }
         });
+    }
+
+    /// A kept run as its token: stemmed, or its plural folded, or as it is.
+    fn emit_kept(&self, run: &str, emit: &mut dyn FnMut(&str)) {
+        match &self.stemmer {
+            Some(stemmer) => emit(&stemmer.stem(run)),
+            None if self.fold => emit(&fold_plural(run)),
+            None => emit(run),
+        }
+    }
+
+    /// Whether the tokenizer folds plurals ([`fold_plural`]).
+    pub(crate) fn folds(&self) -> bool {
+        self.fold
     }
 
     /// Whether the tokenizer stems (a token is then not its run).
@@ -181,6 +193,41 @@ impl Tokenizer {
         out.dedup();
         out
     }
+}
+
+/// An English plural as its singular, by its ending (the first rule that
+/// applies; a token of ASCII lower-case letters only, at least four long;
+/// any other token is left as it is):
+///
+/// | ending | becomes | examples |
+/// |---|---|---|
+/// | `ies`, not `aies` or `eies`, five letters or more | `y` | `policies` → `policy`, `entries` → `entry` |
+/// | `sses` | `ss` | `classes` → `class`, `processes` → `process` |
+/// | `shes`, `ches`, `xes`, `zzes`, five letters or more | without `es` | `flushes` → `flush`, `patches` → `patch`, `indexes` → `index` |
+/// | `s`, not `ss`, `us` or `is` | without `s` | `endpoints` → `endpoint`, `responses` → `response`, `keys` → `key` |
+///
+/// Decisions and tasks are folded alike, so "Reorganize flushes" meets
+/// "Remove flush from handlers". A word that only looks plural is cut as
+/// well (`kubernetes` → `kubernete`, `status` is kept), on both sides,
+/// which keeps it matching itself; a plural of another form is not folded
+/// (`caches` → `cach`, not `cache`).
+pub fn fold_plural(word: &str) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    let n = word.len();
+    if n < 4 || !word.bytes().all(|b| b.is_ascii_lowercase()) || !word.ends_with('s') {
+        return Cow::Borrowed(word);
+    }
+    let ends = |tail: &str| word.ends_with(tail);
+    if n >= 5 && ends("ies") && !ends("aies") && !ends("eies") {
+        return Cow::Owned(format!("{}y", &word[..n - 3]));
+    }
+    if ends("sses") || n >= 5 && (ends("shes") || ends("ches") || ends("xes") || ends("zzes")) {
+        return Cow::Borrowed(&word[..n - 2]);
+    }
+    if ends("ss") || ends("us") || ends("is") {
+        return Cow::Borrowed(word);
+    }
+    Cow::Borrowed(&word[..n - 1])
 }
 
 fn is_joiner(c: char) -> bool {
@@ -452,6 +499,51 @@ mod tests {
     fn splitting_stems_each_piece() {
         let t = Tokenizer::splitting(Family::Default, 3, true);
         assert_eq!(t.tokens("RetryPolicies"), ["polici", "retri", "retrypolici"]);
+    }
+
+    #[test]
+    fn plurals_are_folded_by_their_ending() {
+        for (word, folded) in [
+            ("policies", "policy"),
+            ("entries", "entry"),
+            ("ties", "tie"),
+            ("classes", "class"),
+            ("processes", "process"),
+            ("flushes", "flush"),
+            ("patches", "patch"),
+            ("indexes", "index"),
+            ("buzzes", "buzz"),
+            ("sizes", "size"),
+            ("endpoints", "endpoint"),
+            ("responses", "response"),
+            ("keys", "key"),
+            ("apis", "apis"),
+            ("status", "status"),
+            ("analysis", "analysis"),
+            ("access", "access"),
+            ("axes", "axe"),
+            ("gas", "gas"),
+            ("flush", "flush"),
+            ("über", "über"),
+            ("v2s", "v2s"),
+            ("Rules", "Rules"),
+        ] {
+            assert_eq!(fold_plural(word), folded, "{word}");
+        }
+    }
+
+    #[test]
+    fn profile_default_folds_plurals_unless_it_stems() {
+        let mut profile = crate::profile::Profile::of(crate::profile::Named::Default);
+        let t = Tokenizer::for_profile(&profile);
+        assert_eq!(
+            t.tokens("Reorganize flushes in MeshPolicies"),
+            ["flush", "mesh", "meshpolicy", "policy", "reorganize"]
+        );
+        profile.stem = true;
+        assert!(!Tokenizer::for_profile(&profile).folds());
+        let classic = crate::profile::Profile::of(crate::profile::Named::Classic);
+        assert_eq!(Tokenizer::for_profile(&classic).tokens("flushes"), ["flushes"]);
     }
 
     #[test]

@@ -118,7 +118,7 @@ fn a_regression_is_explained_and_fails_the_gate() {
         "{}",
         out.stdout
     );
-    assert!(out.stdout.contains("  - PAY-005 left (was rank 1, score 55.127) [expected]"), "{}", out.stdout);
+    assert!(out.stdout.contains("  - PAY-005 left (was rank 1, score 60.027) [expected]"), "{}", out.stdout);
     let out = expect(run(dir.path(), &["diff", "reports/baseline.json", "reports/baseline.json"], OFF), 0, "no diff");
     assert!(out.stdout.contains("no scenario changed"), "{}", out.stdout);
 }

@@ -91,7 +91,7 @@ fn suggest_prints_the_edit_and_says_it_was_verified() {
     assert!(out.stdout.contains("ADR-047, missed by kuma-20e4728d34"), "{}", out.stdout);
     assert!(out.stdout.contains("Verified: it then ranks"), "{}", out.stdout);
     assert!(out.stdout.lines().all(|l| l.chars().count() <= 80), "{}", out.stdout);
-    assert!(out.stdout.trim_end().ends_with("a verified edit for 7."), "{}", out.stdout);
+    assert!(out.stdout.trim_end().ends_with("a verified edit for 6."), "{}", out.stdout);
     insta::assert_snapshot!("suggest_kuma_text", out.stdout);
     let out = expect(run(&root, &["suggest", "--format", "json"], OFF), 0, "suggest --format json");
     insta::assert_snapshot!("suggest_kuma_json", out.stdout);

@@ -532,15 +532,15 @@ impl<'a> Compiled<'a> {
     /// The top `profile.k` for `query`, exactly as `Index::retrieve` of the
     /// same memory and profile ranks it. `tokenizer` is `profile`'s.
     pub fn retrieve(&self, profile: &Profile, tokenizer: &Tokenizer, query: Query<'_>) -> Result<Retrieval, Corrupt> {
-        let mut chore = crate::chore::skipped_by(profile, query.task, query.file);
-        if let Some(c) = chore {
-            // No chore when a decision's title names its kind (as `Index` decides).
+        // No chore of a kind a decision's title names (as `Index` decides);
+        // the titles are read only for a query that may be a chore.
+        let mut chore = None;
+        if crate::chore::skipped_by(profile, query.task, query.file, 0).is_some() {
+            let mut decided = 0;
             for pool in 0..self.n {
-                if crate::chore::named_by(&self.shown(pool)?.title) & c.bit() != 0 {
-                    chore = None;
-                    break;
-                }
+                decided |= crate::chore::named_by(&self.shown(pool)?.title);
             }
+            chore = crate::chore::skipped_by(profile, query.task, query.file, decided);
         }
         let mut retrieval = self.rank(profile, tokenizer, query, if chore.is_some() { 0 } else { profile.k })?;
         retrieval.chore = chore;
@@ -566,7 +566,8 @@ impl<'a> Compiled<'a> {
             }
         };
         let mut unscored = Vec::new();
-        tokenizer.each_token(query.task, &mut |t| {
+        let about = profile.bm25f.and_then(|_| crate::retrieval::bm25::about_part(query.task));
+        tokenizer.each_token(about.as_ref().map_or(query.task, |a| a.text.as_str()), &mut |t| {
             if crate::retrieval::bm25::scores_as_task_word(t, profile.bm25f.is_some(), tokenizer) {
                 add(t, &mut tokens)
             } else {

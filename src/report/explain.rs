@@ -81,6 +81,9 @@ pub fn text(e: &Explanation, width: Option<usize>) -> String {
         if !e.task_verbs.is_empty() {
             line(format!("task verbs, not scored: {}", list(&e.task_verbs, " ")), 9);
         }
+        if !e.task_labels.is_empty() {
+            line(format!("label and credit, not scored: {}", list(&e.task_labels, " ")), 9);
+        }
     }
     let retrieved = if e.retrieved.is_empty() {
         format!("nothing ({})", printable(e.note.as_deref().unwrap_or("")))

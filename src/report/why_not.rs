@@ -153,6 +153,9 @@ fn word_line(word: &QueryWord, w: &WhyNot, id: &str) -> String {
         }
         Fate::Stopword { .. } => "a stopword, never scored.".to_string(),
         Fate::TaskVerb => "says what kind of change the task is, not what it is about; never scored.".to_string(),
+        Fate::TaskLabel => {
+            "labels the task's reference number or credits its author, not what it is about; never scored.".to_string()
+        }
         Fate::TooShort { min_token_len, held: false } => {
             format!("shorter than min_token_len {min_token_len}, never scored.")
         }

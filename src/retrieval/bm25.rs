@@ -103,7 +103,21 @@ pub const TASK_VERBS: &[&str] = &[
 /// when it is one of the [`TASK_VERBS`]. The one rule of the index and the
 /// compiled index.
 pub fn scores_as_task_word(token: &str, bm25: bool, tokenizer: &crate::tokenize::Tokenizer) -> bool {
-    !bm25 || !is_task_verb(token, tokenizer.stems())
+    !bm25 || !(is_task_verb(token, tokenizer.stems()) || tokenizer.folds() && is_folded_task_verb(token))
+}
+
+/// Whether the folded task token `token` ([`crate::tokenize::fold_plural`])
+/// is the folding of one of the [`TASK_VERBS`] (`improvements` →
+/// `improvement`).
+fn is_folded_task_verb(token: &str) -> bool {
+    static FOLDED: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let folded = FOLDED.get_or_init(|| {
+        let mut v: Vec<String> = TASK_VERBS.iter().map(|w| crate::tokenize::fold_plural(w).into_owned()).collect();
+        v.sort();
+        v.dedup();
+        v
+    });
+    folded.binary_search_by(|s| s.as_str().cmp(token)).is_ok()
 }
 
 /// Whether the task token `token` is one of the [`TASK_VERBS`]; `stemmed`
@@ -122,6 +136,88 @@ pub fn is_task_verb(token: &str, stemmed: bool) -> bool {
         v
     });
     stems.binary_search_by(|s| s.as_str().cmp(token)).is_ok()
+}
+
+/// A task without what says where it is filed and who wrote it
+/// ([`about_part`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct About<'a> {
+    /// The text that is scored.
+    pub text: String,
+    /// The label and number left out (`feature #15063`).
+    pub label: &'a str,
+    /// The credit left out (`(NoResponseMate)`), if any.
+    pub credit: Option<&'a str>,
+}
+
+/// The words of a task that say what it is about, for profile `default`:
+/// the task without the label of a reference number that opens it (the
+/// word before the `#123` that is the task's first word, after any leading
+/// `[…]` or `(…)` groups: `Issue #2177: …`, `Ticket #2158: …`, and `bug
+/// #13133 …`, `feature #15063 …`, `minor #15003 …`, as Symfony's
+/// pull-request tool titles its merges) and, in a task that opens with such
+/// a label, without the credit that ends it (`(NoResponseMate)`,
+/// `(Tomanhez, GSadee)`). The label says which list the number is in, and
+/// the credit who wrote the change: neither is what the change is about, and
+/// a decision titled "Feature Coverage in API" governs no more features
+/// than any other. `None` when there is nothing to leave out.
+pub fn about_part(task: &str) -> Option<About<'_>> {
+    let bytes = task.as_bytes();
+    let mut i = 0;
+    // Leading groups: `[API]`, `(On getgov-za)`.
+    loop {
+        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let close = match bytes.get(i) {
+            Some(b'[') => ']',
+            Some(b'(') => ')',
+            _ => break,
+        };
+        match task[i..].find(close) {
+            Some(end) => i += end + 1,
+            None => break,
+        }
+    }
+    let word_start = i;
+    while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
+        i += 1;
+    }
+    let word_end = i;
+    while i < bytes.len() && bytes[i] == b' ' {
+        i += 1;
+    }
+    if word_end == word_start || bytes.get(i) != Some(&b'#') {
+        return None;
+    }
+    i += 1;
+    let digits = i;
+    while i < bytes.len() && bytes[i].is_ascii_digit() {
+        i += 1;
+    }
+    if i == digits || bytes.get(i).is_some_and(u8::is_ascii_alphanumeric) {
+        return None;
+    }
+    let label = &task[word_start..i];
+    if bytes.get(i) == Some(&b':') {
+        i += 1;
+    }
+    let mut rest = &task[i..];
+    let mut credit = None;
+    // The credit: the last `(…)`, a list of names without spaces.
+    if let Some(body) = rest.trim_end().strip_suffix(')') {
+        if let Some(open) = body.rfind('(') {
+            let names = &body[open + 1..];
+            let is_name = |n: &str| {
+                !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '[' | ']'))
+            };
+            if !names.trim_start().starts_with('#') && names.split(',').map(str::trim).all(is_name) {
+                credit = Some(&rest[open..body.len() + 1]);
+                rest = &body[..open];
+            }
+        }
+    }
+    Some(About { text: format!("{}{}", &task[..word_start], rest), label, credit })
 }
 
 /// Fractional bits of [`log2_q`].
@@ -362,6 +458,41 @@ pub fn term_score(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reference_label_and_its_credit_are_not_what_a_task_is_about() {
+        let about = |t: &str| about_part(t).map(|a| (a.text, a.label.to_string(), a.credit.map(str::to_string)));
+        let own = |t: &str, l: &str, c: Option<&str>| Some((t.to_string(), l.to_string(), c.map(str::to_string)));
+        assert_eq!(
+            about("feature #15063 [API] Allow overriding xml resource mapping (NoResponseMate)"),
+            own(" [API] Allow overriding xml resource mapping ", "feature #15063", Some("(NoResponseMate)"))
+        );
+        assert_eq!(
+            about("refactor #12034 [API][Product] Change identifier (GSadee, Tomanhez)"),
+            own(" [API][Product] Change identifier ", "refactor #12034", Some("(GSadee, Tomanhez)"))
+        );
+        assert_eq!(
+            about("minor #15174 Update x requirement (dependabot[bot])"),
+            own(" Update x requirement ", "minor #15174", Some("(dependabot[bot])"))
+        );
+        assert_eq!(about("Issue #2177: Pagination on home page"), own(" Pagination on home page", "Issue #2177", None));
+        assert_eq!(
+            about("(On getgov-za) Ticket #2158: Use biometric auth"),
+            own("(On getgov-za)  Use biometric auth", "Ticket #2158", None)
+        );
+        // A last group that is no list of names is the task's own.
+        assert_eq!(
+            about("bug #1 Handle the timeout (when retrying)"),
+            own(" Handle the timeout (when retrying)", "bug #1", None)
+        );
+        assert_eq!(about("bug #1 Fix it (#2)"), own(" Fix it (#2)", "bug #1", None));
+        // No label: nothing is left out.
+        for task in
+            ["Support IPv6 #123", "#5127 - Prevent open redirects", "Add x (#17102)", "Issue #12a", "Issue #", "é #1"]
+        {
+            assert_eq!(about_part(task), None, "{task}");
+        }
+    }
 
     #[test]
     fn task_verbs_are_sorted_and_found_as_written_or_stemmed() {

@@ -142,8 +142,12 @@ impl Index {
             }
             None => Vec::new(),
         };
-        let mut all_tokens: Vec<String> = self.tokenizer.tokens(query.task);
         let bm25 = self.profile.bm25f.is_some();
+        // Under BM25F a reference label and its credit are not the task's words.
+        let about = if bm25 { super::bm25::about_part(query.task) } else { None };
+        let task_labels: Vec<String> =
+            about.iter().flat_map(|a| std::iter::once(a.label).chain(a.credit)).map(str::to_string).collect();
+        let mut all_tokens: Vec<String> = self.tokenizer.tokens(about.as_ref().map_or(query.task, |a| a.text.as_str()));
         let task_verbs: Vec<String> = all_tokens
             .iter()
             .filter(|t| !super::bm25::scores_as_task_word(t, bm25, &self.tokenizer))
@@ -169,7 +173,7 @@ impl Index {
                 (q, path_words)
             }
         };
-        Asked { path, matched_globs, all_tokens, task_verbs, q, path_words }
+        Asked { path, matched_globs, all_tokens, task_verbs, task_labels, q, path_words }
     }
 
     /// The pool decisions retrieved and those with the ids `ids`, in pool
@@ -376,7 +380,7 @@ impl Index {
         retrieval: &super::Retrieval,
         records: Vec<ExplainedRecord>,
     ) -> Explanation {
-        let Asked { path, all_tokens, task_verbs, path_words, .. } = asked;
+        let Asked { path, all_tokens, task_verbs, task_labels, path_words, .. } = asked;
         Explanation {
             task: query.task.to_string(),
             path_tokens: {
@@ -385,6 +389,7 @@ impl Index {
                 v
             },
             task_verbs,
+            task_labels,
             file: path,
             query_tokens: all_tokens,
             profile: self.profile.clone(),
@@ -406,6 +411,9 @@ struct Asked<'i> {
     /// The task's tokens that do not score as task words (profile
     /// `default`'s [`super::bm25::TASK_VERBS`]), sorted.
     task_verbs: Vec<String>,
+    /// Profile `default`: the reference label and credit the task opens
+    /// and ends with ([`super::bm25::about_part`]), as written.
+    task_labels: Vec<String>,
     /// The ids of the tokens that score as the task's (under BM25F the
     /// task's alone), sorted.
     q: Vec<u32>,
@@ -529,6 +537,11 @@ pub struct Explanation {
     /// is (`add`, `fix`), which are not scored.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub task_verbs: Vec<String>,
+    /// Profile `default`: the label of the reference number the task opens
+    /// with (`feature #15063`, `Issue #2177`) and the credit it then ends
+    /// with (`(NoResponseMate)`), as written, which are not scored.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub task_labels: Vec<String>,
     pub profile: Profile,
     pub retrieved: Vec<String>,
     pub note: Option<String>,

@@ -68,7 +68,7 @@ impl Index {
     /// The chore `query` is, when the profile skips chores and no decision's
     /// title names that kind of chore.
     pub fn chore_of(&self, query: Query<'_>) -> Option<Chore> {
-        chore::skipped_by(&self.profile, query.task, query.file).filter(|c| self.chores_decided & c.bit() == 0)
+        chore::skipped_by(&self.profile, query.task, query.file, self.chores_decided)
     }
 
     pub(super) fn rank_query(
@@ -444,7 +444,8 @@ impl Index {
             self.vocab.get(token).copied()
         };
         let bm25 = self.profile.bm25f;
-        self.tokenizer.each_token(task, &mut |t| {
+        let about = bm25.and_then(|_| super::bm25::about_part(task));
+        self.tokenizer.each_token(about.as_ref().map_or(task, |a| a.text.as_str()), &mut |t| {
             // Under BM25F, a word that says what kind of change the task is
             // is no evidence of what it is about.
             let id = find(t);

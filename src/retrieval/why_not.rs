@@ -131,6 +131,11 @@ pub enum Fate {
     /// `fix`, `use`: `bm25::TASK_VERBS`), which profile `default` does not
     /// score.
     TaskVerb,
+    /// A word of the label of the reference number the task opens with
+    /// (`feature #15063`), or of the credit it then ends with
+    /// (`(NoResponseMate)`): `bm25::about_part`, which profile `default`
+    /// does not score.
+    TaskLabel,
     /// Shorter than `min_token_len`: never a token; `held` when the
     /// decision's text has it.
     TooShort { min_token_len: usize, held: bool },
@@ -491,8 +496,15 @@ impl Index {
         let profile = &self.profile;
         let mut seen = std::collections::BTreeSet::new();
         let mut words = Vec::new();
-        let sources = [(e.task.as_str(), WordFrom::Task), (e.file.as_deref().unwrap_or(""), WordFrom::Path)];
-        for (text, from) in sources {
+        // Under BM25F the label and credit of the task are apart from it.
+        let about = if profile.bm25f.is_some() { super::bm25::about_part(&e.task) } else { None };
+        let labels = about.as_ref().map(|a| format!("{} {}", a.label, a.credit.unwrap_or(""))).unwrap_or_default();
+        let sources = [
+            (about.as_ref().map_or(e.task.as_str(), |a| a.text.as_str()), WordFrom::Task, false),
+            (labels.as_str(), WordFrom::Task, true),
+            (e.file.as_deref().unwrap_or(""), WordFrom::Path, false),
+        ];
+        for (text, from, label) in sources {
             // The tokens, in text order, then the runs the tokenizer drops.
             let mut items: Vec<(String, Item)> = Vec::new();
             self.tokenizer.each_token(text, &mut |t| items.push((t.to_string(), Item::Token)));
@@ -519,6 +531,8 @@ impl Index {
                     continue;
                 }
                 let fate = match item {
+                    Item::Unlisted => continue,
+                    _ if label => Fate::TaskLabel,
                     Item::Token
                         if from == WordFrom::Task
                             && !super::bm25::scores_as_task_word(&word, profile.bm25f.is_some(), &self.tokenizer) =>
@@ -527,7 +541,6 @@ impl Index {
                     }
                     Item::Token => self.fate(&word, from, decision, me, mine, n),
                     Item::Dropped(f) => f,
-                    Item::Unlisted => continue,
                 };
                 words.push(QueryWord { word, from, fate });
             }
@@ -993,25 +1006,35 @@ mod tests {
         );
         let w = why(&ix, "timeout mesh", None, "want");
         assert!(matches!(fate(&w, "timeout"), Fate::Scored { .. }), "{w:#?}");
-        // A plural is another form; a word inside a longer one is not.
-        let w = why(&ix, "timeout meshtimeouts vari", None, "want");
+        // A longer form is another form; a word inside a longer one is not;
+        // a plural is folded to its singular, and scores.
+        let w = why(&ix, "timeout meshtimeouted vari", None, "want");
         assert!(
-            matches!(fate(&w, "meshtimeouts"), Fate::OtherForm { forms, identifier: false } if forms == &["MeshTimeout"]),
+            matches!(fate(&w, "meshtimeouted"), Fate::OtherForm { forms, identifier: false } if forms == &["MeshTimeout"]),
             "{w:#?}"
         );
+        let w = why(&ix, "meshtimeouts", None, "want");
+        assert!(matches!(fate(&w, "meshtimeout"), Fate::Scored { .. }), "{w:#?}");
+        let w = why(&ix, "timeout meshtimeouted vari", None, "want");
         assert!(matches!(fate(&w, "vari"), Fate::NotInMemory), "{w:#?}");
         let w = why(&ix, "vary the policy", None, "want");
         assert!(matches!(fate(&w, "vary"), Fate::Scored { .. }), "{w:#?}");
         // A word that says what kind of change the task is never scores.
         let w = why(&ix, "set the policy", None, "want");
         assert!(matches!(fate(&w, "set"), Fate::TaskVerb), "{w:#?}");
+        // Nor does the label of a reference number, or its credit.
+        let w = why(&ix, "feature #15 vary the policy (MeshAuthor)", None, "want");
+        for word in ["feature", "meshauthor", "mesh", "author"] {
+            assert!(matches!(fate(&w, word), Fate::TaskLabel), "{word}: {w:#?}");
+        }
+        assert!(matches!(fate(&w, "vary"), Fate::Scored { .. }), "{w:#?}");
     }
 
     #[test]
     fn other_form_and_too_common_path_words_and_words_nobody_holds() {
         let ix = index(
             &format!(
-                r#"[{{"id": "want", "type": "rule", "title": "timeouts for outbound calls", "content": "handler code"}},
+                r#"[{{"id": "want", "type": "rule", "title": "retrying outbound calls", "content": "handler code"}},
                     {}]"#,
                 (0..12)
                     .map(|i| format!(r#"{{"id": "h{i}", "type": "rule", "title": "handler topic{i}"}}"#))
@@ -1020,9 +1043,9 @@ mod tests {
             ),
             Profile::of(Named::Default),
         );
-        let w = why(&ix, "timeout zyzzyva", Some("src/handler.py"), "want");
+        let w = why(&ix, "retry zyzzyva", Some("src/handler.py"), "want");
         assert!(
-            matches!(fate(&w, "timeout"), Fate::OtherForm { forms, identifier: false } if forms == &["timeouts"]),
+            matches!(fate(&w, "retry"), Fate::OtherForm { forms, identifier: false } if forms == &["retrying"]),
             "{w:#?}"
         );
         assert!(matches!(fate(&w, "zyzzyva"), Fate::NotInMemory));
@@ -1044,7 +1067,7 @@ mod tests {
         let outvoted: Vec<&str> = w
             .words
             .iter()
-            .filter(|x| matches!(&x.fate, Fate::Outvoted { by } if by == "groups" || by == "security"))
+            .filter(|x| matches!(&x.fate, Fate::Outvoted { by } if by == "group" || by == "security"))
             .map(|x| x.word.as_str())
             .collect();
         assert_eq!(outvoted.len(), 1, "{w:#?}");

@@ -131,6 +131,21 @@ def pieces(text: str) -> list[str]:
     return out
 
 
+def fold_plural(word: str) -> str:
+    """An English plural as its singular, by its ending (docs/retrieval.md,
+    "Identifiers"): only a word of ASCII lower-case letters, four or more."""
+    n = len(word)
+    if n < 4 or not word.endswith("s") or not all("a" <= c <= "z" for c in word):
+        return word
+    if n >= 5 and word.endswith("ies") and not word.endswith(("aies", "eies")):
+        return word[:-3] + "y"
+    if word.endswith("sses") or (n >= 5 and word.endswith(("shes", "ches", "xes", "zzes"))):
+        return word[:-2]
+    if word.endswith(("ss", "us", "is")):
+        return word
+    return word[:-1]
+
+
 def tokens(value) -> set[str]:
     if value is None:
         return set()
@@ -143,8 +158,55 @@ def tokens(value) -> set[str]:
     for p in pieces(value):
         t = p.lower()
         if len(t) >= MIN_TOKEN_LEN and t not in mneme_ref.STOPWORDS:
-            result.add(t)
+            result.add(fold_plural(t))
     return result
+
+
+def about(task: str) -> str:
+    """The task without the label of a reference number it opens with (a
+    word of ASCII letters, spaces, `#` and digits, after any leading `[...]`
+    or `(...)` groups; then a `:`) and, when it has one, without a last
+    `(...)` that lists names (docs/retrieval.md, "The score")."""
+    i = 0
+    while True:
+        while i < len(task) and task[i] in " \t\n\r\x0b\x0c":
+            i += 1
+        if i < len(task) and task[i] in "[(":
+            close = task.find("]" if task[i] == "[" else ")", i)
+            if close < 0:
+                break
+            i = close + 1
+        else:
+            break
+    start = i
+    while i < len(task) and task[i].isascii() and task[i].isalpha():
+        i += 1
+    if i == start:
+        return task
+    while i < len(task) and task[i] == " ":
+        i += 1
+    if i >= len(task) or task[i] != "#":
+        return task
+    i += 1
+    digits = i
+    while i < len(task) and task[i].isascii() and task[i].isdigit():
+        i += 1
+    if i == digits or (i < len(task) and task[i].isascii() and task[i].isalnum()):
+        return task
+    if i < len(task) and task[i] == ":":
+        i += 1
+    rest = task[i:]
+    body = rest.rstrip(" \t\n\r\x0b\x0c")
+    if body.endswith(")"):
+        body = body[:-1]
+        open_at = body.rfind("(")
+        if open_at >= 0:
+            names = body[open_at + 1:]
+            ok = not names.lstrip().startswith("#") and all(
+                n.strip() and all(c.isalnum() or c in "-_.[]" for c in n.strip()) for n in names.split(","))
+            if ok:
+                rest = body[:open_at]
+    return task[:start] + rest
 
 
 # --------------------------------------------------------------------------
@@ -284,6 +346,12 @@ def _conventional(task: str):
         return None
     if scope == "deps" or scope.startswith("deps-"):
         return "dependency"
+    if scope in CHORE_WORDS["formatting"] or scope in ("fmt", "lint"):
+        return "formatting"
+    if scope in CHORE_WORDS["typo"]:
+        return "typo"
+    if scope in CHORE_WORDS["changelog"]:
+        return "changelog"
     return {"docs": "docs", "style": "formatting"}.get(kind)
 
 
@@ -350,15 +418,17 @@ def title_names(title: str, kind: str) -> bool:
 
 
 def chore_of_query(task: str, path, titles) -> str | None:
-    kind = chore_of_task(task)
-    if kind is None and not _names_a_decision(_words(task)) and path:
-        kind = chore_of_file(path) or docs_edit(task, path)
-    if kind is None:
+    """The first kind of chore the query is (by its task, then by its file)
+    that no decision's title names."""
+    if _names_a_decision(_words(task)):
         return None
-    for title in titles:
-        if title_names(title, kind):
-            return None
-    return kind
+    kinds = [chore_of_task(task)]
+    if path:
+        kinds += [chore_of_file(path), docs_edit(task, path)]
+    for kind in kinds:
+        if kind is not None and not any(title_names(title, kind) for title in titles):
+            return kind
+    return None
 
 
 # --------------------------------------------------------------------------
@@ -413,12 +483,12 @@ class Corpus:
 def retrieve(corpus: Corpus, task: str, path: str | None, k: int):
     if path is not None:
         path = mneme_ref.normalise_path(path) or None
-    task_tokens = tokens(task)
+    task_tokens = tokens(about(task))
     path_tokens = tokens(path) if path is not None else set()
-    if not task_tokens and not path_tokens:
+    if not tokens(task) and not path_tokens:
         return []
     # The words that say what kind of change the task is are not scored.
-    task_tokens -= TASK_VERBS
+    task_tokens -= {fold_plural(v) for v in TASK_VERBS}
     if chore_of_query(task, path, [rec.title for rec in corpus.pool]):
         return []
     # The path's words (its '/'-separated parts), each with its informative
@@ -456,8 +526,14 @@ def self_test() -> int:
     eq(sorted(tokens("HTTPServerError")), ["error", "http", "httpservererror", "server"], "capitals")
     eq(sorted(tokens("src/Mesh/MeshTimeout.cs")), ["mesh", "meshtimeout", "meshtimeout.cs", "src", "timeout"], "path")
     eq(sorted(tokens("SNIs")), ["sni", "snis"], "an acronym's plural")
-    eq(sorted(tokens("URLsByHost")), ["host", "url", "urls", "urlsbyhost"], "a plural within a word")
+    eq(sorted(tokens("URLsByHost")), ["host", "url", "urlsbyhost"], "a plural within a word")
     eq(sorted(tokens("HTTPService")), ["http", "httpservice", "service"], "an s that begins a word")
+    eq(sorted(tokens("flushes MeshPolicies classes status")),
+       ["class", "flush", "mesh", "meshpolicy", "policy", "status"], "plurals folded")
+    eq(about("feature #15063 [API] Allow overriding xml (NoResponseMate)"), " [API] Allow overriding xml ", "label and credit")
+    eq(about("(On getgov-za) Ticket #2158: Use biometric auth"), "(On getgov-za)  Use biometric auth", "a label after a group")
+    eq(about("Support IPv6 #123"), "Support IPv6 #123", "no label")
+    eq(about("bug #1 Handle the timeout (when retrying)"), " Handle the timeout (when retrying)", "no credit")
     eq(log2_q(2, 1), 1 << 16, "log2 2")
     eq(idf(34, 1), 5087, "idf rare")
     eq(idf(34, 25), 1000, "idf half")
@@ -478,6 +554,8 @@ def self_test() -> int:
     eq(chore_of_query("Fix a link in docs", "web/docs/a.rst", ["Documentation"]), None, "a docs decision")
     eq(chore_of_query("Add docs to the client", "src/client.cs", []), None, "docs on code")
     eq(chore_of_query("chore(deps): pin x per ADR-7", None, []), None, "a task that names a decision")
+    eq(chore_of_query("docs: fix the links", "README.md", ["Documentation Automation"]), "papers",
+       "a chore of a kind no decision decided")
     eq(chore_of_query("docs(api): describe refunds", None, []), "docs", "a conventional docs header")
     eq(chore_of_query("Bump serde to 1.0.200", None, []), "dependency", "a bump with a version")
     eq(chore_of_query("Bump x from 8 to 9", None, []), "dependency", "a bump from and to")

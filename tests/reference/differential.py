@@ -77,6 +77,12 @@ WORDS = [
     # titles they say the team decided about that kind of chore
     "typo", "Bump", "prettier", "changelog", "docs", "lint", "format", "dependencies",
     "ADR", "12", "ADR-7",
+    # plurals, folded to their singular by profile default, and words that
+    # only look plural
+    "policies", "Policies", "policy", "flushes", "flush", "classes", "class", "status",
+    "statuses", "indexes", "index", "analysis", "improvements", "entries", "keys",
+    # the words of reference labels and credits, which tasks then do not score
+    "feature", "bug", "Issue", "ticket", "minor", "SomeAuthor",
 ]
 SEPARATORS = [" ", " ", " ", ", ", "-", "_", ".", "/", ": ", " (", ") ", "! ", "? ", "'", " — ", "\t"]
 
@@ -350,6 +356,13 @@ def gen_queries(rnd: random.Random, corpus, sources: list[str], count: int) -> l
                     parts.append(rnd.choice(SEPARATORS))
                 parts.append(rnd.choice(present) if rnd.random() < 0.7 else rnd.choice(WORDS))
             q["task"] = "".join(parts)
+            if rnd.random() < 0.25:
+                # a reference label that opens the task, and a credit that ends it
+                q["task"] = rnd.choice(["feature #123 ", "bug #7 ", "Issue #42: ", "[API] minor #9 ",
+                                        "(On x) Ticket #5: ", "Fix #3 "]) + q["task"]
+                if rnd.random() < 0.5:
+                    q["task"] += rnd.choice([" (SomeAuthor)", " (a-b, C_d)", " (dependabot[bot])", " (#12)",
+                                             " (when it fails)", " (Ledger)"])
         if rnd.random() < 0.45:
             q["file"] = query_path(rnd, sources)
             if rnd.random() < 0.15:

@@ -29,7 +29,8 @@ step() {
 git init -q -b main
 cp -r "$here/project_memory.json" "$here/scenarios" .
 mkdir -p web/src/components && echo 'export const ProductCard = () => null;' > web/src/components/ProductCard.tsx
-printf 'memory: project_memory.json\nscenarios: scenarios/\nbaseline: reports/baseline.json\ngate:\n  no_new_ungated: fail\n' > mneme-gate.yaml
+# Profile classic, as the example's own configuration: the page's scores are its.
+printf 'memory: project_memory.json\nscenarios: scenarios/\nbaseline: reports/baseline.json\nretrieval:\n  profile: classic\ngate:\n  no_new_ungated: fail\n' > mneme-gate.yaml
 git add . && git commit -qm "The coverage example"
 step mneme-gate coverage
 mneme-gate baseline > /dev/null && git add reports && git commit -qm "Pin the baseline"
