@@ -24,33 +24,9 @@ use std::path::Path;
 
 use super::front_matter;
 use super::markdown::{self, heading_words, Block, Kind};
+pub(crate) use super::walk::{number, unprefixed};
 use super::{DecisionSource, FileRecords, IdFrom, Proposed, Record};
 use crate::memory::{Origin, Sections, Severity};
-
-/// The number an ADR's file name starts with (`0001`), if any, after an
-/// `adr` prefix and its joiner when digits follow it: `adr-001-repo.md`
-/// (as the Cosmos SDK, CometBFT and Hermes name their ADRs), `ADR_12_x.md`
-/// and `adr001-x.md` are numbered like `001-repo.md`.
-pub(crate) fn number(file_name: &str) -> Option<&str> {
-    let name = unprefixed(file_name);
-    let end = name.find(|c: char| !c.is_ascii_digit()).unwrap_or(name.len());
-    (end > 0).then(|| &name[..end])
-}
-
-/// A file name without a leading `adr` (any case) and the `-` or `_` after
-/// it, when a digit follows; else the name as it is (`adrian-notes.md`,
-/// `adr-template.md`).
-pub(crate) fn unprefixed(file_name: &str) -> &str {
-    let Some(rest) = file_name.get(..3).filter(|p| p.eq_ignore_ascii_case("adr")).map(|_| &file_name[3..]) else {
-        return file_name;
-    };
-    let rest = rest.strip_prefix(['-', '_']).unwrap_or(rest);
-    if rest.starts_with(|c: char| c.is_ascii_digit()) {
-        rest
-    } else {
-        file_name
-    }
-}
 
 /// Whether a file number is a date (`20200926`, log4brains): then it is
 /// not a sequence number, several ADRs share it, and the id is the whole

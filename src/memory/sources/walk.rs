@@ -222,11 +222,36 @@ fn written_inside(path: &Path, root: &Path) -> bool {
     !path.components().any(|c| matches!(c, Component::ParentDir | Component::Prefix(_) | Component::RootDir))
 }
 
+/// The number an ADR's file name starts with (`0001`), if any, after an
+/// `adr` prefix and its joiner when digits follow it: `adr-001-repo.md`
+/// (as the Cosmos SDK, CometBFT and Hermes name their ADRs), `ADR_12_x.md`
+/// and `adr001-x.md` are numbered like `001-repo.md`.
+pub(crate) fn number(file_name: &str) -> Option<&str> {
+    let name = unprefixed(file_name);
+    let end = name.find(|c: char| !c.is_ascii_digit()).unwrap_or(name.len());
+    (end > 0).then(|| &name[..end])
+}
+
+/// A file name without a leading `adr` (any case) and the `-` or `_` after
+/// it, when a digit follows; else the name as it is (`adrian-notes.md`,
+/// `adr-template.md`).
+pub(crate) fn unprefixed(file_name: &str) -> &str {
+    let Some(rest) = file_name.get(..3).filter(|p| p.eq_ignore_ascii_case("adr")).map(|_| &file_name[3..]) else {
+        return file_name;
+    };
+    let rest = rest.strip_prefix(['-', '_']).unwrap_or(rest);
+    if rest.starts_with(|c: char| c.is_ascii_digit()) {
+        rest
+    } else {
+        file_name
+    }
+}
+
 /// Whether a file name is a numbered ADR: Markdown, a leading number
 /// (`0001-title.md`, `20200926-title.md`, `adr-001-title.md`), and not a
 /// template.
 pub(crate) fn adr_file(name: &str) -> bool {
-    adr_candidate(name) && super::adr::number(name).is_some()
+    adr_candidate(name) && number(name).is_some()
 }
 
 /// Whether `name` in the folder `dir` (relative to the ADR source's folder)
