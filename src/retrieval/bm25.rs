@@ -153,7 +153,7 @@ pub struct About<'a> {
 /// The words of a task that say what it is about, for profile `default`:
 /// the task without the label of a reference number that opens it (the
 /// word before the `#123` that is the task's first word, after any leading
-/// `[…]` or `(…)` groups: `Issue #2177: …`, `Ticket #2158: …`, and `bug
+/// `[…]` or `(…)` groups: `PR #412: …`, `Story #2158: …`, and `bug
 /// #13133 …`, `feature #15063 …`, `minor #15003 …`, as Symfony's
 /// pull-request tool titles its merges) and, in a task that opens with such
 /// a label, without the credit that ends it (`(NoResponseMate)`,
@@ -475,10 +475,10 @@ mod tests {
             about("minor #15174 Update x requirement (dependabot[bot])"),
             own(" Update x requirement ", "minor #15174", Some("(dependabot[bot])"))
         );
-        assert_eq!(about("Issue #2177: Pagination on home page"), own(" Pagination on home page", "Issue #2177", None));
+        assert_eq!(about("Story #2177: Pagination on home page"), own(" Pagination on home page", "Story #2177", None));
         assert_eq!(
-            about("(On getgov-za) Ticket #2158: Use biometric auth"),
-            own("(On getgov-za)  Use biometric auth", "Ticket #2158", None)
+            about("(On getgov-za) Task #2158: Use biometric auth"),
+            own("(On getgov-za)  Use biometric auth", "Task #2158", None)
         );
         // A last group that is no list of names is the task's own.
         assert_eq!(
@@ -488,7 +488,7 @@ mod tests {
         assert_eq!(about("bug #1 Fix it (#2)"), own(" Fix it (#2)", "bug #1", None));
         // No label: nothing is left out.
         for task in
-            ["Support IPv6 #123", "#5127 - Prevent open redirects", "Add x (#17102)", "Issue #12a", "Issue #", "é #1"]
+            ["Support IPv6 #123", "#5127 - Prevent open redirects", "Add x (#17102)", "Story #12a", "Story #", "é #1"]
         {
             assert_eq!(about_part(task), None, "{task}");
         }

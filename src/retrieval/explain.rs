@@ -538,7 +538,7 @@ pub struct Explanation {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub task_verbs: Vec<String>,
     /// Profile `default`: the label of the reference number the task opens
-    /// with (`feature #15063`, `Issue #2177`) and the credit it then ends
+    /// with (`feature #15063`, `Story #2177`) and the credit it then ends
     /// with (`(NoResponseMate)`), as written, which are not scored.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub task_labels: Vec<String>,

@@ -531,7 +531,7 @@ def self_test() -> int:
     eq(sorted(tokens("flushes MeshPolicies classes status")),
        ["class", "flush", "mesh", "meshpolicy", "policy", "status"], "plurals folded")
     eq(about("feature #15063 [API] Allow overriding xml (NoResponseMate)"), " [API] Allow overriding xml ", "label and credit")
-    eq(about("(On getgov-za) Ticket #2158: Use biometric auth"), "(On getgov-za)  Use biometric auth", "a label after a group")
+    eq(about("(On getgov-za) Task #2158: Use biometric auth"), "(On getgov-za)  Use biometric auth", "a label after a group")
     eq(about("Support IPv6 #123"), "Support IPv6 #123", "no label")
     eq(about("bug #1 Handle the timeout (when retrying)"), " Handle the timeout (when retrying)", "no credit")
     eq(log2_q(2, 1), 1 << 16, "log2 2")

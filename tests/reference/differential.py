@@ -358,8 +358,8 @@ def gen_queries(rnd: random.Random, corpus, sources: list[str], count: int) -> l
             q["task"] = "".join(parts)
             if rnd.random() < 0.25:
                 # a reference label that opens the task, and a credit that ends it
-                q["task"] = rnd.choice(["feature #123 ", "bug #7 ", "Issue #42: ", "[API] minor #9 ",
-                                        "(On x) Ticket #5: ", "Fix #3 "]) + q["task"]
+                q["task"] = rnd.choice(["feature #123 ", "bug #7 ", "PR #42: ", "[API] minor #9 ",
+                                        "(On x) Task #5: ", "Fix #3 "]) + q["task"]
                 if rnd.random() < 0.5:
                     q["task"] += rnd.choice([" (SomeAuthor)", " (a-b, C_d)", " (dependabot[bot])", " (#12)",
                                              " (when it fails)", " (Ledger)"])
