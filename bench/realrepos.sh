@@ -7,7 +7,7 @@
 # then the means over the repositories shown.
 #
 # Usage: bash bench/realrepos.sh [--bin PATH] [--profile NAME] [--k N]
-#                                [--repo NAME]... [--tuning | --held-out]
+#                                [--repo NAME]... [--tuning | --held-out | --fresh]
 #                                [--markdown] [--misses] [--keep DIR]
 #                                [-- EXTRA-RUN-ARGS...]
 #
@@ -17,8 +17,10 @@
 #   --k N           passed to `run --k` (default 3)
 #   --repo NAME     only this repository (a folder of tests/realrepos/;
 #                   repeatable)
-#   --tuning        only the tuning set; --held-out: only the held-out ones
-#                   (the `role` row of each SOURCE.md says which)
+#   --tuning        only the tuning set; --held-out: only the held-out ones;
+#                   --fresh: only the fresh ones (mined by someone who ran no
+#                   retrieval on them; the `role` row of each SOURCE.md says
+#                   which)
 #   --markdown      print a Markdown table instead of the text table
 #   --misses        after the table, every governed scenario whose expected
 #                   decisions were not all in the top k, and every control
@@ -29,7 +31,8 @@
 # The metrics are recomputed here from each scenario's `retrieved`, `expected`
 # and `acceptable` in the JSON report (docs/metrics.md definitions), and
 # checked against the report's own; the means are unweighted over
-# repositories. Rows list the tuning set first, then the held-out ones. The exit code is 0 when every run produced a report, whatever
+# repositories. Rows list the tuning set first, then the held-out ones, then
+# the fresh ones. The exit code is 0 when every run produced a report, whatever
 # the numbers; `run`'s own exit code (its gate) is ignored.
 # Needs bash and python3 (standard library only).
 set -euo pipefail
@@ -52,6 +55,7 @@ while [ $# -gt 0 ]; do
         --repo) repos+=("$2"); shift 2 ;;
         --tuning) role=tuning; shift ;;
         --held-out) role=held-out; shift ;;
+        --fresh) role=fresh; shift ;;
         --markdown) markdown=1; shift ;;
         --misses) misses=1; shift ;;
         --keep) keep=$2; shift 2 ;;
@@ -67,8 +71,9 @@ fi
 
 root=tests/realrepos
 role_of() {
-    # the `role` row of SOURCE.md: "tuning" or "held-out"
+    # the `role` row of SOURCE.md: "tuning", "held-out" or "fresh"
     if grep -qi '^| role | .*tuning' "$root/$1/SOURCE.md" 2>/dev/null; then echo tuning
+    elif grep -qi '^| role | \*\*fresh' "$root/$1/SOURCE.md" 2>/dev/null; then echo fresh
     elif grep -qi '^| role | .*held' "$root/$1/SOURCE.md" 2>/dev/null; then echo held-out
     else echo unknown; fi
 }
@@ -158,7 +163,7 @@ for line in open(list_file, encoding="utf-8"):
     rows.append(dict(name=name, role=role, profile=prof, governed=n, controls=len(ctl),
                      r3=mean(0), r1=mean(1), mrr=mean(2), ndcg=mean(3), injected=sum(ctl)))
 
-rank = {"tuning": 0, "held-out": 1}
+rank = {"tuning": 0, "held-out": 1, "fresh": 2}
 rows.sort(key=lambda r: (rank.get(r["role"], 2), r["name"]))
 heads = ["repository", "role", "governed", f"recall@{k}", "recall@1", "MRR", f"nDCG@{k}", "controls injected"]
 
