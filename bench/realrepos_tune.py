@@ -104,18 +104,37 @@ def shown(results):
     return "  ".join(f"{name} {r[0]:.3f}/{r[1]:.3f}/{r[2]}" for name, r in results.items())
 
 
+def setting(settings, key):
+    """The value of a GRID key (`("min_score",)` or `("weights", "title")`) in settings."""
+    return settings[key[0]] if len(key) == 1 else settings[key[0]][key[1]]
+
+
+def with_setting(settings, key, value):
+    """A copy of settings with the GRID key set to value."""
+    candidate = copy.deepcopy(settings)
+    if len(key) == 1:
+        candidate[key[0]] = value
+    else:
+        candidate[key[0]][key[1]] = value
+    return candidate
+
+
 def objective_of(r):
     return r[0] + 0.5 * r[1] - 0.02 * r[2]
 
 
+def cached(binary, folders, settings, cache):
+    """evaluate(), each repository run once per settings across searches."""
+    key = json.dumps(settings, sort_keys=True)
+    for f in folders:
+        if (f.name, key) not in cache:
+            cache[(f.name, key)] = run(binary, f, settings)
+    return {f.name: cache[(f.name, key)] for f in folders}
+
+
 def search_alike(binary, folders, start, passes, cache):
     """The --over search: every repository alike (see the module's text)."""
-    def ev(settings):
-        key = json.dumps(settings, sort_keys=True)
-        for f in folders:
-            if (f.name, key) not in cache:
-                cache[(f.name, key)] = run(binary, f, settings)
-        return {f.name: cache[(f.name, key)] for f in folders}
+    ev = lambda settings: cached(binary, folders, settings, cache)
     settings = copy.deepcopy(start)
     results = ev(settings)
     mean = lambda res: sum(objective_of(r) for r in res.values()) / len(res)
@@ -124,15 +143,11 @@ def search_alike(binary, folders, start, passes, cache):
     for _ in range(passes):
         moved = False
         for key, values in GRID.items():
-            here = settings[key[0]] if len(key) == 1 else settings[key[0]][key[1]]
+            here = setting(settings, key)
             for value in values:
                 if value == here:
                     continue
-                candidate = copy.deepcopy(settings)
-                if len(key) == 1:
-                    candidate[key[0]] = value
-                else:
-                    candidate[key[0]][key[1]] = value
+                candidate = with_setting(settings, key, value)
                 r = ev(candidate)
                 gain = sum(objective_of(r[n]) > objective_of(results[n]) + 1e-9 for n in r)
                 loss = sum(objective_of(r[n]) < objective_of(results[n]) - 1e-9 for n in r)
@@ -171,7 +186,7 @@ def main():
             cache = {}
             if not a.leave_one_out:
                 found, best, moves = search_alike(binary, over, settings, a.passes, cache)
-                start = sum(objective_of(run(binary, f, settings)) for f in over) / len(over)
+                start = sum(objective_of(r) for r in cached(binary, over, settings, cache).values()) / len(over)
                 print(f"start {start:.4f}")
                 for m in moves:
                     print(m, flush=True)
@@ -181,7 +196,7 @@ def main():
             total_start = total_found = 0.0
             for out in over:
                 found, _, moves = search_alike(binary, [f for f in over if f is not out], settings, a.passes, cache)
-                before, after = objective_of(run(binary, out, settings)), objective_of(run(binary, out, found))
+                before, after = (objective_of(cached(binary, [out], s, cache)[out.name]) for s in (settings, found))
                 total_start, total_found = total_start + before, total_found + after
                 print(f"{out.name}: {before:.4f} -> {after:.4f} searched without it ({'; '.join(moves) or 'no move'})",
                       flush=True)
@@ -194,15 +209,11 @@ def main():
         for n in range(a.passes):
             moved = False
             for key, values in GRID.items():
-                here = settings[key[0]] if len(key) == 1 else settings[key[0]][key[1]]
+                here = setting(settings, key)
                 for value in values:
                     if value == here:
                         continue
-                    candidate = copy.deepcopy(settings)
-                    if len(key) == 1:
-                        candidate[key[0]] = value
-                    else:
-                        candidate[key[0]][key[1]] = value
+                    candidate = with_setting(settings, key, value)
                     r = evaluate(binary, tuning, candidate)
                     if objective(r) > best + 1e-9:
                         settings, results, best, moved = candidate, r, objective(r), True
