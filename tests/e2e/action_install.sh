@@ -92,7 +92,7 @@ check() {
     echo "  ok   $what"
   else
     failures=$((failures + 1))
-    sed 's/^/  | /' "$work/out.txt" | head -40
+    head -n 40 "$work/out.txt" | sed 's/^/  | /'
   fi
 }
 # attempt DEST [VAR=VALUE...]: runs install.sh into DEST with a GitHub-like environment (the

@@ -40,7 +40,7 @@ check() { # check DESCRIPTION EXPECTED_CODE ACTUAL_CODE [OUTPUT_FILE NEEDLE...]
       grep -qF -- "$needle" "$file" || { echo "  FAIL $what: output lacks: $needle"; ok=0; }
     done
   fi
-  if [ "$ok" = 1 ]; then echo "  ok   $what"; else failures=$((failures + 1)); sed 's/^/  | /' "${file:-/dev/null}" | head -60; fi
+  if [ "$ok" = 1 ]; then echo "  ok   $what"; else failures=$((failures + 1)); head -n 60 "${file:-/dev/null}" | sed 's/^/  | /'; fi
 }
 code() { set +e; "$@" > out.txt 2>&1; echo $? > code.txt; set -e; cat code.txt; }
 
@@ -61,8 +61,8 @@ p.write_text(text.replace(old, old.replace('["services/payments/**", "libs/ledge
 PY
 check "run exits 1 and explains the regression" 1 "$(code "$bin" run)" out.txt \
   "refund-posts-ledger-reversal (scenarios/payments.yaml:5:5): PASS → WEAK_RETRIEVAL (REGRESSED)" \
-  "  - PAY-005 left (was rank 1, score 55.127) [expected]" \
-  "  + ADR-001 entered at rank 3 (score 15.797)" \
+  "  - PAY-005 left (was rank 1, score 60.027) [expected]" \
+  "  + ADR-001 entered at rank 3 (score 16.438)" \
   "    context block:" \
   "-1. [PAY-005] Refunds are new ledger entries" \
   "FAIL verdict_regression"
