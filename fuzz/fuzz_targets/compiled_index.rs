@@ -53,7 +53,7 @@ fn fixture() -> &'static Fixture {
         let profile = Profile::named(Family::Default);
         let memory = || Memory::parse(Path::new("project_memory.json"), MEMORY.to_string(), profile.family);
         let parts = compile(&memory(), &profile).expect("the bundled example compiles");
-        let tokenizer = Tokenizer::new(profile.family, profile.min_token_len, profile.stem);
+        let tokenizer = Tokenizer::for_profile(&profile);
         let index = Index::build(memory(), profile.clone());
         Fixture { profile, tokenizer, parts, index }
     })
