@@ -121,7 +121,9 @@ for target in "${targets[@]}"; do
   new="$(find "$artifacts" -type f -newer "$work/started" -printf '%f\n' | sort)"
   if [ "$status" -ne 0 ] || [ -n "$new" ]; then
     echo "fuzz.sh: FAILED: target '$target' (exit $status after $elapsed s)" >&2
-    grep -E 'panicked at|ERROR: libFuzzer|ERROR: AddressSanitizer|SUMMARY' -A 20 "$log" | head -80 >&2 || tail -n 60 "$log" >&2
+    # sed, not head, keeps the first 80 lines: it reads them all, so grep
+    # never meets a closed pipe (SIGPIPE would fail the pipe and run tail too).
+    grep -E 'panicked at|ERROR: libFuzzer|ERROR: AddressSanitizer|SUMMARY' -A 20 "$log" | sed -n '1,80p' >&2 || tail -n 60 "$log" >&2
     while read -r f; do
       [ -n "$f" ] || continue
       echo "fuzz.sh: the input is fuzz/artifacts/$target/$f" >&2

@@ -54,7 +54,7 @@ sandbox_check() {
     echo ".ci/run: a step wrote outside the checkout (into HOME or TMPDIR) and left, under $MNEME_GATE_SANDBOX and $MNEME_GATE_TMP:" >&2
     # The first 20 paths, and how many more there are.
     total="$(printf '%s\n' "$left" | wc -l | tr -d ' ')"
-    printf '%s\n' "$left" | head -n 20 | sed 's/^/  /' >&2
+    printf '%s\n' "$left" | sed -n '1,20s/^/  /p' >&2
     if [ "$total" -gt 20 ]; then
       echo "  ... and $((total - 20)) more" >&2
     fi
