@@ -23,7 +23,10 @@ written in rather than of any one repository's words:
 - a dependency bump as Dependabot and Renovate write it: `bump`, `bumps` or
   `bumped` with a version (`2.32.0`, `v4`) or a `from ... to ...`, or the
   word `dependabot` (not "bump the base image and deploy it", which a
-  decision about images may well govern);
+  decision about images may well govern); or `update` or `upgrade` first
+  and `to` and a version last, as Renovate titles its updates (`Update
+  Terraform google to ~> 7.44.0`; not `Update EKS module to v18 and fix
+  the turnup`);
 - a word that names formatting (`whitespace`, `formatting`, `formatted`,
   `reformat`, `prettier`, `rustfmt`, `gofmt`, `indentation`), or `format`,
   `fmt` or `lint` as the task's first word (an imperative "Format the
@@ -87,6 +90,8 @@ const TYPO: &[&str] = &["typo", "typos", "spelling", "misspelling", "misspelling
 /// A bump is a chore with a version or a `from ... to ...` beside it.
 const BUMP: &[&str] = &["bump", "bumps", "bumped"];
 const DEPENDENCY: &[&str] = &["dependabot"];
+/// The first words of a version update ([`renovate_update`]).
+const UPDATE: &[&str] = &["update", "upgrade"];
 const FORMATTING: &[&str] = &[
     "whitespace",
     "formatting",
@@ -246,7 +251,7 @@ fn of_words(lower: &str, words: &[&str]) -> Option<Chore> {
             return Some(Chore::Dependency);
         }
     }
-    if has(DEPENDENCY) {
+    if has(DEPENDENCY) || renovate_update(lower, words) {
         return Some(Chore::Dependency);
     }
     if has(FORMATTING) || words.first().is_some_and(|w| FORMATTING_FIRST.contains(w)) {
@@ -256,6 +261,29 @@ fn of_words(lower: &str, words: &[&str]) -> Option<Chore> {
         return Some(Chore::Changelog);
     }
     None
+}
+
+/// A version update as Renovate titles it, and as people write one: the
+/// task begins with `update` or `upgrade` and ends with `to` and a version
+/// (`Update Terraform google to ~> 7.44.0`, `Update dependency lodash to
+/// v4.17.21`, `Upgrade actions/checkout to v4`), but for a reference
+/// number (`(#123)`) or Renovate's `(major)` or `[SECURITY]` after it. A
+/// task that goes on after the version says what else it does and stays a
+/// task (`Update EKS module to v18 and fix cluster turnup blockers`), as
+/// does one that names the version elsewhere (`Django 5.2 Upgrade`).
+fn renovate_update(lower: &str, words: &[&str]) -> bool {
+    if !words.first().is_some_and(|w| UPDATE.contains(w)) {
+        return false;
+    }
+    let mut pieces: Vec<&str> = lower
+        .split_whitespace()
+        .map(|p| p.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|p| !p.is_empty())
+        .collect();
+    while pieces.last().is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit()) || matches!(*p, "major" | "security")) {
+        pieces.pop();
+    }
+    pieces.len() >= 4 && is_version(pieces[pieces.len() - 1]) && pieces[pieces.len() - 2] == "to"
 }
 
 /// The kinds of chore a decision's title names, as bits (`1 << kind`):
@@ -346,6 +374,11 @@ mod tests {
             ("bumped checkout to v4", Some(Chore::Dependency)),
             ("Dependabot: weekly updates", Some(Chore::Dependency)),
             ("chore(deps): update kong/kong-mesh to 0.5.0", Some(Chore::Dependency)),
+            ("Update Terraform google to ~> 7.44.0", Some(Chore::Dependency)),
+            ("Update dependency lodash to v4.17.21 [SECURITY]", Some(Chore::Dependency)),
+            ("Update module github.com/spf13/cobra to v1.8.1 (#2201)", Some(Chore::Dependency)),
+            ("Update Helm release external-dns to v1.15.0 (major)", Some(Chore::Dependency)),
+            ("Upgrade actions/checkout to v4", Some(Chore::Dependency)),
             ("build(deps-dev): update eslint", Some(Chore::Dependency)),
             ("whitespace changes", Some(Chore::Formatting)),
             ("Fix prettier issue (#16090)", Some(Chore::Formatting)),
@@ -447,6 +480,12 @@ mod tests {
             "Use a lint rule to forbid direct database access",
             "Reformat the ledger client per ADR-0005",
             "Bump the Go base image in the Dockerfile and deploy the new image",
+            "Update EKS module to v18 and fix cluster turnup blockers.",
+            "Django 5.2 Upgrade",
+            "Upgrade to 5.2",
+            "Update the refund flow to v2 of the ledger API",
+            "Update the ledger client to 2",
+            "Move the ledger client to v2",
             "Add typo-tolerant product search with facets",
             "Fix misspelled_field parsing",
             "Fix the spelling of PaymentId as adr 12 says",

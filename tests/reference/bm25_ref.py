@@ -355,6 +355,17 @@ def _conventional(task: str):
     return {"docs": "docs", "style": "formatting"}.get(kind)
 
 
+def _renovate_update(task: str, words: list[str]) -> bool:
+    """`Update X to ~> 7.44.0`: update or upgrade first, `to` and a version last (but for a
+    reference number, `(major)` or `[SECURITY]`)."""
+    if not words or words[0] not in ("update", "upgrade"):
+        return False
+    pieces = [p for p in (_strip_punct(p) for p in task.lower().split()) if p]
+    while pieces and ((pieces[-1].isascii() and pieces[-1].isdigit()) or pieces[-1] in ("major", "security")):
+        pieces.pop()
+    return len(pieces) >= 4 and _is_version(pieces[-1]) and pieces[-2] == "to"
+
+
 def chore_of_task(task: str):
     words = _words(task)
     if _names_a_decision(words):
@@ -372,7 +383,7 @@ def chore_of_task(task: str):
             if from_to or version:
                 return "dependency"
             break
-    if any(w in CHORE_WORDS["dependency"] for w in words):
+    if any(w in CHORE_WORDS["dependency"] for w in words) or _renovate_update(task, words):
         return "dependency"
     if any(w in CHORE_WORDS["formatting"] for w in words) or (words and words[0] in FORMATTING_FIRST):
         return "formatting"

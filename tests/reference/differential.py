@@ -77,6 +77,8 @@ WORDS = [
     # titles they say the team decided about that kind of chore
     "typo", "Bump", "prettier", "changelog", "docs", "lint", "format", "dependencies",
     "ADR", "12", "ADR-7",
+    # a version update as Renovate titles it: `Update X to ~> 7.44.0`
+    "Upgrade", "to", "to", "~>", "[SECURITY]", "(major)", "7.44.0",
     # plurals, folded to their singular by profile default, and words that
     # only look plural
     "policies", "Policies", "policy", "flushes", "flush", "classes", "class", "status",
@@ -356,6 +358,11 @@ def gen_queries(rnd: random.Random, corpus, sources: list[str], count: int) -> l
                     parts.append(rnd.choice(SEPARATORS))
                 parts.append(rnd.choice(present) if rnd.random() < 0.7 else rnd.choice(WORDS))
             q["task"] = "".join(parts)
+            if rnd.random() < 0.08:
+                # a version update as Renovate titles it, or a task that only looks like one
+                q["task"] = (rnd.choice(["Update ", "upgrade ", "UPDATE the ", "Updates "]) + q["task"] + " to "
+                             + rnd.choice(["v4", "~> 7.44.0", "^5.0", "1.2", "2", "v2 of it", "v18 and fix it"])
+                             + rnd.choice(["", "", " (#12)", " (major)", " [SECURITY]", "."]))
             if rnd.random() < 0.25:
                 # a reference label that opens the task, and a credit that ends it
                 q["task"] = rnd.choice(["feature #123 ", "bug #7 ", "PR #42: ", "[API] minor #9 ",
