@@ -611,7 +611,9 @@ pub(crate) fn read_status(text: &str, links: &[String]) -> (String, Option<Strin
     let status = match first {
         "accepted" | "approved" | "adopted" | "active" | "agreed" | "done" | "implemented" | "decided" => "accepted",
         "proposed" | "proposal" | "pending" | "draft" | "wip" => "proposed",
-        "superseded" => "superseded",
+        // `Superceded`: a misspelling common enough in ADR folders (Simple's
+        // Android app writes it in five) that a team means superseded by it.
+        "superseded" | "superceded" => "superseded",
         "deprecated" | "obsolete" => "deprecated",
         "rejected" | "declined" | "withdrawn" | "abandoned" => "rejected",
         "retired" => "retired",
@@ -853,6 +855,13 @@ mod tests {
         assert_eq!(s("Proposal"), ("proposed".into(), None));
         assert_eq!(s("Partly superseded"), ("partly superseded".into(), None));
         assert_eq!(s("Superseded by ADR-0123"), ("superseded".into(), Some("ADR-0123".into())));
+        assert_eq!(
+            read_status(
+                "Superceded by [008](./008-screen-architecture-v3.md) on 2019-10-01",
+                &["./008-screen-architecture-v3.md".into()]
+            ),
+            ("superseded".into(), Some("./008-screen-architecture-v3.md".into()))
+        );
         assert_eq!(s("Superseded İİ BY x"), ("superseded".into(), Some("x".into())));
         assert_eq!(
             read_status("Superseded by DNS Infrastructure", &["0015-dns-infrastructure.md".into()]),
