@@ -219,6 +219,13 @@ fn words_of(lower: &str) -> Vec<&str> {
         .collect()
 }
 
+/// The whitespace-separated pieces of a lower-cased task without the
+/// punctuation around them (`(#123)` → `123`, `~>` → nothing), the empty
+/// ones left out: where a version is looked for.
+fn pieces(lower: &str) -> impl Iterator<Item = &str> {
+    lower.split_whitespace().map(|p| p.trim_matches(|c: char| !c.is_alphanumeric())).filter(|p| !p.is_empty())
+}
+
 /// A version as a bump names it: `2.32.0`, `1.4`, `v4`, `v2.1`.
 fn is_version(piece: &str) -> bool {
     let digits = piece.strip_prefix('v').unwrap_or(piece);
@@ -246,7 +253,7 @@ fn of_words(lower: &str, words: &[&str]) -> Option<Chore> {
     if let Some(at) = words.iter().position(|w| BUMP.contains(w)) {
         let after = &words[at + 1..];
         let from_to = after.iter().position(|w| *w == "from").is_some_and(|f| after[f..].contains(&"to"));
-        let version = lower.split_whitespace().any(|p| is_version(p.trim_matches(|c: char| !c.is_alphanumeric())));
+        let version = pieces(lower).any(is_version);
         if from_to || version {
             return Some(Chore::Dependency);
         }
@@ -275,11 +282,7 @@ fn renovate_update(lower: &str, words: &[&str]) -> bool {
     if !words.first().is_some_and(|w| UPDATE.contains(w)) {
         return false;
     }
-    let mut pieces: Vec<&str> = lower
-        .split_whitespace()
-        .map(|p| p.trim_matches(|c: char| !c.is_alphanumeric()))
-        .filter(|p| !p.is_empty())
-        .collect();
+    let mut pieces: Vec<&str> = pieces(lower).collect();
     while pieces.last().is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit()) || matches!(*p, "major" | "security")) {
         pieces.pop();
     }

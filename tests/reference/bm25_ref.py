@@ -355,12 +355,18 @@ def _conventional(task: str):
     return {"docs": "docs", "style": "formatting"}.get(kind)
 
 
+def _pieces(task: str) -> list[str]:
+    """The task's whitespace-separated pieces, lower-cased, without the punctuation around them,
+    the empty ones left out."""
+    return [p for p in (_strip_punct(p) for p in task.lower().split()) if p]
+
+
 def _renovate_update(task: str, words: list[str]) -> bool:
     """`Update X to ~> 7.44.0`: update or upgrade first, `to` and a version last (but for a
     reference number, `(major)` or `[SECURITY]`)."""
     if not words or words[0] not in ("update", "upgrade"):
         return False
-    pieces = [p for p in (_strip_punct(p) for p in task.lower().split()) if p]
+    pieces = _pieces(task)
     while pieces and ((pieces[-1].isascii() and pieces[-1].isdigit()) or pieces[-1] in ("major", "security")):
         pieces.pop()
     return len(pieces) >= 4 and _is_version(pieces[-1]) and pieces[-2] == "to"
@@ -379,7 +385,7 @@ def chore_of_task(task: str):
         if w in BUMP:
             after = words[at + 1:]
             from_to = "from" in after and "to" in after[after.index("from"):]
-            version = any(_is_version(_strip_punct(p)) for p in task.lower().split())
+            version = any(_is_version(p) for p in _pieces(task))
             if from_to or version:
                 return "dependency"
             break
